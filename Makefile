@@ -1,0 +1,39 @@
+# The two set-up commands of the README live here: `make demo` and `make test`.
+BUILD_DIR   ?= build
+DATA_DIR    ?= attest-data
+PG_DOCS     ?= /usr/share/doc/postgresql-doc-15/html
+JOBS        ?= $(shell nproc)
+ATTEST       = $(BUILD_DIR)/attest
+
+.PHONY: bootstrap build demo test bench fuzz clean
+
+bootstrap:
+	./scripts/bootstrap
+
+build: bootstrap
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+demo: build
+	$(ATTEST) --data $(DATA_DIR) ingest --source-type docs --version 15 $(PG_DOCS)
+	$(ATTEST) --data $(DATA_DIR) stats
+	$(ATTEST) --data $(DATA_DIR) search --k 5 "logical replication slot"
+	$(ATTEST) --data $(DATA_DIR) search --k 5 "max_wal_senders"
+	$(ATTEST) --data $(DATA_DIR) search --k 5 '"release date" 15.4'
+	$(ATTEST) --data $(DATA_DIR) search --k 5 "vacuum freeze -autovacuum"
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+bench: bootstrap
+	ATTEST_BOOTSTRAP_EXTRAS=1 ./scripts/bootstrap
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTEST_BENCH_XAPIAN=ON
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+fuzz:
+	ATTEST_BOOTSTRAP_EXTRAS=1 ./scripts/bootstrap
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTEST_LIBFUZZER=ON
+	cmake --build build-fuzz -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD_DIR) build-fuzz

@@ -1,0 +1,44 @@
+// The parsed form of a source document, independent of its original format.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attest {
+
+// Days since 1970-01-01 (UTC). Used for published/updated dates and date-range filters.
+using DayNumber = int32_t;
+
+enum class BlockKind : uint8_t { kHeading, kParagraph, kListItem, kTable, kCode };
+
+// One structural block of text in reading order. Headings carry a level (1 = h1).
+struct Block {
+  BlockKind kind = BlockKind::kParagraph;
+  int level = 0;
+  std::string text;
+};
+
+struct ParsedDocument {
+  std::string id;            // stable id: BEIR `_id`, or derived from the canonical URL / path
+  std::string url;           // canonical link, or the file path when there is none
+  std::string title;
+  std::string site;          // host of the canonical URL, or a configured label
+  std::optional<DayNumber> published;
+  std::optional<DayNumber> updated;
+  std::string version;       // version label, e.g. "15" or "15.4"
+  std::string source_type;   // e.g. "docs", "release_notes", "wiki", "ticket"
+  std::string language = "en";
+  std::vector<Block> blocks;
+  std::map<std::string, std::string> metadata;  // extra string metadata from the source
+};
+
+// Parses "YYYY-MM-DD" (and the longer ISO 8601 forms starting with it) or "Month D, YYYY" /
+// "D Month YYYY"; returns nullopt for anything else or impossible dates.
+std::optional<DayNumber> ParseDate(std::string_view text);
+// "YYYY-MM-DD".
+std::string FormatDate(DayNumber day);
+
+}  // namespace attest

@@ -1,0 +1,52 @@
+// Rows of the catalog as the rest of the engine sees them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/strong_id.h"
+#include "ingest/document.h"
+#include "lexical/indexed_chunk.h"
+#include "text/chunker.h"
+
+namespace attest {
+
+// One version of one document, as stored.
+struct DocumentRecord {
+  DocNum num;
+  std::string tenant;
+  std::string id;           // external stable id, unique per tenant among live documents
+  std::string url;
+  std::string title;
+  std::string site;
+  std::optional<DayNumber> published;
+  std::optional<DayNumber> updated;
+  std::string version;
+  std::string source_type;
+  std::string language;
+  std::vector<std::string> acl_groups;
+  std::string sha256;       // of the document's extracted text and metadata
+  uint64_t bytes = 0;       // size of the source
+  uint32_t chunk_count = 0;
+  SnapshotVersion created;  // first snapshot that sees this version
+};
+
+struct ChunkRecord {
+  ChunkId id;
+  DocNum doc;
+  uint32_t ordinal = 0;
+  std::string section_path;
+  std::string text;
+};
+
+// A document ready to commit: metadata, its chunks and their analyzed form.
+// `indexed[i]` belongs to `chunks[i]`; its `id` is assigned by the store at commit.
+struct PreparedDocument {
+  DocumentRecord record;           // `num`, `created`, `chunk_count` are set by the store
+  std::vector<TextChunk> chunks;
+  std::vector<IndexedChunk> indexed;
+};
+
+}  // namespace attest

@@ -1,0 +1,96 @@
+// The embedded store: a SQLite catalog (WAL mode) of documents and chunks, plus immutable lexical
+// segment files, published as MVCC snapshots.
+//
+// Commit protocol (docs/formats.md, "Commit"): the new segment is written to a temporary file,
+// fsynced and renamed to its final name; then one SQLite transaction registers the segment, the
+// documents, the chunks, the tombstones of replaced/deleted chunks and the new snapshot version.
+// The SQLite commit is the commit point: a crash before it leaves an unreferenced segment file that
+// the next writer open removes; a crash after it leaves a complete snapshot.
+//
+// Snapshots: every commit yields version v+1. Pin() returns the latest snapshot; a pinned snapshot
+// keeps its segment files and catalog rows readable until released, while later commits land.
+// Segments replaced by a merge are unlinked when the last snapshot holding them is released.
+//
+// Thread-safety: Store is safe for concurrent use. Commits are serialized internally; Pin() and
+// reads on pinned snapshots run concurrently with commits. One process at a time may open a data
+// directory for writing (an flock on LOCK); read-only opens take no lock.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attest/status.h"
+#include "lexical/lexical_searcher.h"
+#include "store/records.h"
+
+namespace attest {
+
+struct StoreOptions {
+  std::filesystem::path dir;
+  bool read_only = false;
+  bool create_if_missing = true;
+  // Merge segments when more than this many exist after a commit.
+  size_t max_segments = 8;
+};
+
+struct DocumentKey {
+  std::string tenant;
+  std::string id;
+};
+
+struct WriteBatch {
+  std::vector<PreparedDocument> upserts;
+  std::vector<DocumentKey> deletes;
+};
+
+struct CommitResult {
+  SnapshotVersion version;
+  uint32_t added = 0;       // documents new to the store
+  uint32_t replaced = 0;    // documents whose content changed
+  uint32_t unchanged = 0;   // identical re-ingests (no-ops)
+  uint32_t deleted = 0;
+  uint32_t not_found = 0;   // deletes naming no live document
+  uint64_t chunks_added = 0;
+};
+
+struct StoreStats {
+  SnapshotVersion version;
+  uint64_t documents = 0;
+  uint64_t chunks = 0;
+  uint64_t segments = 0;
+  uint64_t segment_bytes = 0;
+  uint64_t catalog_bytes = 0;
+  uint64_t source_bytes = 0;
+};
+
+// A pinned, immutable view of the store at one version.
+class Snapshot {
+ public:
+  virtual ~Snapshot() = default;
+  virtual SnapshotVersion version() const = 0;
+  virtual const LexicalSearcher& lexical() const = 0;
+  // Chunks by id, in the order asked; ids not visible in this snapshot are skipped.
+  virtual Result<std::vector<ChunkRecord>> GetChunks(std::span<const ChunkId> ids) const = 0;
+  virtual Result<DocumentRecord> GetDocument(DocNum num) const = 0;
+  // The live document with this key in this snapshot.
+  virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;
+  virtual Result<StoreStats> Stats() const = 0;
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  virtual ~Store() = default;
+
+  virtual std::shared_ptr<const Snapshot> Pin() const = 0;
+  // Atomically applies the batch; returns the new snapshot version (unchanged when nothing changed).
+  virtual Result<CommitResult> Commit(WriteBatch batch) = 0;
+  // Merges all segments into one, dropping deleted chunks and purging unreferenced rows.
+  virtual Status Compact() = 0;
+};
+
+}  // namespace attest

@@ -1,0 +1,39 @@
+// Splits a parsed document into retrieval chunks on heading and paragraph boundaries.
+//
+// Chunks aim at `target_tokens` (default 300) and stay within [min_tokens, max_tokens] (200..400)
+// where the text allows it: a heading starts a new chunk when the current one has at least
+// min_tokens; paragraphs are packed greedily; a paragraph longer than max_tokens is split on ICU
+// sentence boundaries (and a sentence longer than max_tokens on word boundaries). Consecutive
+// chunks of the same section overlap by up to `overlap_tokens` worth of whole trailing sentences.
+// Each chunk carries its section path ("Chapter > Section > Subsection") from the headings.
+// Token counts here are word counts (ICU word breaks, letters/numbers only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ingest/document.h"
+
+namespace attest {
+
+struct ChunkerOptions {
+  uint32_t min_tokens = 200;
+  uint32_t target_tokens = 300;
+  uint32_t max_tokens = 400;
+  uint32_t overlap_tokens = 40;
+};
+
+struct TextChunk {
+  uint32_t ordinal = 0;       // 0-based position within the document
+  std::string section_path;   // headings joined with " > ", empty when none
+  std::string text;           // body text, blocks joined by "\n\n"
+  uint32_t token_count = 0;
+};
+
+std::vector<TextChunk> ChunkDocument(const ParsedDocument& doc, const ChunkerOptions& options = {});
+
+// Number of word tokens in `text` as counted by the chunker.
+uint32_t CountWordTokens(std::string_view text);
+
+}  // namespace attest
