@@ -87,7 +87,7 @@ class TokenEmitter {
 
 size_t JoinerLengthAt(std::string_view text, size_t i) {
   const auto c = static_cast<unsigned char>(text[i]);
-  if (c < 0x80) return (c == '_' || c == '-' || c == '.' || c == '/' || c == ':') ? 1 : 0;
+  if (c < 0x80) return (c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == '@') ? 1 : 0;
   if (i + 3 > text.size()) return 0;
   const auto c1 = static_cast<unsigned char>(text[i + 1]);
   const auto c2 = static_cast<unsigned char>(text[i + 2]);

@@ -13,7 +13,8 @@ namespace attest {
 namespace {
 
 // UAX #29 Word_Break classes of the ASCII characters, as ICU's root rules use them.
-// ':' is MidLetter in UAX #29 but ICU's default rules exclude it, so it is Other here.
+// ':' is MidLetter in UAX #29 but ICU's default rules exclude it, so it is Other here; ICU adds '@'
+// to ALetter.
 enum AsciiClass : uint8_t {
   kOther = 0,
   kLetter,      // ALetter: A-Z a-z
@@ -21,6 +22,7 @@ enum AsciiClass : uint8_t {
   kExtendNum,   // ExtendNumLet: '_'
   kMidNumLet,   // MidNumLetQ: '.' and '\'' (Single_Quote)
   kMidNum,      // MidNum: ',' ';'
+  kAtSign,      // '@': ICU's rules add it to ALetter (keeps e-mail addresses whole), but it is no letter
 };
 
 constexpr std::array<uint8_t, 128> MakeAsciiClasses() {
@@ -33,6 +35,7 @@ constexpr std::array<uint8_t, 128> MakeAsciiClasses() {
   t['\''] = kMidNumLet;
   t[','] = kMidNum;
   t[';'] = kMidNum;
+  t['@'] = kAtSign;
   return t;
 }
 constexpr std::array<uint8_t, 128> kAsciiClass = MakeAsciiClasses();
@@ -76,31 +79,39 @@ bool ContainsLetterOrDigit(std::string_view text, int32_t begin, int32_t end) {
 void SegmentWordsAscii(std::string_view text, uint32_t base, std::vector<WordSpan>* out) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
+  // The rules see '@' as ALetter; `alnum` (does the segment hold a real letter or digit) does not.
+  auto cls = [&](size_t k) -> uint8_t {
+    const uint8_t c = kAsciiClass[s[k] & 0x7F];
+    return c == kAtSign ? static_cast<uint8_t>(kLetter) : c;
+  };
+  auto is_alnum = [&](size_t k) {
+    const uint8_t c = kAsciiClass[s[k] & 0x7F];
+    return c == kLetter || c == kDigit;
+  };
   size_t i = 0;
   while (i < n) {
-    const uint8_t c = kAsciiClass[s[i] & 0x7F];
-    if (c != kLetter && c != kDigit && c != kExtendNum) {
+    uint8_t prev = cls(i);
+    if (prev != kLetter && prev != kDigit && prev != kExtendNum) {
       ++i;  // a segment never starts with a Mid* or Other character
       continue;
     }
     const size_t start = i;
-    bool alnum = c != kExtendNum;
-    uint8_t prev = c;
+    bool alnum = is_alnum(i);
     ++i;
     while (i < n) {
-      const uint8_t y = kAsciiClass[s[i] & 0x7F];
+      const uint8_t y = cls(i);
       if (y == kLetter || y == kDigit || y == kExtendNum) {
         // WB5, WB8, WB9, WB10, WB13a, WB13b: letters, digits and '_' never break among themselves.
-        alnum |= y != kExtendNum;
+        alnum |= is_alnum(i);
         prev = y;
         ++i;
         continue;
       }
       if ((y == kMidNumLet || y == kMidNum) && i + 1 < n) {
-        const uint8_t z = kAsciiClass[s[i + 1] & 0x7F];
+        const uint8_t z = cls(i + 1);
         // WB6/WB7: ALetter × MidNumLetQ ALetter; WB11/WB12: Numeric × (MidNum|MidNumLetQ) Numeric.
-        if ((prev == kLetter && y == kMidNumLet && z == kLetter) ||
-            (prev == kDigit && z == kDigit)) {
+        if ((prev == kLetter && y == kMidNumLet && z == kLetter) || (prev == kDigit && z == kDigit)) {
+          alnum |= is_alnum(i + 1);
           prev = z;
           i += 2;
           continue;
