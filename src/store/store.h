@@ -44,7 +44,8 @@ struct StoreOptions {
   std::function<IndexedChunk(const ChunkRecord& chunk, const DocumentRecord& doc)> reindex;
   // Tests only: called at named points of a commit or merge ("commit.before_segment_write",
   // "commit.before_catalog_commit", "merge.before_catalog_commit"); a non-OK Status makes the
-  // operation fail there as if the operating system had refused.
+  // operation fail there as if the operating system had refused. "commit.after_catalog_commit"
+  // is also called (its Status is ignored: the commit is durable) so crash tests can exit there.
   std::function<Status(std::string_view point)> fault_hook;
 };
 

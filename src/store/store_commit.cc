@@ -169,6 +169,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   }
   guard.Disarm();
   result.version = v;
+  (void)Fault("commit.after_catalog_commit");  // crash tests only: the commit is already durable
 
   // Publish: previous views, plus the new segment, with copy-on-write deletion bitmaps for the
   // segments that gained tombstones.
