@@ -148,7 +148,7 @@ TEST(StoreRecovery, FailedMergeKeepsTheCommitAndNoStrayFile) {
 // A real crash (the child process _exits) just before the catalog COMMIT: the segment file is on
 // disk but unreferenced; the next writer open removes it and the store is at its old version.
 TEST(StoreRecovery, CrashBeforeCatalogCommitLeavesOldSnapshot) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, "fast");  // fork: the child must share this test's directory
   TempDir tmp;
   Seed(tmp.path());
   EXPECT_EXIT(
@@ -178,7 +178,7 @@ TEST(StoreRecovery, CrashBeforeCatalogCommitLeavesOldSnapshot) {
 
 // A crash right after the catalog COMMIT: the new version is durable.
 TEST(StoreRecovery, CrashAfterCatalogCommitKeepsNewSnapshot) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, "fast");  // fork: the child must share this test's directory
   TempDir tmp;
   Seed(tmp.path());
   EXPECT_EXIT(

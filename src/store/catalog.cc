@@ -54,7 +54,7 @@ CREATE TABLE chunks(
   ordinal          INTEGER NOT NULL,
   section_path     TEXT NOT NULL,
   text             TEXT,
-  segment_id       INTEGER NOT NULL REFERENCES segments(id),
+  segment_id       INTEGER NOT NULL REFERENCES segments(id) DEFERRABLE INITIALLY DEFERRED,
   created_snapshot INTEGER NOT NULL,
   deleted_snapshot INTEGER
 );
