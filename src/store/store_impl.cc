@@ -119,10 +119,17 @@ Status StoreImpl::OpenReader() {
   ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
   Catalog cat(lease.db());
   ATTEST_RETURN_IF_ERROR(cat.CheckSchema());
-  // One read transaction so that the segment list and tombstones belong to the same version.
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(lease.db(), /*immediate=*/false));
-  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
-  return LoadState(cat, SnapshotVersion(meta.snapshot_version));
+  // A writer may merge and unlink a segment between our reading the catalog and opening the file;
+  // a fresh read then names the merged segment instead. Retry a few times before reporting.
+  Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    // One read transaction so that the segment list and tombstones belong to the same version.
+    ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(lease.db(), /*immediate=*/false));
+    ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+    last = LoadState(cat, SnapshotVersion(meta.snapshot_version));
+    if (last.ok()) return last;
+  }
+  return last;
 }
 
 Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
