@@ -35,8 +35,13 @@ struct StoreOptions {
   std::filesystem::path dir;
   bool read_only = false;
   bool create_if_missing = true;
-  // Merge segments when more than this many exist after a commit (values below 1 act as 1).
-  size_t max_segments = 8;
+  // Size-tiered merging: segments fall in tiers by floor(log_F(live chunks)) with F = merge_factor;
+  // when F segments share a tier they are merged into one, so every chunk is rewritten about
+  // log_F(n) times over a long ingestion (not once per commit). Values below 2 disable tiering.
+  size_t merge_factor = 4;
+  // Hard cap: when more than this many segments exist after a commit, the smallest are merged
+  // until half the cap remains (values below 1 act as 1).
+  size_t max_segments = 32;
   // Re-analyzes a stored chunk for merging and compaction: builds the IndexedChunk of `chunk`
   // (title from `doc.title`, section from `chunk.section_path`, body from `chunk.text`). The store
   // sets the id and the filter attributes itself. When empty, segments are never merged and

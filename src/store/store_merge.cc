@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -28,23 +29,58 @@ Status StoreImpl::PurgeLocked() {
   return txn->Commit();
 }
 
+namespace {
+
+// Segments to merge next under the size-tiered policy, or empty when none is due.
+std::vector<SegmentId> PickTieredMerge(const StoreState& state, size_t factor) {
+  if (factor < 2) return {};
+  std::map<int, std::vector<std::pair<uint64_t, SegmentId>>> tiers;
+  for (const SegmentView& v : state.views) {
+    uint64_t live = v.segment->num_docs() - (v.deleted ? v.deleted->count() : 0);
+    int tier = 0;
+    for (uint64_t x = std::max<uint64_t>(live, 1); x >= factor; x /= factor) ++tier;
+    tiers[tier].emplace_back(live, v.id);
+  }
+  for (auto& [tier, members] : tiers) {
+    if (members.size() < factor) continue;
+    std::sort(members.begin(), members.end());
+    std::vector<SegmentId> ids;
+    for (size_t i = 0; i < factor; ++i) ids.push_back(members[i].second);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+  return {};
+}
+
+}  // namespace
+
 Status StoreImpl::MaybeMergeLocked() {
   if (!options_.reindex) return Status::Ok();
-  std::shared_ptr<const StoreState> current = Current();
-  const size_t max_segments = std::max<size_t>(1, options_.max_segments);
-  const size_t n = current->views.size();
-  if (n <= max_segments) return Status::Ok();
-  // Tiered: merge the smallest segments, enough to come back to half the limit, so that each merge
-  // at least halves the excess and large segments are rewritten rarely.
-  size_t take = std::max<size_t>(2, n - max_segments / 2);
-  std::vector<std::pair<uint64_t, SegmentId>> by_size;
-  for (const SegmentView& v : current->views) by_size.emplace_back(v.segment->file_size(), v.id);
-  std::sort(by_size.begin(), by_size.end());
-  std::vector<SegmentId> ids;
-  for (size_t i = 0; i < take && i < by_size.size(); ++i) ids.push_back(by_size[i].second);
-  std::sort(ids.begin(), ids.end());
-  ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
-  return PurgeLocked();
+  bool merged = false;
+  // Each merge removes at least one segment, so this ends; cascades (four tier-0 segments making a
+  // fourth tier-1 segment) are handled in the same call.
+  for (;;) {
+    std::shared_ptr<const StoreState> current = Current();
+    const size_t max_segments = std::max<size_t>(1, options_.max_segments);
+    const size_t n = current->views.size();
+    std::vector<SegmentId> ids;
+    if (n > max_segments) {
+      // Over the cap: merge the smallest segments, enough to come back to half the cap.
+      size_t take = std::max<size_t>(2, n - max_segments / 2);
+      std::vector<std::pair<uint64_t, SegmentId>> by_size;
+      for (const SegmentView& v : current->views) by_size.emplace_back(v.segment->file_size(), v.id);
+      std::sort(by_size.begin(), by_size.end());
+      for (size_t i = 0; i < take && i < by_size.size(); ++i) ids.push_back(by_size[i].second);
+      std::sort(ids.begin(), ids.end());
+    } else {
+      ids = PickTieredMerge(*current, options_.merge_factor);
+    }
+    if (ids.size() < 2) break;
+    current.reset();
+    ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
+    merged = true;
+  }
+  return merged ? PurgeLocked() : Status::Ok();
 }
 
 Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
