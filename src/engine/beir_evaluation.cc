@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <random>
 
+#include <unistd.h>
+
 #include "eval/beir.h"
 
 namespace attest {
@@ -56,7 +58,7 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
   io.on_progress = args.on_progress;
   ATTEST_ASSIGN_OR_RETURN(report.ingest, engine->Ingest(io));
 
-  Run run;
+  EvalRun run;
   std::vector<double> latencies;
   latencies.reserve(split.queries.size());
   SearchOptions so;

@@ -2,13 +2,13 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include "engine/work_queue.h"
+#include "ingest/jsonl_reader.h"
 #include "ingest/source_reader.h"
 
 namespace attest {
@@ -17,11 +17,16 @@ namespace {
 constexpr size_t kLinesPerUnit = 256;
 
 // One piece of parsing work: a whole file, or a run of lines of a JSONL file.
+struct JsonlLine {
+  uint64_t number = 0;      // 1-based
+  std::string text;
+  uint64_t oversize = 0;    // > 0: the line was too long and its text was not kept
+};
+
 struct WorkUnit {
   uint64_t seq = 0;
   const SourceFile* file = nullptr;
-  uint64_t first_line = 0;          // 1-based line number of lines[0]
-  std::vector<std::string> lines;   // JSONL only
+  std::vector<JsonlLine> lines;  // JSONL only; empty = parse the whole file
   uint64_t bytes = 0;
 };
 
@@ -95,29 +100,31 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     uint64_t seq = 0;
     for (const SourceFile& f : files) {
       if (f.format != SourceFormat::kBeirJsonl) {
-        units.Push(WorkUnit{seq++, &f, 0, {}, f.size});
+        units.Push(WorkUnit{seq++, &f, {}, f.size});
         continue;
       }
-      std::ifstream in(f.path, std::ios::binary);
-      if (!in) {
-        UnitResult r;
-        r.issues.push_back({f.relative, 0, "cannot open file"});
-        results.Put(seq++, std::move(r));
-        continue;
-      }
-      WorkUnit unit{seq, &f, 1, {}, 0};
-      std::string line;
-      uint64_t line_no = 0;
-      while (std::getline(in, line)) {
-        ++line_no;
-        unit.bytes += line.size() + 1;
-        unit.lines.push_back(std::move(line));
-        if (unit.lines.size() == kLinesPerUnit) {
-          unit.seq = seq++;
-          units.Push(std::move(unit));
-          unit = WorkUnit{0, &f, line_no + 1, {}, 0};
-        }
-      }
+      WorkUnit unit{0, &f, {}, 0};
+      StreamJsonlLines(
+          f, source_options,
+          [&](uint64_t line_no, std::string_view line, uint64_t oversize) {
+            unit.bytes += (oversize ? oversize : line.size()) + 1;
+            unit.lines.push_back(JsonlLine{line_no, std::string(line), oversize});
+            if (unit.lines.size() == kLinesPerUnit) {
+              unit.seq = seq++;
+              units.Push(std::move(unit));
+              unit = WorkUnit{0, &f, {}, 0};
+            }
+          },
+          [&](SourceError&& e) {
+            if (!unit.lines.empty()) {
+              unit.seq = seq++;
+              units.Push(std::move(unit));
+              unit = WorkUnit{0, &f, {}, 0};
+            }
+            UnitResult r;
+            r.issues.push_back(ToIssue(std::move(e)));
+            results.Put(seq++, std::move(r));
+          });
       if (!unit.lines.empty()) {
         unit.seq = seq++;
         units.Push(std::move(unit));
@@ -145,8 +152,13 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
         if (unit->lines.empty()) {
           ParseSource(*unit->file, source_options, on_doc, on_error);
         } else {
-          for (size_t j = 0; j < unit->lines.size(); ++j) {
-            ParseJsonlLine(*unit->file, unit->first_line + j, unit->lines[j], source_options, on_doc, on_error);
+          JsonlLineParser parser(unit->file->relative, source_options, on_doc, on_error);
+          for (const JsonlLine& line : unit->lines) {
+            if (line.oversize) {
+              parser.Oversize(line.number, line.oversize);
+            } else {
+              parser.Line(line.number, line.text);
+            }
           }
         }
         results.Put(unit->seq, std::move(r));

@@ -29,7 +29,7 @@ Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>
   std::map<uint32_t, Word> by_start;
   std::vector<Highlight> spans;
   for (const Token& t : tokens) {
-    auto [it, inserted] = by_start.try_emplace(t.start, Word{t.start, t.end, t.position});
+    auto [it, inserted] = by_start.try_emplace(t.start, Word{t.start, t.end, t.position, false, {}});
     Word& w = it->second;
     w.end = std::max(w.end, t.end);
     auto q = query_terms.find(t.term);
