@@ -91,8 +91,6 @@ struct SegmentWriter::State {
   std::vector<uint32_t> acl_offsets{0};
   std::vector<uint32_t> acl_ids;  // provisional
   // Per-chunk scratch.
-  std::vector<uint32_t> mark;     // per term: doc number + 1 of the last chunk it appeared in
-  std::vector<uint32_t> slot_of;  // per term: its slot in the current chunk
   struct Slot {
     uint32_t term;
     uint32_t tf[3];
@@ -105,6 +103,7 @@ struct SegmentWriter::State {
   };
   std::vector<Occ> occs;
   std::vector<uint32_t> slot_start;
+  std::vector<uint64_t> hashes;
   std::vector<uint32_t> sorted_pos;
 };
 
@@ -141,23 +140,34 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   s.slots.clear();
   s.occs.clear();
   const uint32_t stamp = doc + 1;
+  s.hashes.clear();
   for (uint32_t f = 0; f < 3; ++f) {
     for (const Token& tok : chunk.fields[f].tokens) {
-      const uint32_t tid = s.terms.Intern(tok.term);
-      if (tid >= s.mark.size()) {
-        s.mark.resize(tid + 1, 0);
-        s.slot_of.resize(tid + 1, 0);
-        s.postings.resize(tid + 1);
-      }
-      if (s.mark[tid] != stamp) {
-        s.mark[tid] = stamp;
-        s.slot_of[tid] = static_cast<uint32_t>(s.slots.size());
+      s.hashes.push_back(TermTable::Hash(tok.term));
+      s.terms.Prefetch(s.hashes.back());
+    }
+  }
+  size_t token_index = 0;
+  for (uint32_t f = 0; f < 3; ++f) {
+    for (const Token& tok : chunk.fields[f].tokens) {
+      TermTable::Payload* m;
+      const uint32_t tid = s.terms.Intern(tok.term, s.hashes[token_index++], &m);
+      if (m->stamp != stamp) {  // first occurrence in this chunk
+        m->stamp = stamp;
+        m->local = static_cast<uint32_t>(s.slots.size());
         s.slots.push_back({tid, {0, 0, 0}});
+        if (tid < s.postings.size()) __builtin_prefetch(&s.postings[tid]);
       }
-      const uint32_t slot = s.slot_of[tid];
+      const uint32_t slot = m->local;
       ++s.slots[slot].tf[f];
       s.occs.push_back({slot, f, tok.position});
     }
+  }
+  if (s.terms.size() > s.postings.size()) s.postings.resize(s.terms.size());
+  // Overlap the cache misses on the terms' stream tails.
+  for (const auto& sl : s.slots) {
+    const std::string& st = s.postings[sl.term].stream;
+    __builtin_prefetch(st.data() + st.size());
   }
   // Counting sort of positions by slot (stable: field order, then token order).
   s.slot_start.assign(s.slots.size() + 1, 0);
