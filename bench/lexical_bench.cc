@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lexical/lexical_searcher.h"
+#include "lexical/segment_impl.h"
 #include "lexical/segment_writer.h"
 
 namespace attest {
@@ -169,6 +170,15 @@ void BM_Build(benchmark::State& state) {
   state.counters["segment_MB"] = c.segment->file_size() / 1e6;
   state.counters["raw_MB"] = c.raw_bytes / 1e6;
   state.counters["bytes_per_raw"] = double(c.segment->file_size()) / double(c.raw_bytes);
+  const SegmentImpl& impl = c.segment->impl();
+  state.counters["postings_MB"] = impl.section_size(segfmt::kPostings) / 1e6;
+  state.counters["positions_MB"] = impl.section_size(segfmt::kPositions) / 1e6;
+  state.counters["skips_MB"] = impl.section_size(segfmt::kSkips) / 1e6;
+  state.counters["dict_MB"] = (impl.section_size(segfmt::kDict) + impl.section_size(segfmt::kTermBlob)) / 1e6;
+  uint64_t attrs = 0;
+  for (int s = segfmt::kTenantDict; s < segfmt::kNumSections; ++s) attrs += impl.section_size(s);
+  state.counters["attrs_MB"] = attrs / 1e6;
+  state.counters["perdoc_MB"] = (impl.section_size(segfmt::kChunkIds) + impl.section_size(segfmt::kFieldLens)) / 1e6;
 }
 BENCHMARK(BM_Build)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 

@@ -48,6 +48,7 @@ class SegmentImpl {
   uint32_t num_terms() const { return num_terms_; }
   uint64_t file_size() const { return size_; }
   uint64_t total_len(int f) const { return total_len_[f]; }
+  uint64_t section_size(int section) const { return len_[section]; }
 
   uint64_t chunk_id(uint32_t d) const { return segfmt::Load64(sec_[segfmt::kChunkIds] + 8 * size_t(d)); }
   uint32_t field_len(uint32_t d, int f) const {
