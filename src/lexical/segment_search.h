@@ -34,11 +34,11 @@ class SegmentSearch {
   bool Present(uint32_t t, uint32_t d) {
     return terms_[t].cur && terms_[t].cur->NextGEQ(d) == d;
   }
-  bool Rejected(uint32_t d);              // deletion or filter (counts docs_filtered)
   bool Excluded(uint32_t d);              // a kMustNot clause matches
   bool PhraseMatches(const PlanClause& c, uint32_t d);
-  // Scores d given that `known` terms' cursors are already positioned; `rest` are evaluated in
-  // order with bound `rest_bound[j]` = sum of the bounds of rest[j..]. Offers d to the heap.
+  // Evaluates candidate d and offers it to the heap: deletion, score bound, filter, kMustNot,
+  // exact score, kMust phrases / kShould matching. `known` terms' cursors are already positioned;
+  // `rest` are advanced in order with bound `rest_bound[j]` = sum of the bounds of rest[j..].
   void Score(uint32_t d, const std::vector<uint32_t>& known, const std::vector<uint32_t>& rest,
              const std::vector<float>& rest_bound);
   void RunConjunctive(const std::vector<uint32_t>* admitted);
@@ -54,6 +54,7 @@ class SegmentSearch {
   LexicalSearchStats* stats_;
   std::vector<Term> terms_;
   std::vector<float> contrib_;
+  float wlen_[3][256];  // weight * lower-bound length of each length code
   std::vector<uint32_t> required_;  // scoring terms of kMust clauses
   std::vector<uint32_t> optional_;  // other scoring terms present in the segment
   std::vector<uint32_t> pos_[3];
