@@ -80,8 +80,13 @@ float SegmentSearch::BlockUb(uint32_t t, uint32_t d) {
   if (!cur || cur->doc() > d) return 0.0f;
   const uint32_t b = cur->ShallowBlock(d);
   if (b >= cur->num_blocks()) return 0.0f;
-  const segfmt::SkipEntry s = cur->block_entry(b);
-  return plan_.scorer.UpperBound(terms_[t].idf, s.max_tf, s.min_len);
+  Term& term = terms_[t];
+  if (term.ub_block != b) {
+    const segfmt::SkipEntry s = cur->block_entry(b);
+    term.ub_block = b;
+    term.ub_block_value = plan_.scorer.UpperBound(term.idf, s.max_tf, s.min_len);
+  }
+  return term.ub_block_value;
 }
 
 bool SegmentSearch::PhraseMatches(const PlanClause& c, uint32_t d) {

@@ -29,6 +29,8 @@ class SegmentSearch {
     std::unique_ptr<PostingsCursor> cur;  // null when absent from the segment
     float idf = 0;
     float ub = 0;                         // term-level upper bound in this segment
+    uint32_t ub_block = UINT32_MAX;       // block whose bound ub_block_value caches
+    float ub_block_value = 0;
   };
   float BlockUb(uint32_t t, uint32_t d);  // 0 when the term cannot contain d
   bool Present(uint32_t t, uint32_t d) {
