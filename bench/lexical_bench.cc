@@ -228,6 +228,15 @@ void BM_Top10Acl1Percent(benchmark::State& state) {
 }
 BENCHMARK(BM_Top10Acl1Percent)->Iterations(3)->Unit(benchmark::kMillisecond);
 
+// ACL filters admitting range(0) percent of the chunks (range(0) of the 100 groups).
+void BM_Top10AclPercent(benchmark::State& state) {
+  LexicalFilter f;
+  f.groups = std::vector<std::string>{};
+  for (int64_t g = 0; g < state.range(0); ++g) f.groups->push_back("g" + std::to_string(g * 3 % kGroups));
+  RunQueries(state, f);
+}
+BENCHMARK(BM_Top10AclPercent)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(40)->Iterations(1)->Unit(benchmark::kMillisecond);
+
 void BM_Top10Tenant(benchmark::State& state) {
   LexicalFilter f;
   f.tenant = "t1";  // one third of the chunks

@@ -16,7 +16,10 @@
 namespace attest {
 
 // A filter admitting fewer docs than (postings to traverse) / kDriveRatio drives the traversal.
-inline constexpr uint64_t kDriveRatio = 2;
+// Measured with bench/lexical_bench (300k chunks, ACL filters admitting 1..40%): walking an
+// admitted doc costs about 4x a posting of the union, so driving wins below ~1/4 (at 1% it
+// halves p50 and cuts p95 3.5x; at 10% the postings-driven traversal is faster).
+inline constexpr uint64_t kDriveRatio = 4;
 
 class SegmentSearch {
  public:
