@@ -37,8 +37,9 @@ class Bm25Scorer {
 
   float DocNorm(uint32_t len0, uint32_t len1, uint32_t len2) const {
     const float dl = w_[0] * float(len0) + w_[1] * float(len1) + w_[2] * float(len2);
-    return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_));
+    return NormOfWeightedLength(dl);
   }
+  float NormOfWeightedLength(float dl) const { return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_)); }
 
   float TermScore(float idf, uint32_t tf0, uint32_t tf1, uint32_t tf2, float norm) const {
     const float tf = w_[0] * float(tf0) + w_[1] * float(tf1) + w_[2] * float(tf2);
