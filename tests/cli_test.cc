@@ -145,7 +145,7 @@ TEST_F(CliTest, BadInputIsReportedAndTheRestProceeds) {
             "{not json\n"
             "{\"_id\":\"ok2\",\"text\":\"another fine line\"}\n"
             "{\"_id\":5.5,\"text\":true}\n");
-  WriteFile(docs_ / "binary.txt", std::string("abc\0\x01\x02def", 9));
+  WriteFile(docs_ / "binary.txt", std::string("abc\0\x01\x02" "def", 9));
   WriteFile(docs_ / "latin1.txt", "caf\xe9 au lait\n");
   WriteFile(docs_ / "empty.md", "\n\n");
   auto r = RunAttest(With({"ingest", docs_.string()}));

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -46,6 +47,12 @@ std::string MakeCorpus(const std::vector<int>& versions) {
   return out.str();
 }
 
+size_t CountAcks(const std::string& out) {
+  size_t n = 0;
+  for (size_t pos = out.find("ack "); pos != std::string::npos; pos = out.find("ack ", pos + 1)) ++n;
+  return n;
+}
+
 int VersionFromTitle(const std::string& title) {
   auto pos = title.rfind(' ');
   return std::stoi(title.substr(pos + 1));
@@ -72,7 +79,6 @@ TEST(CrashRecovery, KillNineDuringIngestLosesNothingAcknowledged) {
   std::map<std::string, int> durable;  // doc id -> latest acknowledged version
   std::map<std::string, int> max_sent;  // doc id -> latest version ever sent
 
-  double full_run_ms = 400;
   const int kRounds = 14;
   int kills = 0;
   for (int round = 0; round < kRounds; ++round) {
@@ -91,25 +97,29 @@ TEST(CrashRecovery, KillNineDuringIngestLosesNothingAcknowledged) {
 
     ChildProcess child({ATTEST_BINARY, "--data", data, "--threads", "2", "ingest", corpus, "--batch-docs", "16",
                         "--print-acks"});
-    auto start = std::chrono::steady_clock::now();
+    // Kill after a random number of acknowledgements plus a random delay, so the kill lands at a
+    // random point of the ingestion whatever the machine's load (parsing, segment write, catalog
+    // commit, merge).
     const bool kill_this_round = round > 0;
-    std::uniform_real_distribution<double> when(0.02, 1.1);
-    const double kill_at_ms = when(rng) * full_run_ms;
+    const size_t kill_after_acks = rng() % kDocs;
+    const auto extra_delay = std::chrono::microseconds(rng() % 20000);
     bool killed = false;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
     while (child.Running()) {
       child.Poll();
-      double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (kill_this_round && elapsed >= kill_at_ms) {
+      if (kill_this_round && !deadline && CountAcks(child.out()) >= kill_after_acks) {
+        deadline = std::chrono::steady_clock::now() + extra_delay;
+      }
+      if (deadline && std::chrono::steady_clock::now() >= *deadline) {
         child.Kill(SIGKILL);
         killed = true;
         break;
       }
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     int rc = child.Wait();
     if (round == 0) {
       ASSERT_EQ(rc, 0) << child.out();
-      full_run_ms = std::max(50.0, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     if (killed && rc == -SIGKILL) ++kills;
     for (const auto& [id, v] : ParseAcks(child.out(), versions)) durable[id] = v;

@@ -45,8 +45,8 @@ class JsonlLineParser {
   void Error(uint64_t line_no, std::string message);
   std::string file_;
   const SourceOptions& options_;
-  const DocumentSink& on_doc_;
-  const ErrorSink& on_error_;
+  DocumentSink on_doc_;  // held by value: callers often pass lambdas converted to temporaries
+  ErrorSink on_error_;
   uint64_t errors_ = 0;
   uint64_t suppressed_ = 0;
 };
