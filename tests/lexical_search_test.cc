@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "lexical/exhaustive_scorer.h"
 #include "lexical/lexical_searcher.h"
@@ -225,6 +226,20 @@ TEST(LexicalSearchTest, FilterSemanticsOnStrings) {
   EXPECT_TRUE(FilterAdmits(f, a));
   a.date = ChunkAttributes::kNoDate;
   EXPECT_FALSE(FilterAdmits(f, a));
+}
+
+TEST(LexicalSearchTest, NonsenseParametersAreSanitized) {
+  LexicalSearcher s({{SegmentId(1), Build({Chunk(1, "a b", "a"), Chunk(2, "a c"), Chunk(3, "b")}), nullptr}});
+  LexicalQuery q{{Term("a"), Term("b")}};
+  Bm25Params p;
+  p.k1 = std::nanf("");
+  p.b = -3;
+  p.field_weights = {std::numeric_limits<float>::infinity(), -1.0f, std::nanf("")};
+  auto r = Search(s, q, size_t{1} << 40, {}, p);  // a huge k must not allocate k slots
+  ASSERT_EQ(r.size(), 3u);
+  for (const auto& c : r) EXPECT_TRUE(std::isfinite(c.score)) << c.id.get();
+  // All weights sanitized to 0: every score is 0 and ties fall back to ChunkId order.
+  EXPECT_EQ(Ids(r), (std::vector<uint64_t>{1, 2, 3}));
 }
 
 TEST(LexicalSearchTest, EmptyQueryAndZeroK) {

@@ -6,6 +6,7 @@
 
 #include "common/checksum.h"
 #include "common/file_util.h"
+#include "lexical/lexical_searcher.h"
 #include "lexical/segment_impl.h"
 #include "lexical_test_corpus.h"
 
@@ -142,6 +143,43 @@ TEST(LexicalSegmentTest, StructurallyInvalidButChecksummedIsCorruption) {
   auto seg = Segment::FromBytes(image);
   ASSERT_FALSE(seg.ok());
   EXPECT_EQ(seg.status().code(), StatusCode::kCorruption);
+}
+
+// Mutations that keep a valid checksum (as a crafted file would): Open either rejects the image
+// with kCorruption/kUnsupported, or accepts it and every read path stays in bounds.
+TEST(LexicalSegmentTest, ChecksummedMutationsAreRejectedOrSafe) {
+  const std::string image = SmallImage(200, 8);
+  std::mt19937_64 rng(123);
+  int accepted = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bad = image;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < flips; ++i) {
+      const size_t at = 16 + rng() % (bad.size() - 36);  // not header/tail: those are checked first
+      bad[at] = static_cast<char>(rng());
+    }
+    const uint32_t crc = Crc32c(bad.data(), bad.size() - 12);
+    std::memcpy(&bad[bad.size() - 12], &crc, 4);
+    auto seg = Segment::FromBytes(bad);
+    if (!seg.ok()) {
+      ASSERT_TRUE(seg.status().code() == StatusCode::kCorruption || seg.status().code() == StatusCode::kUnsupported)
+          << seg.status().ToString();
+      continue;
+    }
+    ++accepted;
+    LexicalSearcher s({{SegmentId(1), *seg, nullptr}});
+    for (int q = 0; q < 4; ++q) {
+      LexicalQuery query{{QueryClause{Occur::kShould, {Word(rng() % 20)}, {0}, false},
+                          QueryClause{Occur::kShould, {Word(rng() % 5), Word(rng() % 5)}, {0, 1}, true}}};
+      LexicalSearchArgs args;
+      args.query = &query;
+      args.filter.groups = std::vector<std::string>{Groups()[rng() % Groups().size()]};
+      (void)s.TopK(args);
+      (void)s.Exhaustive(args);
+    }
+    for (uint32_t d = 0; d < (*seg)->num_docs(); ++d) (void)(*seg)->attributes(d);
+  }
+  std::cout << accepted << " of 3000 checksummed mutations were structurally valid\n";
 }
 
 TEST(LexicalSegmentTest, OpenMissingFileFails) {
