@@ -25,7 +25,7 @@ struct IngestArgs {
   std::string source_type;
   std::string version;
   std::string site;
-  size_t batch_docs = 512;
+  size_t batch_docs = 4096;
   bool print_acks = false;   // print "ack <id>" after each durable commit (crash tests)
   bool json = false;
 };
