@@ -2,7 +2,9 @@
 // filters (including the 1%-selective ACL filter), deletions and multi-segment statistics.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <limits>
 
 #include "lexical/exhaustive_scorer.h"
@@ -202,6 +204,39 @@ TEST(LexicalSearchTest, TopKPrunesButStaysExact) {
   all.k = 1000000;
   const size_t matches = s.Exhaustive(all).size();
   EXPECT_LT(stats.postings_scored, matches / 2) << "MaxScore should skip most of " << matches << " matches";
+}
+
+TEST(LexicalSearchTest, ConcurrentSearchesAgreeWithSerialOnes) {
+  std::mt19937_64 rng(31);
+  CorpusOptions o;
+  o.num_docs = 3000;
+  auto chunks = MakeCorpus(rng, o);
+  LexicalSearcher s({{SegmentId(1), BuildSegment(chunks, 0, 1500), nullptr},
+                     {SegmentId(2), BuildSegment(chunks, 1500, chunks.size()), nullptr}});
+  std::vector<LexicalQuery> queries;
+  for (int i = 0; i < 40; ++i) queries.push_back(LexicalQuery{{Term(Word(i % 30)), Term(Word(i * 7 % 100))}});
+  std::vector<std::vector<ScoredChunk>> serial;
+  for (const auto& q : queries) {
+    LexicalSearchArgs args;
+    args.query = &q;
+    serial.push_back(s.TopK(args));
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep) {
+        for (size_t i = 0; i < queries.size(); ++i) {
+          const size_t qi = (i + t * 11) % queries.size();
+          LexicalSearchArgs args;
+          args.query = &queries[qi];
+          if (s.TopK(args) != serial[qi]) ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST(LexicalSearchTest, FilterSemanticsOnStrings) {
