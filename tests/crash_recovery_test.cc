@@ -166,6 +166,9 @@ TEST(CrashRecovery, KillNineDuringIngestLosesNothingAcknowledged) {
       auto chunks = snap->GetChunks(ids);
       ASSERT_TRUE(chunks.ok());
       ASSERT_EQ(chunks->size(), hits.size()) << "index returned chunks the catalog does not have";
+      auto doc_of = snap->DocumentsOf(ids);
+      ASSERT_TRUE(doc_of.ok()) << doc_of.status().ToString();
+      for (const DocNum& d : *doc_of) EXPECT_EQ(d, doc->num) << "in-memory chunk->document map disagrees";
       for (const auto& c : *chunks) {
         EXPECT_EQ(c.doc, doc->num);
         EXPECT_NE(c.text.find(VersionToken(i, v)), std::string::npos) << "stale chunk text for " << id;

@@ -34,6 +34,25 @@ TEST(StoreMergePolicy, ManySmallCommitsStayInFewTieredSegments) {
   EXPECT_LE(reindexed, kCommits * 3);
   EXPECT_EQ(Search(*snap, "common").size(), static_cast<size_t>(kCommits));
   for (int i = 0; i < kCommits; ++i) EXPECT_EQ(Search(*snap, "t" + std::to_string(i)).size(), 1u) << i;
+
+  // The in-memory chunk -> document map survives merges and a reopen, and agrees with the catalog.
+  auto check_map = [](const Snapshot& s) {
+    std::vector<ChunkId> ids = Search(s, "common");
+    auto docs = s.DocumentsOf(ids);
+    ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+    auto rows = s.GetChunks(ids);
+    ASSERT_TRUE(rows.ok());
+    ASSERT_EQ(rows->size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ((*docs)[i], (*rows)[i].doc) << ids[i].get();
+    std::vector<ChunkId> absent{ChunkId(999999)};
+    EXPECT_EQ(s.DocumentsOf(absent).status().code(), StatusCode::kNotFound);
+  };
+  check_map(*snap);
+  snap.reset();
+  store->reset();
+  auto reopened = Store::Open(o);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  check_map(*(*reopened)->Pin());
 }
 
 TEST(StoreMergePolicy, FactorBelowTwoOnlyMergesAtTheCap) {

@@ -56,8 +56,8 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   // documents of the exact chunk ranking are exactly the top-k documents by best-chunk score, so
   // widen the chunk window until k documents are found or the matches run out.
   std::vector<ScoredChunk> chunks;
-  std::vector<ChunkRecord> records;
-  std::vector<size_t> picked;  // indexes into chunks/records
+  std::vector<size_t> picked;  // indexes into `chunks`
+  std::vector<DocNum> picked_docs;
   size_t want = options.collapse_documents ? std::max<size_t>(options.k * 3, 30) : options.k;
   for (;;) {
     args.k = want;
@@ -65,18 +65,30 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     std::vector<ChunkId> ids;
     ids.reserve(chunks.size());
     for (const auto& c : chunks) ids.push_back(c.id);
-    ATTEST_ASSIGN_OR_RETURN(records, snapshot.GetChunks(ids));
-    if (records.size() != chunks.size()) {
-      return Status::Internal("index and catalog disagree at snapshot " + std::to_string(result.snapshot_version) +
-                              ": " + std::to_string(chunks.size() - records.size()) + " chunk(s) missing");
-    }
+    ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
     picked.clear();
+    picked_docs.clear();
     std::unordered_set<uint64_t> seen_docs;
-    for (size_t i = 0; i < records.size() && picked.size() < options.k; ++i) {
-      if (!options.collapse_documents || seen_docs.insert(records[i].doc.get()).second) picked.push_back(i);
+    for (size_t i = 0; i < chunks.size() && picked.size() < options.k; ++i) {
+      if (!options.collapse_documents || seen_docs.insert(doc_of[i].get()).second) {
+        picked.push_back(i);
+        picked_docs.push_back(doc_of[i]);
+      }
     }
     if (picked.size() >= options.k || chunks.size() < want || want >= kMaxK * 4) break;
     want *= 4;
+  }
+  // Chunk rows (text, section) only for the hits shown, and only when snippets are wanted.
+  std::vector<ChunkId> picked_ids;
+  picked_ids.reserve(picked.size());
+  for (size_t i : picked) picked_ids.push_back(chunks[i].id);
+  std::vector<ChunkRecord> records;
+  if (options.with_snippets) {
+    ATTEST_ASSIGN_OR_RETURN(records, snapshot.GetChunks(picked_ids));
+  }
+  if (options.with_snippets && records.size() != picked_ids.size()) {
+    return Status::Internal("index and catalog disagree at snapshot " + std::to_string(result.snapshot_version) +
+                            ": " + std::to_string(picked_ids.size() - records.size()) + " chunk(s) missing");
   }
 
   std::unordered_set<std::string> query_terms;
@@ -85,17 +97,18 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
   std::unordered_map<uint64_t, DocumentRecord> docs;
-  for (size_t i : picked) {
-    const ChunkRecord& c = records[i];
-    auto it = docs.find(c.doc.get());
+  for (size_t n = 0; n < picked.size(); ++n) {
+    const size_t i = picked[n];
+    const DocNum doc_num = picked_docs[n];
+    auto it = docs.find(doc_num.get());
     if (it == docs.end()) {
-      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(c.doc));
-      it = docs.emplace(c.doc.get(), std::move(d)).first;
+      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
+      it = docs.emplace(doc_num.get(), std::move(d)).first;
     }
     const DocumentRecord& d = it->second;
     SearchHit hit;
     hit.doc_id = d.id;
-    hit.chunk_id = c.id.get();
+    hit.chunk_id = chunks[i].id.get();
     hit.score = chunks[i].score;
     hit.title = d.title;
     hit.url = d.url;
@@ -107,8 +120,9 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     }
     hit.version = d.version;
     hit.source_type = d.source_type;
-    hit.section = c.section_path;
     if (options.with_snippets) {
+      const ChunkRecord& c = records[n];
+      hit.section = c.section_path;
       Snippet s = MakeSnippet(c.text, query_terms, analyzer, options.snippet_words);
       hit.snippet = std::move(s.text);
       hit.highlights = std::move(s.highlights);

@@ -383,6 +383,18 @@ Result<uint64_t> Catalog::Purge(SnapshotVersion horizon) {
   return n;
 }
 
+Result<std::vector<std::pair<ChunkId, DocNum>>> Catalog::ChunkDocumentsOfSegment(SegmentId segment) {
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT id, doc_num FROM chunks WHERE segment_id = ?1 ORDER BY id"));
+  st->Bind(1, segment.get());
+  std::vector<std::pair<ChunkId, DocNum>> out;
+  while (true) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.emplace_back(ChunkId(st->ColumnU64(0)), DocNum(st->ColumnU64(1)));
+  }
+  return out;
+}
+
 Result<std::optional<ChunkRecord>> Catalog::GetChunk(ChunkId id, SnapshotVersion v) {
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT id, doc_num, ordinal, section_path, text FROM chunks "
                                                   "WHERE id = ?1 AND text IS NOT NULL AND " + Visible(2)));

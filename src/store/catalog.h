@@ -98,6 +98,8 @@ class Catalog {
 
   // --- readers (any version) ---
   Result<std::optional<ChunkRecord>> GetChunk(ChunkId id, SnapshotVersion v);
+  // (chunk id, document) of every chunk row placed in `segment`, deleted ones included.
+  Result<std::vector<std::pair<ChunkId, DocNum>>> ChunkDocumentsOfSegment(SegmentId segment);
   Result<std::optional<DocumentRecord>> GetDocument(DocNum num, SnapshotVersion v);
   Result<std::optional<DocumentRecord>> FindDocument(std::string_view tenant, std::string_view id,
                                                      SnapshotVersion v);

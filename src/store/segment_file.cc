@@ -9,13 +9,38 @@
 
 namespace attest {
 
-Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::filesystem::path& path) {
+Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::filesystem::path& path,
+                                                       std::vector<DocNum> docs) {
   auto seg = Segment::Open(path);
   if (!seg.ok()) {
     return Status(seg.status().code(), "segment " + std::to_string(id.get()) + " (" + path.string() +
                                            "): " + seg.status().message());
   }
-  return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value()));
+  if (docs.size() != (*seg)->num_docs()) {
+    return Status::Corruption("segment " + std::to_string(id.get()) + " (" + path.string() + ") has " +
+                              std::to_string((*seg)->num_docs()) + " chunks but the catalog maps " +
+                              std::to_string(docs.size()));
+  }
+  return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value(), std::move(docs)));
+}
+
+Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::filesystem::path& path,
+                                                       const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs) {
+  auto seg = Segment::Open(path);
+  if (!seg.ok()) {
+    return Status(seg.status().code(), "segment " + std::to_string(id.get()) + " (" + path.string() +
+                                           "): " + seg.status().message());
+  }
+  std::vector<DocNum> docs((*seg)->num_docs(), DocNum(0));
+  for (const auto& [chunk, doc] : chunk_docs) {
+    std::optional<LocalDoc> local = (*seg)->local_of(chunk);
+    if (!local) {
+      return Status::Corruption("catalog places chunk " + std::to_string(chunk.get()) + " in segment " +
+                                std::to_string(id.get()) + " (" + path.string() + "), which does not hold it");
+    }
+    docs[*local] = doc;
+  }
+  return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value(), std::move(docs)));
 }
 
 SegmentFile::~SegmentFile() {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "attest/status.h"
 #include "common/strong_id.h"
@@ -20,7 +21,10 @@ namespace attest {
 class SegmentFile : public std::enable_shared_from_this<SegmentFile> {
  public:
   // Opens and validates the segment (Segment::Open checks magic, version, checksum and bounds).
-  static Result<std::shared_ptr<SegmentFile>> Open(SegmentId id, const std::filesystem::path& path);
+  // `docs[i]` is the document of local doc i (DocNum 0 where the catalog no longer has the row);
+  // it must have one entry per chunk of the segment.
+  static Result<std::shared_ptr<SegmentFile>> Open(SegmentId id, const std::filesystem::path& path,
+                                                   std::vector<DocNum> docs);
   ~SegmentFile();
   SegmentFile(const SegmentFile&) = delete;
   SegmentFile& operator=(const SegmentFile&) = delete;
@@ -29,16 +33,23 @@ class SegmentFile : public std::enable_shared_from_this<SegmentFile> {
   const std::filesystem::path& path() const { return path_; }
   // A pointer to the Segment that keeps this SegmentFile (and so the file on disk) alive.
   std::shared_ptr<const Segment> segment() const;
+  // Same, with the documents given per chunk id (as the catalog lists them; rows purged from the
+  // catalog leave DocNum 0 for chunks that are deleted anyway).
+  static Result<std::shared_ptr<SegmentFile>> Open(SegmentId id, const std::filesystem::path& path,
+                                                   const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs);
   const Segment& raw() const { return *segment_; }
+  // The document a chunk of this segment belongs to, without a catalog read (collapsing hits).
+  DocNum doc_of(LocalDoc local) const { return docs_[local]; }
   // The file is unlinked when the last reference goes.
   void MarkObsolete() { obsolete_.store(true); }
 
  private:
-  SegmentFile(SegmentId id, std::filesystem::path path, std::shared_ptr<const Segment> seg)
-      : id_(id), path_(std::move(path)), segment_(std::move(seg)) {}
+  SegmentFile(SegmentId id, std::filesystem::path path, std::shared_ptr<const Segment> seg, std::vector<DocNum> docs)
+      : id_(id), path_(std::move(path)), segment_(std::move(seg)), docs_(std::move(docs)) {}
   SegmentId id_;
   std::filesystem::path path_;
   std::shared_ptr<const Segment> segment_;
+  std::vector<DocNum> docs_;
   std::atomic<bool> obsolete_{false};
 };
 

@@ -27,6 +27,26 @@ Result<std::vector<ChunkRecord>> SnapshotImpl::GetChunks(std::span<const ChunkId
   return out;
 }
 
+Result<std::vector<DocNum>> SnapshotImpl::DocumentsOf(std::span<const ChunkId> ids) const {
+  std::vector<DocNum> out;
+  out.reserve(ids.size());
+  for (ChunkId id : ids) {
+    bool found = false;
+    for (const SegmentView& view : state_->views) {
+      if (std::optional<LocalDoc> local = view.segment->local_of(id)) {
+        out.push_back(state_->files.at(view.id)->doc_of(*local));
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      return Status::NotFound("chunk " + std::to_string(id.get()) + " is in no segment of snapshot " +
+                              std::to_string(state_->version.get()));
+    }
+  }
+  return out;
+}
+
 Result<DocumentRecord> SnapshotImpl::GetDocument(DocNum num) const {
   ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
   Catalog cat(lease.db());

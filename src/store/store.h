@@ -92,6 +92,9 @@ class Snapshot {
   virtual const LexicalSearcher& lexical() const = 0;
   // Chunks by id, in the order asked; ids not visible in this snapshot are skipped.
   virtual Result<std::vector<ChunkRecord>> GetChunks(std::span<const ChunkId> ids) const = 0;
+  // The document of each chunk, in the order asked, from memory (no catalog read); kNotFound when a
+  // chunk is in none of this snapshot's segments.
+  virtual Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const = 0;
   virtual Result<DocumentRecord> GetDocument(DocNum num) const = 0;
   // The live document with this key in this snapshot.
   virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;

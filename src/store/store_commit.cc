@@ -107,6 +107,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
 
   const SegmentId seg_id(meta.next_segment_id);
   SegmentWriter writer;
+  std::vector<DocNum> new_docs;  // document of each chunk added to `writer`
   for (size_t i = 0; i < batch.upserts.size(); ++i) {
     PreparedDocument& doc = batch.upserts[i];
     DocumentRecord& rec = doc.record;
@@ -135,6 +136,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
                                              seg_id, v));
       Status added = writer.Add(ic);
       if (!added.ok()) return added.WithContext("indexing " + KeyText(rec.tenant, rec.id));
+      new_docs.push_back(rec.num);
       ++result.chunks_added;
     }
   }
@@ -150,7 +152,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     ATTEST_RETURN_IF_ERROR(Fault("commit.before_segment_write"));
     guard.Arm(path);
     ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
-    ATTEST_ASSIGN_OR_RETURN(new_file, SegmentFile::Open(seg_id, path));
+    ATTEST_ASSIGN_OR_RETURN(new_file, SegmentFile::Open(seg_id, path, std::move(new_docs)));
     ATTEST_RETURN_IF_ERROR(cat.InsertSegment(SegmentRow{seg_id, DataDir::SegmentFileName(seg_id),
                                                         writer.num_chunks(), image.size(), Crc32c(image), v}));
   }

@@ -96,7 +96,9 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   const SnapshotVersion v = current->version;  // a merge changes no content: same version
   const SegmentId new_id(meta.next_segment_id);
   SegmentWriter writer;
+  std::vector<DocNum> new_docs;
   ATTEST_RETURN_IF_ERROR(cat.ForEachLiveChunk(ids, [&](const ChunkRecord& chunk, const DocumentRecord& doc) {
+    new_docs.push_back(doc.num);
     IndexedChunk ic = options_.reindex(chunk, doc);
     ic.id = chunk.id;
     ApplyDocumentAttributes(doc, &ic.attrs);
@@ -114,7 +116,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
       ::unlink(path.c_str());
       return s;
     };
-    auto opened = SegmentFile::Open(new_id, path);
+    auto opened = SegmentFile::Open(new_id, path, std::move(new_docs));
     if (!opened.ok()) return cleanup(opened.status());
     new_file = std::move(opened).value();
     Status s = cat.InsertSegment(SegmentRow{new_id, DataDir::SegmentFileName(new_id), writer.num_chunks(),
