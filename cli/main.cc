@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
   ingest->add_option("paths", ia.paths, "files or directories")->required();
   ingest->add_option("--tenant", ia.tenant, "tenant the documents belong to");
   ingest->add_option("--acl", ia.acl, "comma-separated ACL groups (default: public)");
-  ingest->add_option("--source-type", ia.source_type, "source type label (docs, wiki, ticket, ...)");
-  ingest->add_option("--version", ia.version, "version label of the documents");
+  ingest->add_option("--source-type", ia.source_type,
+                     "source type (docs, wiki, ticket, ...) for documents that do not state one");
+  ingest->add_option("--version", ia.version, "version label for documents that do not state one");
   ingest->add_option("--site", ia.site, "site label for documents without a canonical URL");
   ingest->add_option("--batch-docs", ia.batch_docs, "documents per atomic commit")->check(CLI::Range(1, 1000000));
   ingest->add_flag("--print-acks", ia.print_acks, "print 'ack <id>' for each document once it is durable");

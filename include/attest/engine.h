@@ -26,8 +26,8 @@ struct IngestOptions {
   std::vector<std::string> paths;  // files or directories (recursed)
   std::string tenant;              // "" = default tenant
   std::vector<std::string> acl_groups;  // empty = public
-  std::string source_type;         // overrides the detected type when non-empty
-  std::string version;             // overrides the detected version label when non-empty
+  std::string source_type;         // for documents whose type is not detected (release notes are)
+  std::string version;             // for documents whose version is not detected
   std::string site;                // site label for documents without a canonical URL
   size_t batch_documents = 4096;   // documents per atomic commit (each commit fsyncs)
   // Called after each commit with the ids of the documents it made durable.

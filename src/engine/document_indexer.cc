@@ -50,8 +50,8 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
   r.site = doc.site.empty() ? defaults.site : doc.site;
   r.published = doc.published;
   r.updated = doc.updated;
-  r.version = defaults.version.empty() ? doc.version : defaults.version;
-  r.source_type = defaults.source_type.empty() ? doc.source_type : defaults.source_type;
+  r.version = doc.version.empty() ? defaults.version : doc.version;
+  r.source_type = doc.source_type.empty() ? defaults.source_type : doc.source_type;
   r.language = doc.language;
   r.acl_groups = defaults.acl_groups;
   std::sort(r.acl_groups.begin(), r.acl_groups.end());

@@ -16,8 +16,8 @@ namespace attest {
 struct DocumentDefaults {
   std::string tenant;
   std::vector<std::string> acl_groups;
-  std::string source_type;   // overrides the detected type when non-empty
-  std::string version;       // overrides the detected version when non-empty
+  std::string source_type;   // used when the document itself names no type (e.g. release notes do)
+  std::string version;       // used when the document itself names no version
   std::string site;          // used when the document has no site
 };
 
