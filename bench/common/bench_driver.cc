@@ -187,6 +187,7 @@ struct BeirOptions {
   std::string split = "test";
   size_t k = 100;
   int threads = 2;
+  uint64_t xapian_flush_threshold = 1000000;
 };
 
 Status DoBeir(BenchSystem& system, const BeirOptions& o) {
@@ -195,6 +196,7 @@ Status DoBeir(BenchSystem& system, const BeirOptions& o) {
   args.corpus = BeirCorpusPath(o.dataset);
   args.index_dir = o.index_dir;
   args.threads = o.threads;
+  args.xapian_flush_threshold = o.xapian_flush_threshold;
   ATTEST_ASSIGN_OR_RETURN(BuildOutcome b, TimedBuild(system, args));
   ATTEST_RETURN_IF_ERROR(system.Open(o.index_dir));
   TimedRun warm, timed;
@@ -256,6 +258,7 @@ int RunBenchMain(int argc, char** argv, const SystemFactory& make_system) {
   bc->add_option("--k", be.k, "results per query")->check(CLI::Range(1, 10000));
   bc->add_option("--threads", be.threads, "analysis threads")->check(CLI::Range(1, 64));
   bc->add_option("--run-out", be.run_out, "write the run (JSON)");
+  bc->add_option("--xapian-flush", be.xapian_flush_threshold, "XAPIAN_FLUSH_THRESHOLD (Xapian only)");
 
   try {
     app.parse(argc, argv);
