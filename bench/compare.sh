@@ -12,7 +12,7 @@
 #
 # Environment: BUILD_DIR, ATTEST_BENCH_WORK, ATTEST_DATASETS (default ../shared/datasets),
 # SYSTEMS (default "attest xapian fts5"), ACL_GROUP (default g42), SEED (default 42),
-# XAPIAN_FLUSH (documents per Xapian flush, default 2000: see bench/README.md), KEEP_INDEXES=1.
+# XAPIAN_FLUSH (documents per Xapian flush, default 50000: see bench/README.md), KEEP_INDEXES=1.
 set -euo pipefail
 
 CHUNKS=${1:-1000000}
@@ -24,7 +24,7 @@ DATASETS=${ATTEST_DATASETS:-$ROOT/../shared/datasets}
 SYSTEMS=${SYSTEMS:-attest xapian fts5}
 ACL_GROUP=${ACL_GROUP:-g42}
 SEED=${SEED:-42}
-XAPIAN_FLUSH=${XAPIAN_FLUSH:-2000}
+XAPIAN_FLUSH=${XAPIAN_FLUSH:-50000}
 OUT=$ROOT/bench/out/$CHUNKS
 CORPUS=$WORK/corpus-$CHUNKS-$QUERIES-$SEED
 
