@@ -1,7 +1,7 @@
 // The embedded store: a SQLite catalog (WAL mode) of documents and chunks, plus immutable lexical
 // segment files, published as MVCC snapshots.
 //
-// Commit protocol (docs/formats.md, "Commit"): the new segment is written to a temporary file,
+// Commit protocol (docs/store_format.md, "Commit"): the new segment is written to a temporary file,
 // fsynced and renamed to its final name; then one SQLite transaction registers the segment, the
 // documents, the chunks, the tombstones of replaced/deleted chunks and the new snapshot version.
 // The SQLite commit is the commit point: a crash before it leaves an unreferenced segment file that
@@ -18,9 +18,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attest/status.h"
@@ -33,8 +35,23 @@ struct StoreOptions {
   std::filesystem::path dir;
   bool read_only = false;
   bool create_if_missing = true;
-  // Merge segments when more than this many exist after a commit.
-  size_t max_segments = 8;
+  // Size-tiered merging: segments fall in tiers by floor(log_F(live chunks)) with F = merge_factor;
+  // when F segments share a tier they are merged into one, so every chunk is rewritten about
+  // log_F(n) times over a long ingestion (not once per commit). Values below 2 disable tiering.
+  size_t merge_factor = 4;
+  // Hard cap: when more than this many segments exist after a commit, the smallest are merged
+  // until half the cap remains (values below 1 act as 1).
+  size_t max_segments = 32;
+  // Re-analyzes a stored chunk for merging and compaction: builds the IndexedChunk of `chunk`
+  // (title from `doc.title`, section from `chunk.section_path`, body from `chunk.text`). The store
+  // sets the id and the filter attributes itself. When empty, segments are never merged and
+  // Compact() only purges rows. Called with the commit mutex held; must not call back into the store.
+  std::function<IndexedChunk(const ChunkRecord& chunk, const DocumentRecord& doc)> reindex;
+  // Tests only: called at named points of a commit or merge ("commit.before_segment_write",
+  // "commit.before_catalog_commit", "merge.before_catalog_commit"); a non-OK Status makes the
+  // operation fail there as if the operating system had refused. "commit.after_catalog_commit"
+  // is also called (its Status is ignored: the commit is durable) so crash tests can exit there.
+  std::function<Status(std::string_view point)> fault_hook;
 };
 
 struct DocumentKey {
@@ -88,6 +105,12 @@ class Store {
 
   virtual std::shared_ptr<const Snapshot> Pin() const = 0;
   // Atomically applies the batch; returns the new snapshot version (unchanged when nothing changed).
+  // Deletes apply before upserts (so a batch can delete a key and add it again); when several
+  // upserts name the same key, the last one wins and the earlier ones are ignored (not counted).
+  // The filter attributes of each IndexedChunk (tenant, ACL, source type, site, version, date) are
+  // overwritten from its document's record, which is their single source of truth.
+  // Fails with kInvalidArgument for a malformed batch (empty id or sha256, chunks/indexed size
+  // mismatch) and on a read-only store; on any failure nothing is applied.
   virtual Result<CommitResult> Commit(WriteBatch batch) = 0;
   // Merges all segments into one, dropping deleted chunks and purging unreferenced rows.
   virtual Status Compact() = 0;

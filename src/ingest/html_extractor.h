@@ -1,0 +1,29 @@
+// Extracts the readable content of an HTML page into structural blocks, with its metadata.
+//
+// Kept: headings h1-h6 (with level), paragraphs, list items (one block per <li>, its inner
+// paragraphs joined by newlines), dt/dd, blockquote, pre (whitespace preserved, as code), tables
+// (one block per table, rows as "cell | cell" lines), and loose text in divs. Dropped: see
+// ingest::IsDropped (scripts, chrome, hidden elements, tables of contents, permalink anchors).
+// A page that is nothing but a table of contents keeps it rather than coming out empty.
+//
+// Metadata: title from <title> (a trailing " - <og:site_name>" is trimmed), else the first h1;
+// canonical URL from <link rel="canonical"> (absolute http(s) only) into doc->url; published /
+// updated from <meta> (article:published_time, date, dc.date, dcterms.created/issued;
+// article:modified_time, og:updated_time, dcterms.modified, last-modified) then <time datetime>;
+// language from <html lang>. Release notes (PostgreSQL and alike): a title ending in
+// "Release X.Y" (or "Release X") sets version and source_type "release_notes"; a "Release date:
+// ..." paragraph among the first blocks sets `published` when no <meta> / <time> did.
+// Never throws; the work is linear in the input apart from gumbo's own parsing. Thread-safe.
+#pragma once
+
+#include <string_view>
+
+#include "ingest/document.h"
+
+namespace attest {
+
+// Fills blocks, title, url (canonical or empty), published, updated, version, source_type and
+// language of `doc`. Does not set id or site. `html` should be valid UTF-8.
+void ExtractHtml(std::string_view html, ParsedDocument* doc);
+
+}  // namespace attest

@@ -1,0 +1,92 @@
+// ParseSource: size and encoding checks, then the per-format parser, then id/url/site.
+#include "ingest/source_reader.h"
+
+#include <sys/stat.h>
+
+#include "common/file_util.h"
+#include "ingest/html_extractor.h"
+#include "ingest/jsonl_reader.h"
+#include "ingest/markdown_parser.h"
+#include "ingest/text_parser.h"
+#include "ingest/text_util.h"
+
+namespace attest {
+namespace {
+
+// Checks the bytes of a whole-file document; returns an error message or "".
+std::string CheckContent(std::string_view data) {
+  if (auto nul = ingest::FindNul(data)) return "binary file: NUL byte at offset " + std::to_string(*nul);
+  if (auto bad = ingest::FindInvalidUtf8(data)) return "invalid UTF-8 at byte offset " + std::to_string(*bad);
+  return "";
+}
+
+bool HasText(const ParsedDocument& doc) {
+  for (const Block& b : doc.blocks) {
+    if (!ingest::TrimWhitespace(b.text).empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ParseSource(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
+                 const ErrorSink& on_error) {
+  auto error = [&](std::string message) { on_error(SourceError{file.relative, 0, std::move(message)}); };
+  if (file.format == SourceFormat::kBeirJsonl) {
+    ReadJsonlFile(file, options, on_doc, on_error);
+    return;
+  }
+  // ReadFileToString checks the size with fstat before reading anything.
+  Result<std::string> data = ReadFileToString(file.path, options.max_document_bytes);
+  if (!data.ok()) {
+    if (data.status().code() == StatusCode::kResourceExhausted) {
+      struct stat st{};
+      const uint64_t size = ::stat(file.path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : file.size;
+      error("file is " + std::to_string(size) + " bytes, over the limit of " +
+            std::to_string(options.max_document_bytes) + " bytes");
+    } else {
+      error(data.status().message());
+    }
+    return;
+  }
+  if (std::string problem = CheckContent(*data); !problem.empty()) {
+    error(std::move(problem));
+    return;
+  }
+  const std::string_view text = ingest::StripBom(*data);
+  const std::string filename = file.path.filename().string();
+
+  ParsedDocument doc;
+  switch (file.format) {
+    case SourceFormat::kHtml:
+      ExtractHtml(text, &doc);
+      if (doc.title.empty()) doc.title = filename;
+      break;
+    case SourceFormat::kMarkdown: {
+      Status st = ParseMarkdown(text, &doc);
+      if (!st.ok()) {
+        error(st.message());
+        return;
+      }
+      if (doc.title.empty()) doc.title = filename;
+      break;
+    }
+    case SourceFormat::kText:
+      ParsePlainText(text, filename, &doc);
+      break;
+    case SourceFormat::kBeirJsonl:
+      return;  // handled above
+  }
+  if (!HasText(doc)) {
+    error("empty document: no text after extraction");
+    return;
+  }
+  const std::string canonical = doc.url;
+  doc.id = canonical.empty() ? file.relative : canonical;
+  if (doc.url.empty()) doc.url = file.relative;
+  if (doc.site.empty()) doc.site = ingest::UrlHost(canonical);
+  if (doc.site.empty()) doc.site = options.site;
+  on_doc(std::move(doc), data->size());
+}
+
+}  // namespace attest

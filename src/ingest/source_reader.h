@@ -1,0 +1,65 @@
+// Finding and parsing source files: HTML, Markdown, plain text and BEIR JSONL.
+//
+// ListSources walks the given roots (files or directories) deterministically and classifies each
+// file by extension (or by sniffing its first bytes). ParseSource turns one file into
+// ParsedDocuments: one per HTML/Markdown/text file, one per line of a JSONL file.
+//
+// Every file is untrusted input. Problems are reported as SourceError values naming the file (and
+// the line, for JSONL); a bad JSONL line does not stop the rest of the file. Nothing here throws.
+// Thread-safety: the functions are stateless and may run concurrently on different files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ingest/document.h"
+
+namespace attest {
+
+enum class SourceFormat { kHtml, kMarkdown, kText, kBeirJsonl };
+
+std::string_view SourceFormatName(SourceFormat format);
+
+struct SourceFile {
+  std::filesystem::path path;
+  std::string relative;  // relative to the root argument, '/'-separated; a file root gives its filename
+  SourceFormat format = SourceFormat::kText;
+  uint64_t size = 0;
+};
+
+struct SourceError {
+  std::string file;
+  uint64_t line = 0;  // 1-based line of a JSONL file; 0 = the whole file
+  std::string message;
+
+  // "file:line: message" or "file: message".
+  std::string ToString() const;
+};
+
+// Walks `roots` in order. Directories recurse in byte-wise sorted order, skipping entries whose
+// name starts with '.', and skipping web assets that are never documents (.css, .js, images,
+// fonts; see kSkippedAssetExtensions in source_lister.cc). Symlinked directories are followed
+// once (cycles are cut). Formats by extension: .html .htm .xhtml; .md .markdown; .txt .text;
+// .jsonl .ndjson. Other files are sniffed: text -> kText, otherwise the error "binary file".
+// A missing root is an error naming it. Appends to `files` and `errors`.
+void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
+                 std::vector<SourceError>* errors);
+
+struct SourceOptions {
+  uint64_t max_document_bytes = 50ull << 20;  // per file (HTML/Markdown/text) or per JSONL line
+  std::string site;                           // site label when no canonical URL gives a host
+};
+
+using DocumentSink = std::function<void(ParsedDocument&&, uint64_t source_bytes)>;
+using ErrorSink = std::function<void(SourceError&&)>;
+
+// Parses one file. `on_doc` receives each document with the number of source bytes it came from
+// (the file size, or the JSONL line length); `on_error` receives each problem. Errors never abort
+// the other lines of a JSONL file.
+void ParseSource(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
+                 const ErrorSink& on_error);
+
+}  // namespace attest

@@ -1,0 +1,64 @@
+// BM25F scoring shared by TopK() and Exhaustive() so that both compute bit-identical floats.
+// Formula and constants: lexical_query.h (Robertson & Zaragoza 2009; Lucene's IDF).
+//   tf_w = sum_f w_f * tf_f,  dl_w = sum_f w_f * len_f,  avgdl_w = sum_f w_f * avg_len_f
+//   norm = k1 * (1 - b + b * dl_w / avgdl_w)
+//   score(t, d) = idf(t) * tf_w * (k1 + 1) / (tf_w + norm)
+// k1 < 0 is treated as 0 and b is clamped to [0, 1]; negative field weights are treated as 0 (they would break the upper bounds and make no sense).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "lexical/lexical_query.h"
+
+namespace attest {
+
+class Bm25Scorer {
+ public:
+  Bm25Scorer() = default;
+  Bm25Scorer(const Bm25Params& p, const double avg_len[3])
+      : k1_(std::max(0.0f, p.k1)), b_(std::clamp(p.b, 0.0f, 1.0f)), k1p1_(k1_ + 1.0f) {
+    double avg = 0;
+    for (int f = 0; f < 3; ++f) {
+      w_[f] = std::max(0.0f, p.field_weights[f]);
+      avg += double(w_[f]) * avg_len[f];
+    }
+    inv_avgdl_ = avg > 0 ? static_cast<float>(1.0 / avg) : 0.0f;
+  }
+
+  // Lucene's IDF, log(1 + (N - df + 0.5) / (df + 0.5)).
+  static float Idf(uint64_t n, uint64_t df) {
+    const double x = (double(n) - double(df) + 0.5) / (double(df) + 0.5);
+    return static_cast<float>(std::log(1.0 + std::max(0.0, x)));
+  }
+
+  float weight(int f) const { return w_[f]; }
+
+  float DocNorm(uint32_t len0, uint32_t len1, uint32_t len2) const {
+    const float dl = w_[0] * float(len0) + w_[1] * float(len1) + w_[2] * float(len2);
+    return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_));
+  }
+
+  float TermScore(float idf, uint32_t tf0, uint32_t tf1, uint32_t tf2, float norm) const {
+    const float tf = w_[0] * float(tf0) + w_[1] * float(tf1) + w_[2] * float(tf2);
+    if (!(tf > 0.0f)) return 0.0f;
+    return idf * (tf * k1p1_) / (tf + norm);
+  }
+
+  // An upper bound of TermScore over docs whose tfs are <= max_tf and lengths >= min_len.
+  float UpperBound(float idf, const uint32_t max_tf[3], const uint32_t min_len[3]) const {
+    const float s = TermScore(idf, max_tf[0], max_tf[1], max_tf[2], DocNorm(min_len[0], min_len[1], min_len[2]));
+    return s * kSlack + kTiny;
+  }
+
+  static constexpr float kSlack = 1.0f + 1e-5f;
+  static constexpr float kTiny = 1e-12f;
+
+ private:
+  float k1_ = 0.9f, b_ = 0.4f, k1p1_ = 1.9f;
+  float w_[3] = {1, 1, 1};
+  float inv_avgdl_ = 0;
+};
+
+}  // namespace attest

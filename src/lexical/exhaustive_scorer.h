@@ -1,0 +1,20 @@
+// The exact oracle: scores every chunk that matches the query with plain, independent code (full
+// postings decode, string attribute checks, set-based phrase matching) and sorts. TopK() must
+// return exactly its first k results.
+#pragma once
+
+#include <vector>
+
+#include "lexical/lexical_searcher.h"
+#include "lexical/query_plan.h"
+
+namespace attest {
+
+// True when `a` passes `filter` (LexicalFilter semantics, evaluated on strings).
+bool FilterAdmits(const LexicalFilter& filter, const ChunkAttributes& a);
+
+// Appends every matching chunk of `view` with its score to `out` (unsorted).
+void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+                            std::vector<ScoredChunk>* out);
+
+}  // namespace attest

@@ -1,0 +1,53 @@
+#include "lexical/query_plan.h"
+
+#include <algorithm>
+#include <map>
+
+namespace attest {
+
+QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
+                         const std::vector<SegmentView>& segments, uint64_t num_docs,
+                         const double avg_len[3]) {
+  QueryPlan plan;
+  plan.scorer = Bm25Scorer(params, avg_len);
+  std::vector<std::string> scoring, other;
+  for (const QueryClause& c : query.clauses) {
+    if (c.terms.empty()) continue;
+    for (const auto& t : c.terms) (c.occur == Occur::kMustNot ? other : scoring).push_back(t);
+  }
+  std::sort(scoring.begin(), scoring.end());
+  scoring.erase(std::unique(scoring.begin(), scoring.end()), scoring.end());
+  std::sort(other.begin(), other.end());
+  other.erase(std::unique(other.begin(), other.end()), other.end());
+  std::map<std::string, uint32_t> index;
+  for (const auto& t : scoring) {
+    index.emplace(t, static_cast<uint32_t>(plan.terms.size()));
+    plan.terms.push_back({t, 0, 0});
+  }
+  plan.num_scoring = static_cast<uint32_t>(plan.terms.size());
+  for (const auto& t : other) {
+    if (index.emplace(t, static_cast<uint32_t>(plan.terms.size())).second) plan.terms.push_back({t, 0, 0});
+  }
+  for (PlanTerm& t : plan.terms) {
+    for (const SegmentView& v : segments) t.df += v.segment->doc_freq(t.text);
+    t.idf = Bm25Scorer::Idf(num_docs, t.df);
+  }
+  bool any_positive = false;
+  for (const QueryClause& c : query.clauses) {
+    if (c.terms.empty()) continue;
+    PlanClause pc;
+    pc.occur = c.occur;
+    pc.phrase = c.phrase && c.terms.size() > 1;
+    for (size_t i = 0; i < c.terms.size(); ++i) {
+      pc.terms.push_back(index.at(c.terms[i]));
+      pc.rel.push_back(i < c.positions.size() ? int64_t(c.positions[i]) : int64_t(i));
+    }
+    if (c.occur == Occur::kMust) plan.has_must = true;
+    if (c.occur != Occur::kMustNot) any_positive = true;
+    plan.clauses.push_back(std::move(pc));
+  }
+  plan.matches_nothing = !any_positive;
+  return plan;
+}
+
+}  // namespace attest

@@ -1,0 +1,45 @@
+// A LexicalQuery resolved against the collection statistics of a searcher: distinct terms with
+// their IDF in one canonical order, and clauses referring to them by index. Shared by TopK() and
+// Exhaustive(), so both sum the same per-term floats in the same order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lexical/bm25.h"
+#include "lexical/lexical_query.h"
+#include "lexical/segment.h"
+
+namespace attest {
+
+struct PlanTerm {
+  std::string text;
+  uint64_t df = 0;   // over all segments of the searcher
+  float idf = 0;     // meaningful for scoring terms only
+};
+
+struct PlanClause {
+  Occur occur = Occur::kShould;
+  bool phrase = false;                  // true only for phrases of 2+ terms
+  std::vector<uint32_t> terms;          // indices into QueryPlan::terms
+  std::vector<int64_t> rel;             // relative position of each term (phrases)
+};
+
+struct QueryPlan {
+  // Scoring terms (distinct terms of kShould and kMust clauses) first, in byte order; then the
+  // terms only kMustNot clauses use.
+  std::vector<PlanTerm> terms;
+  uint32_t num_scoring = 0;
+  std::vector<PlanClause> clauses;
+  bool has_must = false;
+  bool matches_nothing = false;  // no clause can ever be satisfied (e.g. only excluded clauses)
+  Bm25Scorer scorer;
+};
+
+// `num_docs` and `avg_len` are collection statistics; `segments` supply document frequencies.
+QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
+                         const std::vector<SegmentView>& segments, uint64_t num_docs,
+                         const double avg_len[3]);
+
+}  // namespace attest

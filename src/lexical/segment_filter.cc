@@ -1,0 +1,102 @@
+#include "lexical/segment_filter.h"
+
+#include <algorithm>
+
+namespace attest {
+
+SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter) : seg_(&seg) {
+  empty_ = filter.empty();
+  const uint32_t n = seg.num_docs();
+  estimate_ = n;
+  if (empty_) return;
+  auto consider = [&](std::vector<U32List> lists) {
+    uint64_t total = 0;
+    for (const auto& l : lists) total += l.size;
+    if (total <= estimate_) {
+      estimate_ = total;
+      drive_lists_ = std::move(lists);
+    }
+  };
+  auto setup = [&](int fam_index, const std::vector<std::string>& values) {
+    Family& fam = fam_[fam_index];
+    const auto af = static_cast<AttrFamily>(fam_index);
+    fam.active = true;
+    fam.allowed.assign(seg.num_values(af), 0);
+    std::vector<U32List> lists;
+    for (const auto& v : values) {
+      if (auto id = seg.FindValue(af, v); id && !fam.allowed[*id]) {
+        fam.allowed[*id] = 1;
+        lists.push_back(seg.value_docs(af, *id));
+      }
+    }
+    if (lists.empty()) nothing_ = true;
+    consider(std::move(lists));
+  };
+  if (filter.tenant) setup(0, {*filter.tenant});
+  if (!filter.source_types.empty()) setup(1, filter.source_types);
+  if (!filter.sites.empty()) setup(2, filter.sites);
+  if (!filter.versions.empty()) setup(3, filter.versions);
+  if (filter.groups) {
+    groups_active_ = true;
+    groups_allowed_.assign(seg.num_values(AttrFamily::kGroup), 0);
+    std::vector<U32List> lists{seg.public_docs()};
+    for (const auto& g : *filter.groups) {
+      if (auto id = seg.FindValue(AttrFamily::kGroup, g); id && !groups_allowed_[*id]) {
+        groups_allowed_[*id] = 1;
+        lists.push_back(seg.value_docs(AttrFamily::kGroup, *id));
+      }
+    }
+    consider(std::move(lists));
+  }
+  date_from_ = filter.date_from;
+  date_to_ = filter.date_to;
+  if (date_from_ && date_to_ && *date_from_ > *date_to_) nothing_ = true;
+  if (nothing_) estimate_ = 0;
+}
+
+bool SegmentFilter::Admits(uint32_t d) const {
+  if (empty_) return true;
+  if (nothing_) return false;
+  for (int f = 0; f < 4; ++f) {
+    if (fam_[f].active && !fam_[f].allowed[seg_->column(d, static_cast<AttrFamily>(f))]) return false;
+  }
+  if (date_from_ || date_to_) {
+    const int32_t date = seg_->date(d);
+    if (date == ChunkAttributes::kNoDate) return false;
+    if (date_from_ && date < *date_from_) return false;
+    if (date_to_ && date > *date_to_) return false;
+  }
+  if (groups_active_) {
+    const U32List acl = seg_->acl(d);
+    if (acl.size == 0) return true;
+    for (uint32_t i = 0; i < acl.size; ++i) {
+      if (groups_allowed_[acl[i]]) return true;
+    }
+    return false;
+  }
+  return true;
+}
+
+std::vector<uint32_t> SegmentFilter::Materialize() const {
+  std::vector<uint32_t> out;
+  if (nothing_) return out;
+  if (drive_lists_.empty()) {  // only a date range: scan the column
+    for (uint32_t d = 0; d < seg_->num_docs(); ++d) {
+      if (Admits(d)) out.push_back(d);
+    }
+    return out;
+  }
+  out.reserve(estimate_);
+  for (const U32List& l : drive_lists_) {
+    for (uint32_t i = 0; i < l.size; ++i) {
+      if (Admits(l[i])) out.push_back(l[i]);
+    }
+  }
+  if (drive_lists_.size() > 1) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  return out;
+}
+
+}  // namespace attest

@@ -1,0 +1,46 @@
+// A LexicalFilter compiled against one segment's attribute dictionaries: per-doc tests read the
+// dictionary-encoded columns; for selective filters, the admitted docs can be materialized from
+// the per-value doc lists so the traversal is driven by them.
+// Not thread-safe; one per query and segment.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lexical/lexical_query.h"
+#include "lexical/segment_impl.h"
+
+namespace attest {
+
+class SegmentFilter {
+ public:
+  SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter);
+
+  bool empty() const { return empty_; }               // admits everything
+  bool admits_nothing() const { return nothing_; }    // no doc of the segment can pass
+  bool Admits(uint32_t d) const;
+
+  // An upper estimate of the number of admitted docs, from the most selective doc lists.
+  uint64_t EstimatedCount() const { return estimate_; }
+  // The sorted admitted docs (each verified with Admits()).
+  std::vector<uint32_t> Materialize() const;
+
+ private:
+  struct Family {
+    bool active = false;
+    std::vector<uint8_t> allowed;  // per dictionary id
+  };
+  const SegmentImpl* seg_;
+  bool empty_ = true;
+  bool nothing_ = false;
+  Family fam_[4];                   // tenant, source_type, site, version
+  bool groups_active_ = false;
+  std::vector<uint8_t> groups_allowed_;
+  std::optional<int32_t> date_from_, date_to_;
+  uint64_t estimate_ = 0;
+  // Doc lists whose union contains every admitted doc (from the most selective family).
+  std::vector<U32List> drive_lists_;
+};
+
+}  // namespace attest

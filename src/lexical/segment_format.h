@@ -1,0 +1,86 @@
+// Constants and little-endian helpers of the segment file format (docs/segment_format.md).
+// Private to src/lexical/.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace attest::segfmt {
+
+inline constexpr char kMagic[8] = {'A', 'T', 'S', 'E', 'G', 'M', 'T', '1'};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kBlockSize = 128;  // documents per postings block
+inline constexpr uint32_t kHeaderSize = 16;  // magic, version, flags
+// Footer tail: footer_offset u64, crc32c u32, magic 8 bytes.
+inline constexpr uint32_t kTailSize = 8 + 4 + 8;
+
+// Section ids, in file order. The footer stores (offset, length) for each, in this order.
+enum Section : int {
+  kMeta = 0,         // SegmentMeta
+  kChunkIds,         // u64 per doc, strictly increasing
+  kFieldLens,        // u32 x 3 per doc (title, section, body)
+  kDict,             // DictEntry per term, sorted by term bytes
+  kTermBlob,         // concatenated term bytes
+  kSkips,            // SkipEntry per postings block, grouped by term
+  kPostings,         // packed blocks (postings_codec.h)
+  kPositions,        // delta varints, per block, doc-major then field-major
+  kTenantDict,       // string tables: count u32, offsets u32[count+1], bytes
+  kSourceTypeDict,
+  kSiteDict,
+  kVersionDict,
+  kGroupDict,
+  kAttrColumns,      // per doc: tenant, source_type, site, version (u32 ids), date (i32)
+  kAclOffsets,       // u32[num_docs + 1] into kAclIds
+  kAclIds,           // u32 group ids, sorted per doc
+  kValueListOffsets, // u32[num_values + 1] into kValueListDocs; families: tenant, source_type, site,
+                     // version, group, then one "public" list
+  kValueListDocs,    // u32 local docs, sorted per list
+  kNumSections
+};
+
+struct SegmentMeta {  // 48 bytes on disk
+  uint32_t num_docs;
+  uint32_t num_terms;
+  uint32_t num_skips;
+  uint32_t reserved;
+  uint64_t total_len[3];
+  uint64_t reserved2;
+};
+inline constexpr uint32_t kMetaSize = 48;
+
+// One term of the dictionary, 32 bytes on disk.
+struct DictEntry {
+  uint32_t term_offset;    // into kTermBlob
+  uint32_t term_length;
+  uint32_t df;             // documents containing the term
+  uint32_t first_skip;     // index of its first SkipEntry; it has ceil(df / 128) of them
+  uint64_t postings_offset;   // into kPostings, start of its first block
+  uint64_t positions_offset;  // into kPositions, start of its first block's positions
+};
+inline constexpr uint32_t kDictEntrySize = 32;
+
+// One postings block of a term, 36 bytes on disk.
+struct SkipEntry {
+  uint32_t last_doc;        // last local doc of the block
+  uint32_t block_offset;    // relative to the term's postings_offset
+  uint32_t positions_offset;  // relative to the term's positions_offset
+  uint32_t max_tf[3];       // per field maximum term frequency in the block
+  uint32_t min_len[3];      // per field minimum field length over the block's docs
+};
+inline constexpr uint32_t kSkipEntrySize = 36;
+
+inline constexpr uint32_t kColumnsPerDoc = 5;
+inline constexpr int kNumValueFamilies = 5;  // tenant, source_type, site, version, group (+ public)
+
+inline uint32_t Load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+}  // namespace attest::segfmt

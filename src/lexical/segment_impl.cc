@@ -1,0 +1,303 @@
+#include "lexical/segment_impl.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "common/checksum.h"
+#include "lexical/postings_codec.h"
+
+namespace attest {
+
+using namespace segfmt;  // NOLINT(google-build-using-namespace): format constants
+
+static_assert(std::endian::native == std::endian::little, "segment format readers assume little-endian");
+
+namespace {
+
+const char* SectionName(int s) {
+  static const char* kNames[kNumSections] = {
+      "meta",         "chunk_ids",    "field_lengths", "dictionary", "term_blob",   "skips",
+      "postings",     "positions",    "tenant_dict",   "source_type_dict", "site_dict",
+      "version_dict", "group_dict",   "attr_columns",  "acl_offsets", "acl_ids",
+      "value_list_offsets", "value_list_docs"};
+  return kNames[s];
+}
+
+Status Corrupt(const std::string& what) { return Status::Corruption("segment: " + what); }
+
+}  // namespace
+
+Result<std::unique_ptr<SegmentImpl>> SegmentImpl::Create(std::shared_ptr<const void> owner,
+                                                         const uint8_t* data, size_t size) {
+  std::unique_ptr<SegmentImpl> impl(new SegmentImpl());
+  impl->owner_ = std::move(owner);
+  impl->data_ = data;
+  impl->size_ = size;
+  ATTEST_RETURN_IF_ERROR(impl->Validate());
+  return impl;
+}
+
+Status SegmentImpl::Validate() {
+  if (size_ < kHeaderSize + kTailSize) {
+    return Corrupt("file of " + std::to_string(size_) + " bytes is too small to be a segment (truncated?)");
+  }
+  if (std::memcmp(data_, kMagic, 8) != 0) return Corrupt("bad magic at start of file (not a segment file)");
+  if (std::memcmp(data_ + size_ - 8, kMagic, 8) != 0) {
+    return Corrupt("bad magic at end of file (truncated or not a segment file)");
+  }
+  const uint32_t stored_crc = Load32(data_ + size_ - 12);
+  const uint32_t crc = Crc32c(data_, size_ - 12);
+  if (crc != stored_crc) return Corrupt("checksum mismatch (file is damaged)");
+  const uint32_t version = Load32(data_ + 8);
+  if (version != kFormatVersion) {
+    return Status::Unsupported("segment: format version " + std::to_string(version) +
+                               " is not supported (this build reads version " +
+                               std::to_string(kFormatVersion) + ")");
+  }
+  const uint64_t footer = Load64(data_ + size_ - kTailSize);
+  const uint64_t footer_end = size_ - kTailSize;
+  if (footer < kHeaderSize || footer + 4 > footer_end) return Corrupt("footer offset out of bounds");
+  const uint32_t n_sections = Load32(data_ + footer);
+  if (n_sections != kNumSections) {
+    return Corrupt("footer lists " + std::to_string(n_sections) + " sections, expected " +
+                   std::to_string(kNumSections));
+  }
+  if (footer + 4 + uint64_t(n_sections) * 16 != footer_end) return Corrupt("footer size mismatch");
+  for (int s = 0; s < kNumSections; ++s) {
+    const uint64_t off = Load64(data_ + footer + 4 + 16 * s);
+    const uint64_t len = Load64(data_ + footer + 12 + 16 * s);
+    if (off < kHeaderSize || off > footer || len > footer - off) {
+      return Corrupt(std::string("section ") + SectionName(s) + " out of bounds");
+    }
+    sec_[s] = data_ + off;
+    len_[s] = len;
+  }
+  // Meta.
+  if (len_[kMeta] != kMetaSize) return Corrupt("meta section has wrong size");
+  num_docs_ = Load32(sec_[kMeta]);
+  num_terms_ = Load32(sec_[kMeta] + 4);
+  num_skips_ = Load32(sec_[kMeta] + 8);
+  for (int f = 0; f < 3; ++f) total_len_[f] = Load64(sec_[kMeta] + 16 + 8 * f);
+  const uint64_t n = num_docs_;
+  if (len_[kChunkIds] != 8 * n) return Corrupt("chunk id section size does not match doc count");
+  if (len_[kFieldLens] != 12 * n) return Corrupt("field length section size does not match doc count");
+  if (len_[kDict] != uint64_t(kDictEntrySize) * num_terms_) return Corrupt("dictionary size mismatch");
+  if (len_[kSkips] != uint64_t(kSkipEntrySize) * num_skips_) return Corrupt("skip table size mismatch");
+  if (len_[kAttrColumns] != 20 * n) return Corrupt("attribute column size mismatch");
+  if (len_[kAclOffsets] != 4 * (n + 1)) return Corrupt("ACL offsets size mismatch");
+  if (len_[kPostings] < codec::kReadPadding) return Corrupt("postings section lacks padding");
+  // Per-doc data.
+  uint64_t sums[3] = {0, 0, 0};
+  for (uint32_t d = 0; d < num_docs_; ++d) {
+    if (d > 0 && chunk_id(d) <= chunk_id(d - 1)) return Corrupt("chunk ids are not strictly increasing");
+    for (int f = 0; f < 3; ++f) sums[f] += field_len(d, f);
+  }
+  for (int f = 0; f < 3; ++f) {
+    if (sums[f] != total_len_[f]) return Corrupt("field length totals do not match meta");
+  }
+  // Attribute dictionaries and columns.
+  for (int fam = 0; fam < 5; ++fam) ATTEST_RETURN_IF_ERROR(ValidateStringTable(kTenantDict + fam, &dict_count_[fam]));
+  for (int fam = 0; fam < 5; ++fam) family_base_[fam + 1] = family_base_[fam] + dict_count_[fam];
+  num_value_lists_ = family_base_[5] + 1;  // + the public list
+  for (uint32_t d = 0; d < num_docs_; ++d) {
+    for (int fam = 0; fam < 4; ++fam) {
+      if (column(d, static_cast<AttrFamily>(fam)) >= dict_count_[fam]) {
+        return Corrupt("attribute column value out of dictionary range");
+      }
+    }
+  }
+  const uint64_t n_acl = len_[kAclIds] / 4;
+  if (len_[kAclIds] % 4 != 0) return Corrupt("ACL ids size is not a multiple of 4");
+  for (uint32_t d = 0; d <= num_docs_; ++d) {
+    const uint32_t o = Load32(sec_[kAclOffsets] + 4 * size_t(d));
+    if ((d == 0 && o != 0) || (d > 0 && o < Load32(sec_[kAclOffsets] + 4 * size_t(d - 1))) || o > n_acl) {
+      return Corrupt("ACL offsets are not monotonic or out of range");
+    }
+  }
+  if (Load32(sec_[kAclOffsets] + 4 * n) != n_acl) return Corrupt("ACL offsets do not cover the ACL ids");
+  for (uint32_t d = 0; d < num_docs_; ++d) {
+    U32List l = acl(d);
+    for (uint32_t i = 0; i < l.size; ++i) {
+      if (l[i] >= dict_count_[4] || (i > 0 && l[i] <= l[i - 1])) return Corrupt("ACL group ids invalid");
+    }
+  }
+  // Value lists.
+  if (len_[kValueListOffsets] != 4 * (uint64_t(num_value_lists_) + 1)) return Corrupt("value list offsets size mismatch");
+  if (len_[kValueListDocs] % 4 != 0) return Corrupt("value list docs size is not a multiple of 4");
+  const uint64_t n_vdocs = len_[kValueListDocs] / 4;
+  for (uint32_t g = 0; g <= num_value_lists_; ++g) {
+    const uint32_t o = Load32(sec_[kValueListOffsets] + 4 * size_t(g));
+    if ((g == 0 && o != 0) || (g > 0 && o < Load32(sec_[kValueListOffsets] + 4 * size_t(g - 1))) || o > n_vdocs) {
+      return Corrupt("value list offsets are not monotonic or out of range");
+    }
+  }
+  if (Load32(sec_[kValueListOffsets] + 4 * size_t(num_value_lists_)) != n_vdocs) {
+    return Corrupt("value list offsets do not cover the value list docs");
+  }
+  for (uint32_t g = 0; g < num_value_lists_; ++g) {
+    U32List l = ValueList(g);
+    for (uint32_t i = 0; i < l.size; ++i) {
+      if (l[i] >= num_docs_ || (i > 0 && l[i] <= l[i - 1])) return Corrupt("value list docs invalid");
+    }
+  }
+  return ValidatePostings();
+}
+
+Status SegmentImpl::ValidateStringTable(int s, uint32_t* count) {
+  const uint8_t* p = sec_[s];
+  const uint64_t len = len_[s];
+  const std::string name = SectionName(s);
+  if (len < 8) return Corrupt(name + " too small");
+  const uint32_t c = Load32(p);
+  if (uint64_t(c) * 4 + 8 > len) return Corrupt(name + " count out of range");
+  const uint64_t blob = 4 + 4 * (uint64_t(c) + 1);
+  uint32_t prev = 0;
+  for (uint32_t i = 0; i <= c; ++i) {
+    const uint32_t o = Load32(p + 4 + 4 * size_t(i));
+    if (o < prev || blob + o > len || (i == 0 && o != 0)) return Corrupt(name + " offsets invalid");
+    prev = o;
+  }
+  if (blob + prev != len) return Corrupt(name + " size mismatch");
+  *count = c;
+  for (uint32_t i = 1; i < c; ++i) {
+    auto fam = static_cast<AttrFamily>(s - kTenantDict);
+    if (!(value(fam, i - 1) < value(fam, i))) {
+      *count = 0;
+      return Corrupt(name + " is not sorted");
+    }
+  }
+  return Status::Ok();
+}
+
+Status SegmentImpl::ValidatePostings() {
+  const uint8_t* post_end = sec_[kPostings] + len_[kPostings] - codec::kReadPadding;
+  uint32_t expected_skip = 0;
+  uint32_t docs[kBlockSize];
+  for (uint32_t t = 0; t < num_terms_; ++t) {
+    const uint8_t* e = sec_[kDict] + size_t(t) * kDictEntrySize;
+    const uint32_t toff = Load32(e), tlen = Load32(e + 4), df = Load32(e + 8), first_skip = Load32(e + 12);
+    const uint64_t poff = Load64(e + 16), posoff = Load64(e + 24);
+    if (uint64_t(toff) + tlen > len_[kTermBlob]) return Corrupt("term bytes out of bounds");
+    if (t > 0 && !(term(t - 1) < term(t))) return Corrupt("dictionary terms are not strictly sorted");
+    if (df == 0 || df > num_docs_) return Corrupt("term document frequency out of range");
+    const uint32_t nb = (df + kBlockSize - 1) / kBlockSize;
+    if (first_skip != expected_skip || uint64_t(first_skip) + nb > num_skips_) return Corrupt("term skip index out of range");
+    expected_skip += nb;
+    if (poff >= len_[kPostings] - codec::kReadPadding || posoff > len_[kPositions]) {
+      return Corrupt("term postings offset out of range");
+    }
+    const uint8_t* base = sec_[kPostings] + poff;
+    int64_t prev = -1;
+    for (uint32_t b = 0; b < nb; ++b) {
+      SkipEntry s = skip(first_skip + b);
+      const uint32_t n = b + 1 < nb ? kBlockSize : df - b * kBlockSize;
+      const uint8_t* p = base + s.block_offset;
+      if (p + 4 > post_end) return Corrupt("postings block out of bounds");
+      for (int i = 0; i < 4; ++i) {
+        if (p[i] > 32) return Corrupt("postings block bit width > 32");
+      }
+      if (codec::EncodedBlockSize(p, n) > size_t(post_end - p)) return Corrupt("postings block out of bounds");
+      if (posoff + s.positions_offset > len_[kPositions]) return Corrupt("positions offset out of bounds");
+      // Decode the gaps with 64-bit sums so that no wrap-around can hide an out-of-range doc.
+      codec::UnpackBits(p + 4, n, p[0], docs);
+      uint64_t acc = uint64_t(prev + 1);
+      for (uint32_t i = 0; i < n; ++i) {
+        acc += uint64_t(docs[i]) + (i == 0 ? 0 : 1);
+        if (acc >= num_docs_) return Corrupt("postings doc id out of range");
+      }
+      if (acc != s.last_doc) return Corrupt("postings block does not end at its skip entry's last doc");
+      prev = s.last_doc;
+    }
+  }
+  if (expected_skip != num_skips_) return Corrupt("skip table has entries no term uses");
+  return Status::Ok();
+}
+
+std::optional<uint32_t> SegmentImpl::local_of(uint64_t id) const {
+  uint32_t lo = 0, hi = num_docs_;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (chunk_id(mid) < id) lo = mid + 1; else hi = mid;
+  }
+  if (lo < num_docs_ && chunk_id(lo) == id) return lo;
+  return std::nullopt;
+}
+
+std::string_view SegmentImpl::term(uint32_t index) const {
+  const uint8_t* e = sec_[kDict] + size_t(index) * kDictEntrySize;
+  return {reinterpret_cast<const char*>(sec_[kTermBlob] + Load32(e)), Load32(e + 4)};
+}
+
+TermPostings SegmentImpl::postings(uint32_t index) const {
+  const uint8_t* e = sec_[kDict] + size_t(index) * kDictEntrySize;
+  TermPostings tp;
+  tp.df = Load32(e + 8);
+  tp.num_blocks = (tp.df + kBlockSize - 1) / kBlockSize;
+  tp.first_skip = Load32(e + 12);
+  tp.postings = sec_[kPostings] + Load64(e + 16);
+  tp.positions = sec_[kPositions] + Load64(e + 24);
+  return tp;
+}
+
+std::optional<TermPostings> SegmentImpl::FindTerm(std::string_view t) const {
+  uint32_t lo = 0, hi = num_terms_;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (term(mid) < t) lo = mid + 1; else hi = mid;
+  }
+  if (lo < num_terms_ && term(lo) == t) return postings(lo);
+  return std::nullopt;
+}
+
+SkipEntry SegmentImpl::skip(uint32_t index) const {
+  const uint8_t* p = skip_ptr(index);
+  SkipEntry s;
+  s.last_doc = Load32(p);
+  s.block_offset = Load32(p + 4);
+  s.positions_offset = Load32(p + 8);
+  for (int f = 0; f < 3; ++f) {
+    s.max_tf[f] = Load32(p + 12 + 4 * f);
+    s.min_len[f] = Load32(p + 24 + 4 * f);
+  }
+  return s;
+}
+
+std::string_view SegmentImpl::value(AttrFamily f, uint32_t id) const {
+  const uint8_t* p = sec_[kTenantDict + static_cast<int>(f)];
+  const uint32_t c = Load32(p);
+  const uint8_t* blob = p + 4 + 4 * (size_t(c) + 1);
+  const uint32_t a = Load32(p + 4 + 4 * size_t(id)), b = Load32(p + 8 + 4 * size_t(id));
+  return {reinterpret_cast<const char*>(blob + a), b - a};
+}
+
+std::optional<uint32_t> SegmentImpl::FindValue(AttrFamily f, std::string_view s) const {
+  uint32_t lo = 0, hi = dict_count_[static_cast<int>(f)];
+  const uint32_t n = hi;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (value(f, mid) < s) lo = mid + 1; else hi = mid;
+  }
+  if (lo < n && value(f, lo) == s) return lo;
+  return std::nullopt;
+}
+
+U32List SegmentImpl::acl(uint32_t d) const {
+  const uint32_t a = Load32(sec_[kAclOffsets] + 4 * size_t(d));
+  const uint32_t b = Load32(sec_[kAclOffsets] + 4 * size_t(d) + 4);
+  return {sec_[kAclIds] + 4 * size_t(a), b - a};
+}
+
+U32List SegmentImpl::ValueList(uint32_t g) const {
+  const uint32_t a = Load32(sec_[kValueListOffsets] + 4 * size_t(g));
+  const uint32_t b = Load32(sec_[kValueListOffsets] + 4 * size_t(g) + 4);
+  return {sec_[kValueListDocs] + 4 * size_t(a), b - a};
+}
+
+U32List SegmentImpl::value_docs(AttrFamily f, uint32_t id) const {
+  return ValueList(family_base_[static_cast<int>(f)] + id);
+}
+
+U32List SegmentImpl::public_docs() const { return ValueList(family_base_[5]); }
+
+}  // namespace attest

@@ -1,0 +1,109 @@
+// The validated, read-only view of one segment image (mmapped file or in-memory bytes).
+// Every accessor assumes Open() validation passed: offsets are in bounds, docs < num_docs.
+//
+// Thread-safety: immutable after construction; any number of threads may read concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "attest/status.h"
+#include "common/file_util.h"
+#include "common/strong_id.h"
+#include "lexical/indexed_chunk.h"
+#include "lexical/segment_format.h"
+
+namespace attest {
+
+// Families of filter attribute values (dictionary-encoded per segment).
+enum class AttrFamily : uint32_t { kTenant = 0, kSourceType, kSite, kVersion, kGroup };
+
+// A term's postings inside the segment.
+struct TermPostings {
+  uint32_t df = 0;
+  uint32_t num_blocks = 0;
+  uint32_t first_skip = 0;
+  const uint8_t* postings = nullptr;   // start of its first block
+  const uint8_t* positions = nullptr;  // start of its first block's positions
+};
+
+// A read-only list of sorted u32 values stored little-endian (maybe unaligned).
+struct U32List {
+  const uint8_t* data = nullptr;
+  uint32_t size = 0;
+  uint32_t operator[](uint32_t i) const { return segfmt::Load32(data + 4 * size_t(i)); }
+};
+
+class SegmentImpl {
+ public:
+  // Validates `bytes` (magic, version, checksum, section bounds, internal structure).
+  // `owner` keeps the bytes alive (a MappedFile or a std::string).
+  static Result<std::unique_ptr<SegmentImpl>> Create(std::shared_ptr<const void> owner,
+                                                     const uint8_t* data, size_t size);
+
+  uint32_t num_docs() const { return num_docs_; }
+  uint32_t num_terms() const { return num_terms_; }
+  uint64_t file_size() const { return size_; }
+  uint64_t total_len(int f) const { return total_len_[f]; }
+
+  uint64_t chunk_id(uint32_t d) const { return segfmt::Load64(sec_[segfmt::kChunkIds] + 8 * size_t(d)); }
+  uint32_t field_len(uint32_t d, int f) const {
+    return segfmt::Load32(sec_[segfmt::kFieldLens] + 12 * size_t(d) + 4 * f);
+  }
+  const uint8_t* field_lens_row(uint32_t d) const { return sec_[segfmt::kFieldLens] + 12 * size_t(d); }
+  std::optional<uint32_t> local_of(uint64_t chunk_id) const;
+
+  std::optional<TermPostings> FindTerm(std::string_view term) const;
+  std::string_view term(uint32_t index) const;
+  TermPostings postings(uint32_t index) const;
+  segfmt::SkipEntry skip(uint32_t index) const;
+  uint32_t skip_last_doc(uint32_t index) const {
+    return segfmt::Load32(sec_[segfmt::kSkips] + size_t(index) * segfmt::kSkipEntrySize);
+  }
+  const uint8_t* skip_ptr(uint32_t index) const {
+    return sec_[segfmt::kSkips] + size_t(index) * segfmt::kSkipEntrySize;
+  }
+  const uint8_t* positions_end() const { return sec_[segfmt::kPositions] + len_[segfmt::kPositions]; }
+
+  // Attribute dictionaries.
+  uint32_t num_values(AttrFamily f) const { return dict_count_[static_cast<int>(f)]; }
+  std::string_view value(AttrFamily f, uint32_t id) const;
+  std::optional<uint32_t> FindValue(AttrFamily f, std::string_view s) const;
+  // Per-doc columns.
+  uint32_t column(uint32_t d, AttrFamily f) const {
+    return segfmt::Load32(sec_[segfmt::kAttrColumns] + 20 * size_t(d) + 4 * static_cast<int>(f));
+  }
+  int32_t date(uint32_t d) const {
+    return static_cast<int32_t>(segfmt::Load32(sec_[segfmt::kAttrColumns] + 20 * size_t(d) + 16));
+  }
+  U32List acl(uint32_t d) const;
+  // Sorted docs having value `id` of family `f`.
+  U32List value_docs(AttrFamily f, uint32_t id) const;
+  // Sorted docs with an empty ACL.
+  U32List public_docs() const;
+
+ private:
+  SegmentImpl() = default;
+  Status Validate();
+  Status ValidateStringTable(int section, uint32_t* count);
+  Status ValidatePostings();
+  U32List ValueList(uint32_t global_index) const;
+
+  std::shared_ptr<const void> owner_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  const uint8_t* sec_[segfmt::kNumSections] = {};
+  uint64_t len_[segfmt::kNumSections] = {};
+  uint32_t num_docs_ = 0;
+  uint32_t num_terms_ = 0;
+  uint32_t num_skips_ = 0;
+  uint64_t total_len_[3] = {0, 0, 0};
+  uint32_t dict_count_[5] = {0, 0, 0, 0, 0};
+  uint32_t family_base_[6] = {0, 0, 0, 0, 0, 0};
+  uint32_t num_value_lists_ = 0;
+};
+
+}  // namespace attest

@@ -1,0 +1,63 @@
+// The TopK traversal of one segment: block-max MaxScore for disjunctions, block-max AND for
+// queries with required clauses, and a filter-driven mode that walks the admitted docs when a
+// filter is selective. Filters and deletions are evaluated before a candidate reaches the heap.
+// Not thread-safe; one per query and segment.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lexical/lexical_searcher.h"
+#include "lexical/postings_cursor.h"
+#include "lexical/query_plan.h"
+#include "lexical/segment_filter.h"
+#include "lexical/topk_heap.h"
+
+namespace attest {
+
+// A filter admitting fewer docs than (postings to traverse) / kDriveRatio drives the traversal.
+inline constexpr uint64_t kDriveRatio = 2;
+
+class SegmentSearch {
+ public:
+  SegmentSearch(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+                TopKHeap* heap, LexicalSearchStats* stats);
+  void Run();
+
+ private:
+  struct Term {
+    std::unique_ptr<PostingsCursor> cur;  // null when absent from the segment
+    float idf = 0;
+    float ub = 0;                         // term-level upper bound in this segment
+  };
+  float BlockUb(uint32_t t, uint32_t d);  // 0 when the term cannot contain d
+  bool Present(uint32_t t, uint32_t d) {
+    return terms_[t].cur && terms_[t].cur->NextGEQ(d) == d;
+  }
+  bool Rejected(uint32_t d);              // deletion or filter (counts docs_filtered)
+  bool Excluded(uint32_t d);              // a kMustNot clause matches
+  bool PhraseMatches(const PlanClause& c, uint32_t d);
+  // Scores d given that `known` terms' cursors are already positioned; `rest` are evaluated in
+  // order with bound `rest_bound[j]` = sum of the bounds of rest[j..]. Offers d to the heap.
+  void Score(uint32_t d, const std::vector<uint32_t>& known, const std::vector<uint32_t>& rest,
+             const std::vector<float>& rest_bound);
+  void RunConjunctive(const std::vector<uint32_t>* admitted);
+  void RunDisjunctive();
+  void RunDriven(const std::vector<uint32_t>& admitted);
+
+  const QueryPlan& plan_;
+  const SegmentImpl& seg_;
+  const DeletedDocs* deleted_;
+  SegmentFilter filter_;
+  bool filter_in_lists_ = false;  // docs come from the materialized admitted list
+  TopKHeap* heap_;
+  LexicalSearchStats* stats_;
+  std::vector<Term> terms_;
+  std::vector<float> contrib_;
+  std::vector<uint32_t> required_;  // scoring terms of kMust clauses
+  std::vector<uint32_t> optional_;  // other scoring terms present in the segment
+  std::vector<uint32_t> pos_[3];
+  std::vector<std::vector<uint32_t>> phrase_pos_;  // [term in clause * 3 + field]
+};
+
+}  // namespace attest

@@ -1,0 +1,366 @@
+#include "lexical/segment_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "common/checksum.h"
+#include "common/file_util.h"
+#include "common/varint.h"
+#include "lexical/postings_codec.h"
+#include "lexical/segment_format.h"
+#include "lexical/term_table.h"
+
+namespace attest {
+
+using namespace segfmt;  // NOLINT(google-build-using-namespace): format constants
+
+namespace {
+
+inline void AppendVarint32(std::string* out, uint32_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+inline uint32_t ReadVarint32(const uint8_t*& p) {
+  uint32_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t b = *p++;
+    v |= uint32_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+}
+
+// Interns attribute strings of one family; ids are provisional (first-seen order) until Finish().
+struct ValueDict {
+  std::unordered_map<std::string, uint32_t> ids;
+  std::vector<std::string> values;
+  uint32_t Intern(const std::string& s) {
+    auto [it, inserted] = ids.emplace(s, static_cast<uint32_t>(values.size()));
+    if (inserted) values.push_back(s);
+    return it->second;
+  }
+  // Sorted values and the map provisional id -> sorted id.
+  void Finish(std::vector<std::string>* sorted, std::vector<uint32_t>* remap) const {
+    std::vector<uint32_t> order(values.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return values[a] < values[b]; });
+    remap->assign(values.size(), 0);
+    sorted->clear();
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      (*remap)[order[i]] = i;
+      sorted->push_back(values[order[i]]);
+    }
+  }
+};
+
+std::string StringTable(const std::vector<std::string>& values) {
+  std::string out;
+  PutFixed32(&out, static_cast<uint32_t>(values.size()));
+  uint32_t off = 0;
+  PutFixed32(&out, 0);
+  for (const auto& v : values) {
+    off += static_cast<uint32_t>(v.size());
+    PutFixed32(&out, off);
+  }
+  for (const auto& v : values) out += v;
+  return out;
+}
+
+struct TermState {
+  std::string stream;    // per doc: varint gap, varint (tf_body << 1 | other), [tf_title, tf_section], positions
+  uint32_t last_doc = 0;
+  uint32_t df = 0;
+};
+
+}  // namespace
+
+struct SegmentWriter::State {
+  TermTable terms;
+  std::vector<TermState> postings;
+  std::vector<uint64_t> chunk_ids;
+  std::vector<uint32_t> lens;  // 3 per doc
+  uint64_t total_len[3] = {0, 0, 0};
+  ValueDict dicts[5];
+  std::vector<uint32_t> columns;  // 4 per doc (provisional ids)
+  std::vector<int32_t> dates;
+  std::vector<uint32_t> acl_offsets{0};
+  std::vector<uint32_t> acl_ids;  // provisional
+  // Per-chunk scratch.
+  std::vector<uint32_t> mark;     // per term: doc number + 1 of the last chunk it appeared in
+  std::vector<uint32_t> slot_of;  // per term: its slot in the current chunk
+  struct Slot {
+    uint32_t term;
+    uint32_t tf[3];
+  };
+  std::vector<Slot> slots;
+  struct Occ {
+    uint32_t slot;
+    uint32_t field;
+    uint32_t pos;
+  };
+  std::vector<Occ> occs;
+  std::vector<uint32_t> slot_start;
+  std::vector<uint32_t> sorted_pos;
+};
+
+SegmentWriter::SegmentWriter() : state_(std::make_unique<State>()) {}
+SegmentWriter::~SegmentWriter() = default;
+
+size_t SegmentWriter::num_chunks() const { return state_->chunk_ids.size(); }
+
+Status SegmentWriter::Add(const IndexedChunk& chunk) {
+  State& s = *state_;
+  if (!s.chunk_ids.empty() && chunk.id.get() <= s.chunk_ids.back()) {
+    return Status::InvalidArgument("segment writer: chunk id " + std::to_string(chunk.id.get()) +
+                                   " is not greater than the previous id " +
+                                   std::to_string(s.chunk_ids.back()));
+  }
+  if (s.chunk_ids.size() >= 0xfffffff0u) return Status::ResourceExhausted("segment writer: too many chunks");
+  const uint32_t doc = static_cast<uint32_t>(s.chunk_ids.size());
+  s.chunk_ids.push_back(chunk.id.get());
+  for (int f = 0; f < 3; ++f) {
+    s.lens.push_back(chunk.fields[f].length);
+    s.total_len[f] += chunk.fields[f].length;
+  }
+  // Attributes.
+  const ChunkAttributes& a = chunk.attrs;
+  s.columns.push_back(s.dicts[0].Intern(a.tenant));
+  s.columns.push_back(s.dicts[1].Intern(a.source_type));
+  s.columns.push_back(s.dicts[2].Intern(a.site));
+  s.columns.push_back(s.dicts[3].Intern(a.version));
+  s.dates.push_back(a.date);
+  for (const auto& g : a.acl_groups) s.acl_ids.push_back(s.dicts[4].Intern(g));
+  s.acl_offsets.push_back(static_cast<uint32_t>(s.acl_ids.size()));
+
+  // Group the chunk's tokens by term.
+  s.slots.clear();
+  s.occs.clear();
+  const uint32_t stamp = doc + 1;
+  for (uint32_t f = 0; f < 3; ++f) {
+    for (const Token& tok : chunk.fields[f].tokens) {
+      const uint32_t tid = s.terms.Intern(tok.term);
+      if (tid >= s.mark.size()) {
+        s.mark.resize(tid + 1, 0);
+        s.slot_of.resize(tid + 1, 0);
+        s.postings.resize(tid + 1);
+      }
+      if (s.mark[tid] != stamp) {
+        s.mark[tid] = stamp;
+        s.slot_of[tid] = static_cast<uint32_t>(s.slots.size());
+        s.slots.push_back({tid, {0, 0, 0}});
+      }
+      const uint32_t slot = s.slot_of[tid];
+      ++s.slots[slot].tf[f];
+      s.occs.push_back({slot, f, tok.position});
+    }
+  }
+  // Counting sort of positions by slot (stable: field order, then token order).
+  s.slot_start.assign(s.slots.size() + 1, 0);
+  for (size_t i = 0; i < s.slots.size(); ++i) {
+    s.slot_start[i + 1] = s.slot_start[i] + s.slots[i].tf[0] + s.slots[i].tf[1] + s.slots[i].tf[2];
+  }
+  s.sorted_pos.resize(s.occs.size());
+  for (const auto& o : s.occs) s.sorted_pos[s.slot_start[o.slot]++] = o.pos;
+  uint32_t begin = 0;
+  for (size_t i = 0; i < s.slots.size(); ++i) {
+    const State::Slot& sl = s.slots[i];
+    TermState& ts = s.postings[sl.term];
+    const uint32_t gap = ts.df == 0 ? doc : doc - ts.last_doc;
+    AppendVarint32(&ts.stream, gap);
+    const bool other = sl.tf[0] != 0 || sl.tf[1] != 0;
+    AppendVarint32(&ts.stream, (sl.tf[2] << 1) | (other ? 1u : 0u));
+    if (other) {
+      AppendVarint32(&ts.stream, sl.tf[0]);
+      AppendVarint32(&ts.stream, sl.tf[1]);
+    }
+    uint32_t* p = s.sorted_pos.data() + begin;
+    for (int f = 0; f < 3; ++f) {
+      const uint32_t n = sl.tf[f];
+      if (!std::is_sorted(p, p + n)) std::sort(p, p + n);
+      uint32_t prev = 0;
+      for (uint32_t j = 0; j < n; ++j) {
+        AppendVarint32(&ts.stream, p[j] - prev);
+        prev = p[j];
+      }
+      p += n;
+    }
+    begin = s.slot_start[i];
+    ts.last_doc = doc;
+    ++ts.df;
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+void AlignTo8(std::string* out) {
+  while (out->size() % 8 != 0) out->push_back('\0');
+}
+
+}  // namespace
+
+std::string SegmentWriter::Serialize() const {
+  const State& s = *state_;
+  const uint32_t n = static_cast<uint32_t>(s.chunk_ids.size());
+  std::string sec[kNumSections];
+
+  // Attribute dictionaries (sorted) and remapped columns.
+  std::vector<std::string> sorted[5];
+  std::vector<uint32_t> remap[5];
+  for (int fam = 0; fam < 5; ++fam) {
+    s.dicts[fam].Finish(&sorted[fam], &remap[fam]);
+    sec[kTenantDict + fam] = StringTable(sorted[fam]);
+  }
+  std::vector<std::vector<uint32_t>> lists;
+  uint32_t base[6] = {0, 0, 0, 0, 0, 0};
+  for (int fam = 0; fam < 5; ++fam) base[fam + 1] = base[fam] + static_cast<uint32_t>(sorted[fam].size());
+  lists.resize(base[5] + 1);
+  sec[kAttrColumns].reserve(size_t(n) * 20);
+  sec[kAclOffsets].reserve(size_t(n + 1) * 4);
+  PutFixed32(&sec[kAclOffsets], 0);
+  std::vector<uint32_t> groups;
+  uint32_t acl_count = 0;
+  for (uint32_t d = 0; d < n; ++d) {
+    for (int fam = 0; fam < 4; ++fam) {
+      const uint32_t id = remap[fam][s.columns[4 * size_t(d) + fam]];
+      PutFixed32(&sec[kAttrColumns], id);
+      lists[base[fam] + id].push_back(d);
+    }
+    PutFixed32(&sec[kAttrColumns], static_cast<uint32_t>(s.dates[d]));
+    groups.clear();
+    for (uint32_t i = s.acl_offsets[d]; i < s.acl_offsets[d + 1]; ++i) groups.push_back(remap[4][s.acl_ids[i]]);
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    for (uint32_t g : groups) {
+      PutFixed32(&sec[kAclIds], g);
+      lists[base[4] + g].push_back(d);
+    }
+    if (groups.empty()) lists[base[5]].push_back(d);
+    acl_count += static_cast<uint32_t>(groups.size());
+    PutFixed32(&sec[kAclOffsets], acl_count);
+  }
+  uint32_t vtotal = 0;
+  PutFixed32(&sec[kValueListOffsets], 0);
+  for (const auto& l : lists) {
+    for (uint32_t d : l) PutFixed32(&sec[kValueListDocs], d);
+    vtotal += static_cast<uint32_t>(l.size());
+    PutFixed32(&sec[kValueListOffsets], vtotal);
+  }
+
+  // Per-doc data.
+  sec[kChunkIds].reserve(size_t(n) * 8);
+  for (uint64_t id : s.chunk_ids) PutFixed64(&sec[kChunkIds], id);
+  sec[kFieldLens].reserve(size_t(n) * 12);
+  for (uint32_t v : s.lens) PutFixed32(&sec[kFieldLens], v);
+
+  // Terms in sorted order.
+  const uint32_t num_terms = static_cast<uint32_t>(s.terms.size());
+  std::vector<uint32_t> order(num_terms);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return s.terms.key(a) < s.terms.key(b); });
+  uint32_t num_skips = 0;
+  uint32_t docs[kBlockSize], tf0[kBlockSize], tf1[kBlockSize], tf2[kBlockSize];
+  const uint32_t* tfs[3] = {tf0, tf1, tf2};
+  std::string& post = sec[kPostings];
+  std::string& pos = sec[kPositions];
+  for (uint32_t tid : order) {
+    const TermState& ts = s.postings[tid];
+    const std::string_view term = s.terms.key(tid);
+    std::string& dict = sec[kDict];
+    PutFixed32(&dict, static_cast<uint32_t>(sec[kTermBlob].size()));
+    PutFixed32(&dict, static_cast<uint32_t>(term.size()));
+    sec[kTermBlob].append(term);
+    PutFixed32(&dict, ts.df);
+    PutFixed32(&dict, num_skips);
+    PutFixed64(&dict, post.size());
+    PutFixed64(&dict, pos.size());
+    const size_t post_base = post.size(), pos_base = pos.size();
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(ts.stream.data());
+    uint32_t prev_doc = 0;
+    int64_t block_prev = -1;
+    for (uint32_t done = 0; done < ts.df;) {
+      const uint32_t bn = std::min(kBlockSize, ts.df - done);
+      const size_t block_off = post.size() - post_base, pos_off = pos.size() - pos_base;
+      uint32_t min_len[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+      for (uint32_t i = 0; i < bn; ++i) {
+        const uint32_t gap = ReadVarint32(p);
+        const uint32_t doc = (done + i == 0) ? gap : prev_doc + gap;
+        prev_doc = doc;
+        docs[i] = doc;
+        const uint32_t code = ReadVarint32(p);
+        tf2[i] = code >> 1;
+        if (code & 1) {
+          tf0[i] = ReadVarint32(p);
+          tf1[i] = ReadVarint32(p);
+        } else {
+          tf0[i] = tf1[i] = 0;
+        }
+        // Positions are already delta varints per field: copy their bytes.
+        const uint8_t* start = p;
+        const uint32_t npos = tf0[i] + tf1[i] + tf2[i];
+        for (uint32_t j = 0; j < npos; ++j) {
+          while (*p & 0x80) ++p;
+          ++p;
+        }
+        pos.append(reinterpret_cast<const char*>(start), p - start);
+        for (int f = 0; f < 3; ++f) min_len[f] = std::min(min_len[f], s.lens[3 * size_t(doc) + f]);
+      }
+      codec::EncodeBlock(docs, tfs, bn, block_prev, &post);
+      block_prev = docs[bn - 1];
+      std::string& sk = sec[kSkips];
+      PutFixed32(&sk, docs[bn - 1]);
+      PutFixed32(&sk, static_cast<uint32_t>(block_off));
+      PutFixed32(&sk, static_cast<uint32_t>(pos_off));
+      for (int f = 0; f < 3; ++f) PutFixed32(&sk, *std::max_element(tfs[f], tfs[f] + bn));
+      for (int f = 0; f < 3; ++f) PutFixed32(&sk, min_len[f]);
+      ++num_skips;
+      done += bn;
+    }
+  }
+  post.append(codec::kReadPadding, '\0');
+
+  // Meta.
+  PutFixed32(&sec[kMeta], n);
+  PutFixed32(&sec[kMeta], num_terms);
+  PutFixed32(&sec[kMeta], num_skips);
+  PutFixed32(&sec[kMeta], 0);
+  for (int f = 0; f < 3; ++f) PutFixed64(&sec[kMeta], s.total_len[f]);
+  PutFixed64(&sec[kMeta], 0);
+
+  // Assemble: header, 8-aligned sections, footer, tail.
+  size_t total = kHeaderSize + kTailSize + 4 + 16 * kNumSections;
+  for (const auto& x : sec) total += x.size() + 8;
+  std::string out;
+  out.reserve(total);
+  out.append(kMagic, 8);
+  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, 0);  // flags
+  uint64_t offs[kNumSections];
+  for (int i = 0; i < kNumSections; ++i) {
+    AlignTo8(&out);
+    offs[i] = out.size();
+    out += sec[i];
+  }
+  AlignTo8(&out);
+  const uint64_t footer = out.size();
+  PutFixed32(&out, kNumSections);
+  for (int i = 0; i < kNumSections; ++i) {
+    PutFixed64(&out, offs[i]);
+    PutFixed64(&out, sec[i].size());
+  }
+  PutFixed64(&out, footer);
+  PutFixed32(&out, Crc32c(out.data(), out.size()));
+  out.append(kMagic, 8);
+  return out;
+}
+
+Status SegmentWriter::WriteTo(const std::filesystem::path& path) const {
+  return WriteFileAtomically(path, Serialize());
+}
+
+}  // namespace attest

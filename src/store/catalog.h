@@ -1,0 +1,111 @@
+// The SQLite catalog: schema, versioning and every SQL statement of the store
+// (docs/store_format.md, "Catalog").
+//
+// Visibility rule: a row with created_snapshot c and deleted_snapshot d (NULL = never) is visible at
+// snapshot version v when c <= v AND (d IS NULL OR d > v).
+//
+// Thread-safety: a Catalog is a view over one SqliteDb and has that connection's contract: one
+// thread at a time. The store uses one Catalog on the writer connection (under its commit mutex) and
+// short-lived Catalogs over pooled read connections.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attest/status.h"
+#include "common/strong_id.h"
+#include "store/records.h"
+#include "store/sqlite_util.h"
+
+namespace attest {
+
+inline constexpr int kCatalogSchemaVersion = 1;
+
+// Counters kept in the meta table.
+struct CatalogMeta {
+  uint64_t next_chunk_id = 1;
+  uint64_t next_doc_num = 1;
+  uint64_t next_segment_id = 1;
+  uint64_t snapshot_version = 0;
+};
+
+struct SegmentRow {
+  SegmentId id;
+  std::string file;  // file name inside segments/
+  uint64_t num_docs = 0;
+  uint64_t bytes = 0;
+  uint32_t crc = 0;  // CRC-32C of the whole file
+  SnapshotVersion created;
+};
+
+struct LiveDocRef {
+  DocNum num;
+  std::string sha256;
+};
+
+struct ChunkLocation {
+  ChunkId id;
+  SegmentId segment;
+};
+
+struct CatalogCounts {
+  uint64_t documents = 0;
+  uint64_t chunks = 0;
+  uint64_t source_bytes = 0;
+};
+
+class Catalog {
+ public:
+  explicit Catalog(SqliteDb& db) : db_(db) {}
+
+  // Writer: creates the schema in an empty database, or checks the version of an existing one.
+  Status InitializeOrCheck();
+  // Readers: checks the schema version only.
+  Status CheckSchema();
+
+  Result<CatalogMeta> ReadMeta();
+  Status WriteMeta(const CatalogMeta& meta);
+  Status InsertSnapshot(SnapshotVersion v, std::string_view note);
+
+  // --- writer: commit ---
+  Result<std::optional<LiveDocRef>> FindLive(std::string_view tenant, std::string_view id);
+  // Live chunks of a document (deleted_snapshot IS NULL).
+  Result<std::vector<ChunkLocation>> LiveChunksOfDoc(DocNum doc);
+  // Sets deleted_snapshot on the document and its live chunks.
+  Status MarkDocumentDeleted(DocNum doc, SnapshotVersion v);
+  Status InsertDocument(const DocumentRecord& rec, SnapshotVersion created);
+  Status InsertChunk(const ChunkRecord& chunk, SegmentId segment, SnapshotVersion created);
+  Status InsertSegment(const SegmentRow& row);
+
+  // --- writer: open, merge, purge ---
+  Result<std::vector<SegmentRow>> LiveSegments();
+  // Deleted chunks that still sit in live segments (the tombstones to load).
+  Result<std::vector<ChunkLocation>> TombstonesInLiveSegments();
+  // Calls `fn` for each live chunk of `segments`, in ChunkId order, with its document.
+  Status ForEachLiveChunk(std::span<const SegmentId> segments,
+                          const std::function<Status(const ChunkRecord&, const DocumentRecord&)>& fn);
+  // Points the live chunks of `from` at `to`, and marks `from` dropped at `v`.
+  Status MoveLiveChunksAndDrop(std::span<const SegmentId> from, SegmentId to, SnapshotVersion v);
+  // Forgets rows no snapshot at or after `horizon` can see: deletes deleted chunks (deleted_snapshot
+  // <= horizon) outside live segments, clears the text of those inside live segments (their rows
+  // remain as tombstones), and deletes dropped segment rows nothing references any more.
+  // Document rows are kept as history. Returns the number of chunk rows deleted or cleared.
+  Result<uint64_t> Purge(SnapshotVersion horizon);
+
+  // --- readers (any version) ---
+  Result<std::optional<ChunkRecord>> GetChunk(ChunkId id, SnapshotVersion v);
+  Result<std::optional<DocumentRecord>> GetDocument(DocNum num, SnapshotVersion v);
+  Result<std::optional<DocumentRecord>> FindDocument(std::string_view tenant, std::string_view id,
+                                                     SnapshotVersion v);
+  Result<CatalogCounts> Counts(SnapshotVersion v);
+
+ private:
+  Status CreateSchema();
+  SqliteDb& db_;
+};
+
+}  // namespace attest

@@ -1,0 +1,42 @@
+// The versions of the snapshots currently pinned, so that purging never removes rows a pinned
+// snapshot can still read.
+//
+// Thread-safety: all members are safe to call concurrently.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "common/strong_id.h"
+
+namespace attest {
+
+class PinRegistry {
+ public:
+  void Add(SnapshotVersion v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pinned_.insert(v.get());
+  }
+  void Remove(SnapshotVersion v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pinned_.find(v.get());
+    if (it != pinned_.end()) pinned_.erase(it);
+  }
+  std::optional<SnapshotVersion> Oldest() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pinned_.empty()) return std::nullopt;
+    return SnapshotVersion(*pinned_.begin());
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return pinned_.size();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::multiset<uint64_t> pinned_;
+};
+
+}  // namespace attest

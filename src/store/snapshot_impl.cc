@@ -1,0 +1,73 @@
+#include "store/snapshot_impl.h"
+
+#include <system_error>
+
+#include "store/catalog.h"
+
+namespace attest {
+
+SnapshotImpl::SnapshotImpl(std::shared_ptr<const StoreState> state, std::shared_ptr<ConnectionPool> pool,
+                           std::shared_ptr<PinRegistry> pins, DataDir dir)
+    : state_(std::move(state)), pool_(std::move(pool)), pins_(std::move(pins)), dir_(std::move(dir)) {
+  pins_->Add(state_->version);
+}
+
+SnapshotImpl::~SnapshotImpl() { pins_->Remove(state_->version); }
+
+Result<std::vector<ChunkRecord>> SnapshotImpl::GetChunks(std::span<const ChunkId> ids) const {
+  std::vector<ChunkRecord> out;
+  if (ids.empty()) return out;
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  out.reserve(ids.size());
+  for (ChunkId id : ids) {
+    ATTEST_ASSIGN_OR_RETURN(std::optional<ChunkRecord> c, cat.GetChunk(id, state_->version));
+    if (c) out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+Result<DocumentRecord> SnapshotImpl::GetDocument(DocNum num) const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  ATTEST_ASSIGN_OR_RETURN(std::optional<DocumentRecord> d, cat.GetDocument(num, state_->version));
+  if (!d) {
+    return Status::NotFound("document #" + std::to_string(num.get()) + " is not visible in snapshot " +
+                            std::to_string(state_->version.get()));
+  }
+  return std::move(*d);
+}
+
+Result<DocumentRecord> SnapshotImpl::FindDocument(const DocumentKey& key) const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  ATTEST_ASSIGN_OR_RETURN(std::optional<DocumentRecord> d, cat.FindDocument(key.tenant, key.id, state_->version));
+  if (!d) {
+    return Status::NotFound("no document with id '" + key.id + "' in tenant '" + key.tenant + "' at snapshot " +
+                            std::to_string(state_->version.get()));
+  }
+  return std::move(*d);
+}
+
+Result<StoreStats> SnapshotImpl::Stats() const {
+  StoreStats s;
+  s.version = state_->version;
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  ATTEST_ASSIGN_OR_RETURN(CatalogCounts c, cat.Counts(state_->version));
+  s.documents = c.documents;
+  s.chunks = c.chunks;
+  s.source_bytes = c.source_bytes;
+  s.segments = state_->views.size();
+  for (const auto& v : state_->views) s.segment_bytes += v.segment->file_size();
+  for (const char* suffix : {"", "-wal"}) {
+    std::error_code ec;
+    auto p = dir_.catalog_path();
+    p += suffix;
+    uintmax_t n = std::filesystem::file_size(p, ec);
+    if (!ec) s.catalog_bytes += n;
+  }
+  return s;
+}
+
+}  // namespace attest

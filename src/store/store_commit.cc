@@ -1,0 +1,206 @@
+// Store::Commit: the commit protocol (docs/store_format.md, "Commit").
+#include <unistd.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "common/checksum.h"
+#include "lexical/segment_writer.h"
+#include "store/store_impl.h"
+
+namespace attest {
+namespace {
+
+// Unlinks a newly written segment file unless the commit that references it succeeded.
+class NewFileGuard {
+ public:
+  NewFileGuard() = default;
+  ~NewFileGuard() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  void Arm(std::filesystem::path p) { path_ = std::move(p); }
+  void Disarm() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string KeyText(const std::string& tenant, const std::string& id) {
+  return "'" + id + "'" + (tenant.empty() ? std::string() : " (tenant '" + tenant + "')");
+}
+
+Status ValidateBatch(const WriteBatch& batch) {
+  for (size_t i = 0; i < batch.upserts.size(); ++i) {
+    const PreparedDocument& d = batch.upserts[i];
+    std::string where = "upsert #" + std::to_string(i);
+    if (d.record.id.empty()) return Status::InvalidArgument(where + ": the document id is empty");
+    where += " " + KeyText(d.record.tenant, d.record.id);
+    if (d.record.sha256.empty()) return Status::InvalidArgument(where + ": sha256 is empty");
+    if (d.indexed.size() != d.chunks.size()) {
+      return Status::InvalidArgument(where + ": " + std::to_string(d.chunks.size()) + " chunks but " +
+                                     std::to_string(d.indexed.size()) + " indexed chunks");
+    }
+    if (d.chunks.size() > UINT32_MAX) return Status::ResourceExhausted(where + ": too many chunks");
+  }
+  for (size_t i = 0; i < batch.deletes.size(); ++i) {
+    if (batch.deletes[i].id.empty()) {
+      return Status::InvalidArgument("delete #" + std::to_string(i) + ": the document id is empty");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CommitResult> StoreImpl::Commit(WriteBatch batch) {
+  if (options_.read_only) return Status::InvalidArgument("commit: the store was opened read-only");
+  ATTEST_RETURN_IF_ERROR(ValidateBatch(batch));
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  ATTEST_ASSIGN_OR_RETURN(CommitResult result, CommitLocked(batch));
+  if (result.added + result.replaced + result.deleted > 0) {
+    Status merged = MaybeMergeLocked();
+    // The commit is durable and published; a failed merge only leaves more segments behind.
+    if (!merged.ok()) spdlog::warn("store: merge after commit {} failed: {}", result.version.get(), merged.ToString());
+  }
+  return result;
+}
+
+Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
+  std::shared_ptr<const StoreState> current = Current();
+  Catalog cat(*writer_);
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+  if (meta.snapshot_version != current->version.get()) {
+    return Status::Internal("catalog is at version " + std::to_string(meta.snapshot_version) +
+                            " but the store published " + std::to_string(current->version.get()));
+  }
+  const SnapshotVersion v(meta.snapshot_version + 1);
+  CommitResult result;
+  result.version = current->version;
+  std::vector<ChunkLocation> tombstones;
+
+  auto delete_live = [&](DocNum num) -> Status {
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkLocation> locs, cat.LiveChunksOfDoc(num));
+    tombstones.insert(tombstones.end(), locs.begin(), locs.end());
+    return cat.MarkDocumentDeleted(num, v);
+  };
+
+  for (const DocumentKey& key : batch.deletes) {
+    ATTEST_ASSIGN_OR_RETURN(std::optional<LiveDocRef> live, cat.FindLive(key.tenant, key.id));
+    if (!live) {
+      ++result.not_found;
+      continue;
+    }
+    ATTEST_RETURN_IF_ERROR(delete_live(live->num));
+    ++result.deleted;
+  }
+
+  // The last upsert of a key wins.
+  std::map<std::pair<std::string, std::string>, size_t> last;
+  for (size_t i = 0; i < batch.upserts.size(); ++i) {
+    last[{batch.upserts[i].record.tenant, batch.upserts[i].record.id}] = i;
+  }
+
+  const SegmentId seg_id(meta.next_segment_id);
+  SegmentWriter writer;
+  for (size_t i = 0; i < batch.upserts.size(); ++i) {
+    PreparedDocument& doc = batch.upserts[i];
+    DocumentRecord& rec = doc.record;
+    if (last[{rec.tenant, rec.id}] != i) continue;
+    ATTEST_ASSIGN_OR_RETURN(std::optional<LiveDocRef> live, cat.FindLive(rec.tenant, rec.id));
+    if (live && live->sha256 == rec.sha256) {
+      ++result.unchanged;
+      continue;
+    }
+    if (live) {
+      ATTEST_RETURN_IF_ERROR(delete_live(live->num));
+      ++result.replaced;
+    } else {
+      ++result.added;
+    }
+    rec.num = DocNum(meta.next_doc_num++);
+    rec.created = v;
+    rec.chunk_count = static_cast<uint32_t>(doc.chunks.size());
+    ATTEST_RETURN_IF_ERROR(cat.InsertDocument(rec, v));
+    for (size_t j = 0; j < doc.chunks.size(); ++j) {
+      IndexedChunk& ic = doc.indexed[j];
+      ic.id = ChunkId(meta.next_chunk_id++);
+      ApplyDocumentAttributes(rec, &ic.attrs);
+      const TextChunk& tc = doc.chunks[j];
+      ATTEST_RETURN_IF_ERROR(cat.InsertChunk(ChunkRecord{ic.id, rec.num, tc.ordinal, tc.section_path, tc.text},
+                                             seg_id, v));
+      Status added = writer.Add(ic);
+      if (!added.ok()) return added.WithContext("indexing " + KeyText(rec.tenant, rec.id));
+      ++result.chunks_added;
+    }
+  }
+
+  if (result.added + result.replaced + result.deleted == 0) return result;  // nothing changed: rolls back
+
+  NewFileGuard guard;
+  std::shared_ptr<SegmentFile> new_file;
+  if (writer.num_chunks() > 0) {
+    meta.next_segment_id++;
+    std::string image = writer.Serialize();
+    std::filesystem::path path = dir_.segment_path(seg_id);
+    ATTEST_RETURN_IF_ERROR(Fault("commit.before_segment_write"));
+    guard.Arm(path);
+    ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
+    ATTEST_ASSIGN_OR_RETURN(new_file, SegmentFile::Open(seg_id, path));
+    ATTEST_RETURN_IF_ERROR(cat.InsertSegment(SegmentRow{seg_id, DataDir::SegmentFileName(seg_id),
+                                                        writer.num_chunks(), image.size(), Crc32c(image), v}));
+  }
+  ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "commit"));
+  meta.snapshot_version = v.get();
+  ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
+  ATTEST_RETURN_IF_ERROR(Fault("commit.before_catalog_commit"));
+  Status committed = txn->Commit();  // the commit point
+  if (!committed.ok()) {
+    // SQLite reports a failed COMMIT as not applied, but after an I/O error the only trustworthy
+    // answer is the catalog itself: roll back, then look at the version it holds.
+    txn.reset();
+    auto now = cat.ReadMeta();
+    if (!now.ok() || now->snapshot_version != v.get()) return committed;
+    spdlog::warn("store: COMMIT reported '{}' but version {} is in the catalog", committed.ToString(), v.get());
+  }
+  guard.Disarm();
+  result.version = v;
+  (void)Fault("commit.after_catalog_commit");  // crash tests only: the commit is already durable
+
+  // Publish: previous views, plus the new segment, with copy-on-write deletion bitmaps for the
+  // segments that gained tombstones.
+  auto next = std::make_shared<StoreState>();
+  next->version = v;
+  next->views = current->views;
+  next->files = current->files;
+  if (new_file) {
+    next->views.push_back(SegmentView{seg_id, new_file->segment(), nullptr});
+    next->files[seg_id] = new_file;
+  }
+  std::map<SegmentId, std::vector<ChunkId>> by_segment;
+  for (const ChunkLocation& t : tombstones) by_segment[t.segment].push_back(t.id);
+  for (SegmentView& view : next->views) {
+    auto it = by_segment.find(view.id);
+    if (it == by_segment.end()) continue;
+    auto bits = view.deleted ? std::make_shared<DeletedDocs>(*view.deleted)
+                             : std::make_shared<DeletedDocs>(view.segment->num_docs());
+    for (ChunkId id : it->second) {
+      std::optional<LocalDoc> local = view.segment->local_of(id);
+      if (local) {
+        bits->Set(*local);
+      } else {
+        spdlog::error("store: chunk {} is not in segment {} as the catalog says", id.get(), view.id.get());
+      }
+    }
+    view.deleted = std::move(bits);
+  }
+  next->Seal();
+  Publish(std::move(next));
+  return result;
+}
+
+}  // namespace attest

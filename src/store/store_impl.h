@@ -1,0 +1,77 @@
+// The Store implementation: open/recovery, commit, merge, compaction and snapshot publication.
+// Files: store_impl.cc (open, pin, publish), store_commit.cc (Commit), store_merge.cc (merge,
+// compaction, purge).
+//
+// Thread-safety: Commit() and Compact() serialize on commit_mu_, which guards the writer
+// connection. state_mu_ guards the current state pointer and makes "read the state + register a
+// pin" atomic against the purge horizon computation. Lock order: commit_mu_ before state_mu_.
+// Pin() takes only state_mu_ and so never waits for a commit.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common/file_util.h"
+#include "store/catalog.h"
+#include "store/connection_pool.h"
+#include "store/data_dir.h"
+#include "store/pin_registry.h"
+#include "store/sqlite_util.h"
+#include "store/store.h"
+#include "store/store_state.h"
+
+namespace attest {
+
+class StoreImpl final : public Store {
+ public:
+  static Result<std::unique_ptr<Store>> OpenImpl(const StoreOptions& options);
+  ~StoreImpl() override;
+
+  std::shared_ptr<const Snapshot> Pin() const override;
+  Result<CommitResult> Commit(WriteBatch batch) override;
+  Status Compact() override;
+
+ private:
+  explicit StoreImpl(const StoreOptions& options);
+
+  // --- open (store_impl.cc) ---
+  Status OpenWriter();
+  Status OpenReader();
+  Status ConfigureWriterConnection();
+  // Reads live segments and tombstones from `cat` and builds the initial state.
+  Status LoadState(Catalog& cat, SnapshotVersion version);
+
+  std::shared_ptr<const StoreState> Current() const;
+  void Publish(std::shared_ptr<const StoreState> next);
+  Status Fault(std::string_view point) const;
+
+  // --- commit (store_commit.cc) ---
+  Result<CommitResult> CommitLocked(WriteBatch& batch);
+
+  // --- merge (store_merge.cc); all require commit_mu_ ---
+  Status MaybeMergeLocked();
+  // Rebuilds `ids` into one segment of their live chunks (or none when nothing is live).
+  Status MergeLocked(const std::vector<SegmentId>& ids);
+  // Purges catalog rows no pinned or current snapshot can see.
+  Status PurgeLocked();
+  SnapshotVersion PurgeHorizon() const;
+
+  const StoreOptions options_;
+  const DataDir dir_;
+  std::unique_ptr<FileLock> lock_;  // writer only
+
+  std::mutex commit_mu_;
+  std::unique_ptr<SqliteDb> writer_;  // guarded by commit_mu_ (null when read-only)
+
+  mutable std::mutex state_mu_;
+  std::shared_ptr<const StoreState> state_;  // guarded by state_mu_
+
+  std::shared_ptr<ConnectionPool> pool_;
+  std::shared_ptr<PinRegistry> pins_;
+};
+
+// Sets the filter attributes of a chunk from its document (the record is their source of truth).
+void ApplyDocumentAttributes(const DocumentRecord& doc, ChunkAttributes* attrs);
+
+}  // namespace attest

@@ -1,0 +1,194 @@
+// Segment merging, compaction and purging (docs/store_format.md, "Merging").
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "common/checksum.h"
+#include "lexical/segment_writer.h"
+#include "store/store_impl.h"
+
+namespace attest {
+
+SnapshotVersion StoreImpl::PurgeHorizon() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  SnapshotVersion horizon = state_->version;
+  std::optional<SnapshotVersion> oldest = pins_->Oldest();
+  if (oldest && *oldest < horizon) horizon = *oldest;
+  return horizon;
+}
+
+Status StoreImpl::PurgeLocked() {
+  SnapshotVersion horizon = PurgeHorizon();
+  Catalog cat(*writer_);
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(cat.Purge(horizon).status());
+  return txn->Commit();
+}
+
+namespace {
+
+// Segments to merge next under the size-tiered policy, or empty when none is due.
+std::vector<SegmentId> PickTieredMerge(const StoreState& state, size_t factor) {
+  if (factor < 2) return {};
+  std::map<int, std::vector<std::pair<uint64_t, SegmentId>>> tiers;
+  for (const SegmentView& v : state.views) {
+    uint64_t live = v.segment->num_docs() - (v.deleted ? v.deleted->count() : 0);
+    int tier = 0;
+    for (uint64_t x = std::max<uint64_t>(live, 1); x >= factor; x /= factor) ++tier;
+    tiers[tier].emplace_back(live, v.id);
+  }
+  for (auto& [tier, members] : tiers) {
+    if (members.size() < factor) continue;
+    std::sort(members.begin(), members.end());
+    std::vector<SegmentId> ids;
+    for (size_t i = 0; i < factor; ++i) ids.push_back(members[i].second);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status StoreImpl::MaybeMergeLocked() {
+  if (!options_.reindex) return Status::Ok();
+  bool merged = false;
+  // Each merge removes at least one segment, so this ends; cascades (four tier-0 segments making a
+  // fourth tier-1 segment) are handled in the same call.
+  for (;;) {
+    std::shared_ptr<const StoreState> current = Current();
+    const size_t max_segments = std::max<size_t>(1, options_.max_segments);
+    const size_t n = current->views.size();
+    std::vector<SegmentId> ids;
+    if (n > max_segments) {
+      // Over the cap: merge the smallest segments, enough to come back to half the cap.
+      size_t take = std::max<size_t>(2, n - max_segments / 2);
+      std::vector<std::pair<uint64_t, SegmentId>> by_size;
+      for (const SegmentView& v : current->views) by_size.emplace_back(v.segment->file_size(), v.id);
+      std::sort(by_size.begin(), by_size.end());
+      for (size_t i = 0; i < take && i < by_size.size(); ++i) ids.push_back(by_size[i].second);
+      std::sort(ids.begin(), ids.end());
+    } else {
+      ids = PickTieredMerge(*current, options_.merge_factor);
+    }
+    if (ids.size() < 2) break;
+    current.reset();
+    ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
+    merged = true;
+  }
+  return merged ? PurgeLocked() : Status::Ok();
+}
+
+Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
+  if (!options_.reindex) return Status::Unsupported("merging segments needs StoreOptions::reindex");
+  std::shared_ptr<const StoreState> current = Current();
+  Catalog cat(*writer_);
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+  if (meta.snapshot_version != current->version.get()) {
+    return Status::Internal("merge: catalog is at version " + std::to_string(meta.snapshot_version) +
+                            " but the store published " + std::to_string(current->version.get()));
+  }
+  const SnapshotVersion v = current->version;  // a merge changes no content: same version
+  const SegmentId new_id(meta.next_segment_id);
+  SegmentWriter writer;
+  ATTEST_RETURN_IF_ERROR(cat.ForEachLiveChunk(ids, [&](const ChunkRecord& chunk, const DocumentRecord& doc) {
+    IndexedChunk ic = options_.reindex(chunk, doc);
+    ic.id = chunk.id;
+    ApplyDocumentAttributes(doc, &ic.attrs);
+    return writer.Add(ic);
+  }));
+
+  std::filesystem::path path;
+  std::shared_ptr<SegmentFile> new_file;
+  if (writer.num_chunks() > 0) {
+    meta.next_segment_id++;
+    std::string image = writer.Serialize();
+    path = dir_.segment_path(new_id);
+    ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
+    auto cleanup = [&](Status s) {
+      ::unlink(path.c_str());
+      return s;
+    };
+    auto opened = SegmentFile::Open(new_id, path);
+    if (!opened.ok()) return cleanup(opened.status());
+    new_file = std::move(opened).value();
+    Status s = cat.InsertSegment(SegmentRow{new_id, DataDir::SegmentFileName(new_id), writer.num_chunks(),
+                                            image.size(), Crc32c(image), v});
+    if (s.ok()) s = cat.MoveLiveChunksAndDrop(ids, new_id, v);
+    if (s.ok()) s = cat.WriteMeta(meta);
+    if (s.ok()) s = Fault("merge.before_catalog_commit");
+    if (s.ok()) {
+      s = txn->Commit();
+      if (!s.ok()) {
+        // As in Commit(): trust the catalog over the error code of an interrupted COMMIT.
+        txn.reset();
+        auto landed = QueryInt(*writer_, "SELECT count(*) FROM segments WHERE id = " +
+                                             std::to_string(new_id.get()) + " AND dropped_snapshot IS NULL", 0);
+        if (landed.ok() && *landed == 1) {
+          spdlog::warn("store: merge COMMIT reported '{}' but segment {} is registered", s.ToString(), new_id.get());
+          s = Status::Ok();
+        }
+      }
+    }
+    if (!s.ok()) {
+      new_file->MarkObsolete();  // unlinked as `new_file` goes
+      return s;
+    }
+  } else {
+    ATTEST_RETURN_IF_ERROR(cat.MoveLiveChunksAndDrop(ids, new_id, v));
+    ATTEST_RETURN_IF_ERROR(Fault("merge.before_catalog_commit"));
+    ATTEST_RETURN_IF_ERROR(txn->Commit());
+  }
+
+  // Committed. Mark the merged-away files obsolete before dropping the current state's references,
+  // so each is unlinked exactly when its last holder (possibly a pinned snapshot) lets go.
+  std::set<SegmentId> merged(ids.begin(), ids.end());
+  auto next = std::make_shared<StoreState>();
+  next->version = v;
+  for (const SegmentView& view : current->views) {
+    if (merged.count(view.id)) continue;
+    next->views.push_back(view);
+    next->files[view.id] = current->files.at(view.id);
+  }
+  if (new_file) {
+    next->views.push_back(SegmentView{new_id, new_file->segment(), nullptr});
+    next->files[new_id] = new_file;
+  }
+  std::sort(next->views.begin(), next->views.end(),
+            [](const SegmentView& a, const SegmentView& b) { return a.id < b.id; });
+  for (SegmentId id : ids) current->files.at(id)->MarkObsolete();
+  next->Seal();
+  current.reset();
+  Publish(std::move(next));
+  spdlog::debug("store: merged {} segments into {}", ids.size(), new_file ? new_id.get() : 0);
+  return Status::Ok();
+}
+
+Status StoreImpl::Compact() {
+  if (options_.read_only) return Status::InvalidArgument("compact: the store was opened read-only");
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  std::shared_ptr<const StoreState> current = Current();
+  bool has_tombstones = false;
+  std::vector<SegmentId> ids;
+  for (const SegmentView& v : current->views) {
+    ids.push_back(v.id);
+    if (v.deleted && v.deleted->count() > 0) has_tombstones = true;
+  }
+  current.reset();
+  Status merge_status;
+  if (ids.size() > 1 || has_tombstones) {
+    merge_status = options_.reindex ? MergeLocked(ids)
+                                    : Status::Unsupported("compact: merging segments needs StoreOptions::reindex; "
+                                                          "only unreferenced rows were purged");
+  }
+  ATTEST_RETURN_IF_ERROR(PurgeLocked());
+  ATTEST_RETURN_IF_ERROR(writer_->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  return merge_status;
+}
+
+}  // namespace attest

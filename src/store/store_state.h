@@ -1,0 +1,27 @@
+// The in-memory state one snapshot version publishes: its segment views (with the deletions
+// visible at that version) and a searcher over them. Built once per commit or merge and shared,
+// immutable, by every snapshot pinned while it was current.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "common/strong_id.h"
+#include "lexical/lexical_searcher.h"
+#include "lexical/segment.h"
+#include "store/segment_file.h"
+
+namespace attest {
+
+struct StoreState {
+  SnapshotVersion version;
+  std::vector<SegmentView> views;                               // ordered by segment id
+  std::map<SegmentId, std::shared_ptr<SegmentFile>> files;      // the files behind `views`
+  std::unique_ptr<LexicalSearcher> searcher;                    // over `views`
+
+  // Builds the searcher over `views`; call once the views are final.
+  void Seal() { searcher = std::make_unique<LexicalSearcher>(views); }
+};
+
+}  // namespace attest
