@@ -132,7 +132,6 @@ TEST(AnalyzerTest, EveryIdentifierFindableWholeAndByParts) {
       {"postgresql.conf", "postgresql.conf", {"postgresql", "conf"}},
       {"v1.2.3", "v1.2.3", {"v1", "2", "3"}},
       {"http://example.com/a_b", "example.com/a_b", {"exampl", "com", "a", "b"}},
-      {"state-of-the-art", "state-of-the-art", {"state", "of", "the", "art"}},  // stopwords kept inside
   };
   for (const IdentifierCase& c : cases) {
     SCOPED_TRACE(c.text);
@@ -150,6 +149,18 @@ TEST(AnalyzerTest, EveryIdentifierFindableWholeAndByParts) {
     }
     EXPECT_EQ(got, expected);
   }
+}
+
+TEST(AnalyzerTest, HyphenatedEnglishCompoundsAreWordsNotIdentifiers) {
+  // Letters-only hyphenated compounds give their parts only, stopwords removed, positions kept.
+  EXPECT_THAT(Analyze("see state-of-the-art now"),
+              ElementsAre(Tok{"see", 0}, Tok{"state", 1}, Tok{"art", 4}, Tok{"now", 5}));
+  EXPECT_THAT(Analyze("T-cell counts"), ElementsAre(Tok{"t", 0}, Tok{"cell", 1}, Tok{"count", 2}));
+  // A digit, or any other joiner, makes it an identifier again.
+  EXPECT_THAT(Analyze("IL-6 levels"),
+              ElementsAre(Tok{"il-6", 0}, Tok{"il", 0}, Tok{"6", 1}, Tok{"level", 2}));
+  EXPECT_THAT(Analyze("wal-sender_proc"),
+              ElementsAre(Tok{"wal-sender_proc", 0}, Tok{"wal", 0}, Tok{"sender", 1}, Tok{"proc", 2}));
 }
 
 TEST(AnalyzerTest, TermsIncludeIdentifierWholeAndParts) {

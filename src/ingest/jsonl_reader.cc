@@ -140,61 +140,6 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
   return Status::Ok();
 }
 
-// Handles one raw line: checks, parse, and delivery.
-class LineHandler {
- public:
-  LineHandler(std::string_view file, const SourceOptions& options, const DocumentSink& on_doc,
-              const ErrorSink& on_error)
-      : file_(file), options_(options), on_doc_(on_doc), on_error_(on_error) {}
-
-  ~LineHandler() {
-    if (suppressed_ > 0) {
-      on_error_(SourceError{file_, 0,
-                            std::to_string(suppressed_) + " more line errors not shown (limit " +
-                                std::to_string(kMaxErrorsPerFile) + " per file)"});
-    }
-  }
-
-  void Line(uint64_t line_no, std::string_view line) {
-    if (line_no == 1) line = ingest::StripBom(line);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (ingest::TrimWhitespace(line).empty()) return;
-    if (line.size() > options_.max_document_bytes) return Oversize(line_no, line.size());
-    if (auto nul = ingest::FindNul(line)) {
-      return Error(line_no, "binary data: NUL byte at column " + std::to_string(*nul + 1));
-    }
-    if (auto bad = ingest::FindInvalidUtf8(line)) {
-      return Error(line_no, "invalid UTF-8 at column " + std::to_string(*bad + 1));
-    }
-    ParsedDocument doc;
-    Status st = ParseJsonlLine(line, options_, &doc);
-    if (!st.ok()) return Error(line_no, st.message());
-    on_doc_(std::move(doc), line.size());
-  }
-
-  void Oversize(uint64_t line_no, uint64_t size) {
-    Error(line_no, "line is " + std::to_string(size) + " bytes, over the limit of " +
-                       std::to_string(options_.max_document_bytes) + " bytes");
-  }
-
-  void Error(uint64_t line_no, std::string message) {
-    if (errors_ >= kMaxErrorsPerFile) {
-      ++suppressed_;
-      return;
-    }
-    ++errors_;
-    on_error_(SourceError{file_, line_no, std::move(message)});
-  }
-
- private:
-  std::string file_;
-  const SourceOptions& options_;
-  const DocumentSink& on_doc_;
-  const ErrorSink& on_error_;
-  uint64_t errors_ = 0;
-  uint64_t suppressed_ = 0;
-};
-
 }  // namespace
 
 Status ParseJsonlLine(std::string_view line, const SourceOptions& options, ParsedDocument* doc) {
@@ -211,9 +156,52 @@ Status ParseJsonlLine(std::string_view line, const SourceOptions& options, Parse
   }
 }
 
+JsonlLineParser::JsonlLineParser(std::string_view file, const SourceOptions& options, const DocumentSink& on_doc,
+                                 const ErrorSink& on_error)
+    : file_(file), options_(options), on_doc_(on_doc), on_error_(on_error) {}
+
+JsonlLineParser::~JsonlLineParser() {
+  if (suppressed_ > 0) {
+    on_error_(SourceError{file_, 0,
+                          std::to_string(suppressed_) + " more line errors not shown (limit " +
+                              std::to_string(kMaxErrorsPerFile) + " per file)"});
+  }
+}
+
+void JsonlLineParser::Line(uint64_t line_no, std::string_view line) {
+  if (line_no == 1) line = ingest::StripBom(line);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (ingest::TrimWhitespace(line).empty()) return;
+  if (line.size() > options_.max_document_bytes) return Oversize(line_no, line.size());
+  if (auto nul = ingest::FindNul(line)) {
+    return Error(line_no, "binary data: NUL byte at column " + std::to_string(*nul + 1));
+  }
+  if (auto bad = ingest::FindInvalidUtf8(line)) {
+    return Error(line_no, "invalid UTF-8 at column " + std::to_string(*bad + 1));
+  }
+  ParsedDocument doc;
+  Status st = ParseJsonlLine(line, options_, &doc);
+  if (!st.ok()) return Error(line_no, st.message());
+  on_doc_(std::move(doc), line.size());
+}
+
+void JsonlLineParser::Oversize(uint64_t line_no, uint64_t size) {
+  Error(line_no, "line is " + std::to_string(size) + " bytes, over the limit of " +
+                     std::to_string(options_.max_document_bytes) + " bytes");
+}
+
+void JsonlLineParser::Error(uint64_t line_no, std::string message) {
+  if (errors_ >= kMaxErrorsPerFile) {
+    ++suppressed_;
+    return;
+  }
+  ++errors_;
+  on_error_(SourceError{file_, line_no, std::move(message)});
+}
+
 void ParseJsonlBuffer(std::string_view data, std::string_view file, const SourceOptions& options,
                       const DocumentSink& on_doc, const ErrorSink& on_error) {
-  LineHandler handler(file, options, on_doc, on_error);
+  JsonlLineParser handler(file, options, on_doc, on_error);
   uint64_t line_no = 0;
   size_t start = 0;
   while (start < data.size()) {
@@ -224,25 +212,20 @@ void ParseJsonlBuffer(std::string_view data, std::string_view file, const Source
   }
 }
 
-void ReadJsonlFile(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
-                   const ErrorSink& on_error) {
+void StreamJsonlLines(const SourceFile& file, const SourceOptions& options, const JsonlLineSink& on_line,
+                      const ErrorSink& on_error) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(file.path.c_str(), "rb"), &std::fclose);
   if (!f) {
     on_error(SourceError{file.relative, 0, "cannot open " + file.path.string()});
     return;
   }
-  LineHandler handler(file.relative, options, on_doc, on_error);
   constexpr size_t kChunk = 1 << 20;
   std::unique_ptr<char[]> buf(new char[kChunk]);
   std::string line;
   uint64_t line_no = 1;
   uint64_t overflow_bytes = 0;  // > 0 while skipping the rest of an oversized line
   auto finish_line = [&] {
-    if (overflow_bytes > 0) {
-      handler.Oversize(line_no, overflow_bytes);
-    } else {
-      handler.Line(line_no, line);
-    }
+    on_line(line_no, overflow_bytes > 0 ? std::string_view() : std::string_view(line), overflow_bytes);
     line.clear();
     overflow_bytes = 0;
     ++line_no;
@@ -273,6 +256,21 @@ void ReadJsonlFile(const SourceFile& file, const SourceOptions& options, const D
     return;
   }
   if (!line.empty() || overflow_bytes > 0) finish_line();
+}
+
+void ReadJsonlFile(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
+                   const ErrorSink& on_error) {
+  JsonlLineParser parser(file.relative, options, on_doc, on_error);
+  StreamJsonlLines(
+      file, options,
+      [&](uint64_t line_no, std::string_view line, uint64_t oversize) {
+        if (oversize > 0) {
+          parser.Oversize(line_no, oversize);
+        } else {
+          parser.Line(line_no, line);
+        }
+      },
+      on_error);
 }
 
 }  // namespace attest

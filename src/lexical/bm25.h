@@ -3,7 +3,8 @@
 //   tf_w = sum_f w_f * tf_f,  dl_w = sum_f w_f * len_f,  avgdl_w = sum_f w_f * avg_len_f
 //   norm = k1 * (1 - b + b * dl_w / avgdl_w)
 //   score(t, d) = idf(t) * tf_w * (k1 + 1) / (tf_w + norm)
-// k1 < 0 is treated as 0 and b is clamped to [0, 1]; negative field weights are treated as 0 (they would break the upper bounds and make no sense).
+// k1 is clamped to [0, 1e4], b to [0, 1], field weights to [0, 1e4]; a NaN or infinite k1 or b
+// takes its default and such a field weight becomes 0 (they would break the upper bounds and make no sense).
 #pragma once
 
 #include <algorithm>
@@ -18,10 +19,10 @@ class Bm25Scorer {
  public:
   Bm25Scorer() = default;
   Bm25Scorer(const Bm25Params& p, const double avg_len[3])
-      : k1_(std::max(0.0f, p.k1)), b_(std::clamp(p.b, 0.0f, 1.0f)), k1p1_(k1_ + 1.0f) {
+      : k1_(Sane(p.k1, 0.9f, 1e4f)), b_(Sane(p.b, 0.4f, 1.0f)), k1p1_(k1_ + 1.0f) {
     double avg = 0;
     for (int f = 0; f < 3; ++f) {
-      w_[f] = std::max(0.0f, p.field_weights[f]);
+      w_[f] = Sane(p.field_weights[f], 0.0f, 1e4f);
       avg += double(w_[f]) * avg_len[f];
     }
     inv_avgdl_ = avg > 0 ? static_cast<float>(1.0 / avg) : 0.0f;
@@ -37,8 +38,9 @@ class Bm25Scorer {
 
   float DocNorm(uint32_t len0, uint32_t len1, uint32_t len2) const {
     const float dl = w_[0] * float(len0) + w_[1] * float(len1) + w_[2] * float(len2);
-    return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_));
+    return NormOfWeightedLength(dl);
   }
+  float NormOfWeightedLength(float dl) const { return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_)); }
 
   float TermScore(float idf, uint32_t tf0, uint32_t tf1, uint32_t tf2, float norm) const {
     const float tf = w_[0] * float(tf0) + w_[1] * float(tf1) + w_[2] * float(tf2);
@@ -50,6 +52,12 @@ class Bm25Scorer {
   float UpperBound(float idf, const uint32_t max_tf[3], const uint32_t min_len[3]) const {
     const float s = TermScore(idf, max_tf[0], max_tf[1], max_tf[2], DocNorm(min_len[0], min_len[1], min_len[2]));
     return s * kSlack + kTiny;
+  }
+
+  // Parameters come from callers: NaN/inf become `fallback`, others are clamped to [0, max].
+  static float Sane(float v, float fallback, float max) {
+    if (!std::isfinite(v)) return fallback;
+    return std::clamp(v, 0.0f, max);
   }
 
   static constexpr float kSlack = 1.0f + 1e-5f;

@@ -29,7 +29,8 @@ struct QueryClause {
 // Semantics: a chunk matches when it satisfies every kMust clause, no kMustNot clause, and at least
 // one kShould clause if there is no kMust clause. Quoted phrases written without a sign are kMust
 // ("what you quote must appear"). The score is the BM25 sum over the distinct terms of all
-// kShould and kMust clauses (kMustNot terms never score).
+// kShould and kMust clauses, each weighted by how many times it occurs in them (query term
+// frequency); kMustNot terms never score.
 struct LexicalQuery {
   std::vector<QueryClause> clauses;
   bool empty() const { return clauses.empty(); }

@@ -28,9 +28,13 @@ QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
   for (const auto& t : other) {
     if (index.emplace(t, static_cast<uint32_t>(plan.terms.size())).second) plan.terms.push_back({t, 0, 0});
   }
+  for (const QueryClause& c : query.clauses) {
+    if (c.occur == Occur::kMustNot) continue;
+    for (const auto& t : c.terms) plan.terms[index.at(t)].query_count++;
+  }
   for (PlanTerm& t : plan.terms) {
     for (const SegmentView& v : segments) t.df += v.segment->doc_freq(t.text);
-    t.idf = Bm25Scorer::Idf(num_docs, t.df);
+    t.idf = Bm25Scorer::Idf(num_docs, t.df) * static_cast<float>(std::max<uint32_t>(1, t.query_count));
   }
   bool any_positive = false;
   for (const QueryClause& c : query.clauses) {

@@ -1,6 +1,6 @@
 // An immutable lexical index segment: a term dictionary, block-compressed postings with per-field
 // term frequencies and block-max metadata, positions, per-chunk field lengths, the local->ChunkId
-// map and the filter attribute columns. Layout: docs/formats.md ("Segment file").
+// map and the filter attribute columns. Layout: docs/segment_format.md.
 //
 // Thread-safety: immutable after Open(); any number of threads may read concurrently.
 #pragma once

@@ -9,7 +9,9 @@ SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter
   const uint32_t n = seg.num_docs();
   estimate_ = n;
   if (empty_) return;
+  int predicates = 0;  // active predicates; the driving one needs no re-check
   auto consider = [&](std::vector<U32List> lists) {
+    ++predicates;
     uint64_t total = 0;
     for (const auto& l : lists) total += l.size;
     if (total <= estimate_) {
@@ -50,6 +52,9 @@ SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter
   }
   date_from_ = filter.date_from;
   date_to_ = filter.date_to;
+  if (date_from_ || date_to_) ++predicates;
+  // Docs of the driving lists satisfy the driving predicate by construction.
+  verify_drive_ = drive_lists_.empty() || predicates > 1;
   if (date_from_ && date_to_ && *date_from_ > *date_to_) nothing_ = true;
   if (nothing_) estimate_ = 0;
 }
@@ -89,7 +94,7 @@ std::vector<uint32_t> SegmentFilter::Materialize() const {
   out.reserve(estimate_);
   for (const U32List& l : drive_lists_) {
     for (uint32_t i = 0; i < l.size; ++i) {
-      if (Admits(l[i])) out.push_back(l[i]);
+      if (!verify_drive_ || Admits(l[i])) out.push_back(l[i]);
     }
   }
   if (drive_lists_.size() > 1) {

@@ -41,6 +41,7 @@ class SegmentFilter {
   uint64_t estimate_ = 0;
   // Doc lists whose union contains every admitted doc (from the most selective family).
   std::vector<U32List> drive_lists_;
+  bool verify_drive_ = true;  // other predicates than the driving one are active
 };
 
 }  // namespace attest

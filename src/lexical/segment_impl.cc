@@ -96,6 +96,10 @@ Status SegmentImpl::Validate() {
   for (int f = 0; f < 3; ++f) {
     if (sums[f] != total_len_[f]) return Corrupt("field length totals do not match meta");
   }
+  length_codes_.resize(3 * n);
+  for (uint32_t d = 0; d < num_docs_; ++d) {
+    for (int f = 0; f < 3; ++f) length_codes_[3 * size_t(d) + f] = LengthCode(field_len(d, f));
+  }
   // Attribute dictionaries and columns.
   for (int fam = 0; fam < 5; ++fam) ATTEST_RETURN_IF_ERROR(ValidateStringTable(kTenantDict + fam, &dict_count_[fam]));
   for (int fam = 0; fam < 5; ++fam) family_base_[fam + 1] = family_base_[fam] + dict_count_[fam];

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attest/status.h"
 #include "common/file_util.h"
@@ -17,6 +18,20 @@
 #include "lexical/segment_format.h"
 
 namespace attest {
+
+// Lossy, order-preserving one-byte code of a field length: exact below 32, then 3 bits of
+// mantissa. LengthFromCode(LengthCode(x)) <= x.
+inline uint8_t LengthCode(uint32_t len) {
+  if (len < 32) return static_cast<uint8_t>(len);
+  const uint32_t e = 31 - __builtin_clz(len);  // >= 5
+  const uint32_t m = (len >> (e - 3)) & 7;
+  return static_cast<uint8_t>(32 + (e - 5) * 8 + m);
+}
+inline uint32_t LengthFromCode(uint8_t code) {
+  if (code < 32) return code;
+  const uint32_t e = (code - 32) / 8 + 5, m = (code - 32) % 8;
+  return (8 + m) << (e - 3);
+}
 
 // Families of filter attribute values (dictionary-encoded per segment).
 enum class AttrFamily : uint32_t { kTenant = 0, kSourceType, kSite, kVersion, kGroup };
@@ -48,6 +63,7 @@ class SegmentImpl {
   uint32_t num_terms() const { return num_terms_; }
   uint64_t file_size() const { return size_; }
   uint64_t total_len(int f) const { return total_len_[f]; }
+  uint64_t section_size(int section) const { return len_[section]; }
 
   uint64_t chunk_id(uint32_t d) const { return segfmt::Load64(sec_[segfmt::kChunkIds] + 8 * size_t(d)); }
   uint32_t field_len(uint32_t d, int f) const {
@@ -55,6 +71,9 @@ class SegmentImpl {
   }
   const uint8_t* field_lens_row(uint32_t d) const { return sec_[segfmt::kFieldLens] + 12 * size_t(d); }
   std::optional<uint32_t> local_of(uint64_t chunk_id) const;
+  // One byte per doc and field: a lower bound of the field length (LengthCode below), so that
+  // score upper bounds can be computed from a 3-byte row that stays in cache.
+  const uint8_t* length_codes(uint32_t d) const { return length_codes_.data() + 3 * size_t(d); }
 
   std::optional<TermPostings> FindTerm(std::string_view term) const;
   std::string_view term(uint32_t index) const;
@@ -92,6 +111,7 @@ class SegmentImpl {
   Status ValidatePostings();
   U32List ValueList(uint32_t global_index) const;
 
+  std::vector<uint8_t> length_codes_;
   std::shared_ptr<const void> owner_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;

@@ -37,6 +37,9 @@ SegmentSearch::SegmentSearch(const QueryPlan& plan, const SegmentView& view, con
     }
   }
   contrib_.assign(plan.num_scoring, 0.0f);
+  for (int f = 0; f < 3; ++f) {
+    for (int c = 0; c < 256; ++c) wlen_[f][c] = plan.scorer.weight(f) * float(LengthFromCode(static_cast<uint8_t>(c)));
+  }
   for (const PlanClause& c : plan.clauses) {
     if (c.occur != Occur::kMust) continue;
     for (uint32_t t : c.terms) {
@@ -77,16 +80,13 @@ float SegmentSearch::BlockUb(uint32_t t, uint32_t d) {
   if (!cur || cur->doc() > d) return 0.0f;
   const uint32_t b = cur->ShallowBlock(d);
   if (b >= cur->num_blocks()) return 0.0f;
-  const segfmt::SkipEntry s = cur->block_entry(b);
-  return plan_.scorer.UpperBound(terms_[t].idf, s.max_tf, s.min_len);
-}
-
-bool SegmentSearch::Rejected(uint32_t d) {
-  if ((deleted_ && deleted_->Test(d)) || (!filter_in_lists_ && !filter_.Admits(d))) {
-    if (stats_) ++stats_->docs_filtered;
-    return true;
+  Term& term = terms_[t];
+  if (term.ub_block != b) {
+    const segfmt::SkipEntry s = cur->block_entry(b);
+    term.ub_block = b;
+    term.ub_block_value = plan_.scorer.UpperBound(term.idf, s.max_tf, s.min_len);
   }
-  return false;
+  return term.ub_block_value;
 }
 
 bool SegmentSearch::PhraseMatches(const PlanClause& c, uint32_t d) {
@@ -115,28 +115,51 @@ bool SegmentSearch::Excluded(uint32_t d) {
 void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const std::vector<uint32_t>& rest,
                           const std::vector<float>& rest_bound) {
   const Bm25Scorer& sc = plan_.scorer;
+  const float theta = heap_->prune_below();
+  if (deleted_ && deleted_->Test(d)) {
+    if (stats_) ++stats_->docs_filtered;
+    return;
+  }
+  if (heap_->full()) {
+    // Bound first: exact tfs with lengths from the one-byte codes (lower bounds of the lengths,
+    // so an upper bound of the score); the exact lengths are a likely cache miss, read last.
+    const uint8_t* codes = seg_.length_codes(d);
+    const float norm_lb =
+        sc.NormOfWeightedLength(wlen_[0][codes[0]] + wlen_[1][codes[1]] + wlen_[2][codes[2]]);
+    float ub = 0;
+    for (uint32_t t : known) {
+      PostingsCursor* cur = terms_[t].cur.get();
+      if (cur->doc() == d) ub += sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm_lb);
+    }
+    for (size_t j = 0; j < rest.size(); ++j) {
+      if (Below(ub + rest_bound[j], theta)) return;
+      const uint32_t t = rest[j];
+      if (!Present(t, d)) continue;
+      PostingsCursor* cur = terms_[t].cur.get();
+      ub += sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm_lb);
+    }
+    if (Below(ub, theta)) return;
+  } else {
+    for (uint32_t t : rest) Present(t, d);
+  }
+  // The filter reads the attribute columns (a likely cache miss): after the bound, before the heap.
+  if (!filter_in_lists_ && !filter_.Admits(d)) {
+    if (stats_) ++stats_->docs_filtered;
+    return;
+  }
+  if (Excluded(d)) return;
+  // Every present term's cursor is now on d: the exact score.
   const uint8_t* row = seg_.field_lens_row(d);
   const float norm = sc.DocNorm(segfmt::Load32(row), segfmt::Load32(row + 4), segfmt::Load32(row + 8));
   std::fill(contrib_.begin(), contrib_.end(), 0.0f);
-  float sum = 0;
-  for (uint32_t t : known) {
-    PostingsCursor* cur = terms_[t].cur.get();
-    if (cur->doc() != d) continue;
-    const float c = sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm);
-    contrib_[t] = c;
-    sum += c;
-  }
-  const float theta = heap_->prune_below();
-  for (size_t j = 0; j < rest.size(); ++j) {
-    if (Below(sum + rest_bound[j], theta)) return;
-    const uint32_t t = rest[j];
-    if (!Present(t, d)) continue;
-    PostingsCursor* cur = terms_[t].cur.get();
-    const float c = sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm);
-    contrib_[t] = c;
-    sum += c;
-  }
-  if (Below(sum, theta)) return;
+  auto exact = [&](const std::vector<uint32_t>& ts) {
+    for (uint32_t t : ts) {
+      PostingsCursor* cur = terms_[t].cur.get();
+      if (cur->doc() == d) contrib_[t] = sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm);
+    }
+  };
+  exact(known);
+  exact(rest);
   // Matching: kMust phrases, or (without kMust) at least one kShould clause.
   bool any_should = false;
   for (const PlanClause& c : plan_.clauses) {
@@ -149,6 +172,7 @@ void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const 
   if (stats_) ++stats_->postings_scored;
   float score = 0;
   for (float c : contrib_) score += c;
+  if (Below(score, theta)) return;
   heap_->Offer({ChunkId(seg_.chunk_id(d)), score});
 }
 
@@ -219,7 +243,7 @@ void SegmentSearch::RunConjunctive(const std::vector<uint32_t>* admitted) {
       d = next_candidate(d);
       continue;
     }
-    if (!Rejected(d) && !Excluded(d)) Score(d, req, rest, rest_bound);
+    Score(d, req, rest, rest_bound);
     d = next_candidate(d + 1);
   }
 }
@@ -250,20 +274,17 @@ void SegmentSearch::RunDisjunctive() {
     uint32_t d = kEndDoc;
     for (uint32_t t : essential) d = std::min(d, terms_[t].cur->doc());
     if (d == kEndDoc) break;
-    bool changed = false;
-    if (!Rejected(d) && !Excluded(d)) {
-      const float before = heap_->prune_below();
-      bool skip = false;
-      if (heap_->full()) {
-        float bound = rest_bound[0];
-        for (uint32_t t : essential) {
-          if (terms_[t].cur->doc() == d) bound += BlockUb(t, d);
-        }
-        skip = Below(bound, before);
+    const float before = heap_->prune_below();
+    bool skip = false;
+    if (heap_->full()) {
+      float bound = rest_bound[0];
+      for (uint32_t t : essential) {
+        if (terms_[t].cur->doc() == d) bound += BlockUb(t, d);
       }
-      if (!skip) Score(d, essential, rest, rest_bound);
-      changed = heap_->prune_below() != before;
+      skip = Below(bound, before);
     }
+    if (!skip) Score(d, essential, rest, rest_bound);
+    const bool changed = heap_->prune_below() != before;
     for (uint32_t t : essential) {
       if (terms_[t].cur->doc() == d) terms_[t].cur->Next();
     }
@@ -287,7 +308,6 @@ void SegmentSearch::RunDriven(const std::vector<uint32_t>& admitted) {
       for (uint32_t t : present) bound += BlockUb(t, d);
       if (Below(bound, heap_->prune_below())) continue;
     }
-    if (Rejected(d) || Excluded(d)) continue;
     Score(d, kNone, present, bound_suffix);
   }
 }

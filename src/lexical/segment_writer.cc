@@ -72,7 +72,8 @@ std::string StringTable(const std::vector<std::string>& values) {
 }
 
 struct TermState {
-  std::string stream;    // per doc: varint gap, varint (tf_body << 1 | other), [tf_title, tf_section], positions
+  std::string stream;    // per doc: varint gap, varint (tf_body << 1 | other), [tf_title, tf_section],
+                         // varint byte length of the positions, positions (delta varints per field)
   uint32_t last_doc = 0;
   uint32_t df = 0;
 };
@@ -91,8 +92,6 @@ struct SegmentWriter::State {
   std::vector<uint32_t> acl_offsets{0};
   std::vector<uint32_t> acl_ids;  // provisional
   // Per-chunk scratch.
-  std::vector<uint32_t> mark;     // per term: doc number + 1 of the last chunk it appeared in
-  std::vector<uint32_t> slot_of;  // per term: its slot in the current chunk
   struct Slot {
     uint32_t term;
     uint32_t tf[3];
@@ -105,6 +104,8 @@ struct SegmentWriter::State {
   };
   std::vector<Occ> occs;
   std::vector<uint32_t> slot_start;
+  std::vector<uint64_t> hashes;
+  std::string scratch;
   std::vector<uint32_t> sorted_pos;
 };
 
@@ -141,23 +142,34 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   s.slots.clear();
   s.occs.clear();
   const uint32_t stamp = doc + 1;
+  s.hashes.clear();
   for (uint32_t f = 0; f < 3; ++f) {
     for (const Token& tok : chunk.fields[f].tokens) {
-      const uint32_t tid = s.terms.Intern(tok.term);
-      if (tid >= s.mark.size()) {
-        s.mark.resize(tid + 1, 0);
-        s.slot_of.resize(tid + 1, 0);
-        s.postings.resize(tid + 1);
-      }
-      if (s.mark[tid] != stamp) {
-        s.mark[tid] = stamp;
-        s.slot_of[tid] = static_cast<uint32_t>(s.slots.size());
+      s.hashes.push_back(TermTable::Hash(tok.term));
+      s.terms.Prefetch(s.hashes.back());
+    }
+  }
+  size_t token_index = 0;
+  for (uint32_t f = 0; f < 3; ++f) {
+    for (const Token& tok : chunk.fields[f].tokens) {
+      TermTable::Payload* m;
+      const uint32_t tid = s.terms.Intern(tok.term, s.hashes[token_index++], &m);
+      if (m->stamp != stamp) {  // first occurrence in this chunk
+        m->stamp = stamp;
+        m->local = static_cast<uint32_t>(s.slots.size());
         s.slots.push_back({tid, {0, 0, 0}});
+        if (tid < s.postings.size()) __builtin_prefetch(&s.postings[tid]);
       }
-      const uint32_t slot = s.slot_of[tid];
+      const uint32_t slot = m->local;
       ++s.slots[slot].tf[f];
       s.occs.push_back({slot, f, tok.position});
     }
+  }
+  if (s.terms.size() > s.postings.size()) s.postings.resize(s.terms.size());
+  // Overlap the cache misses on the terms' stream tails.
+  for (const auto& sl : s.slots) {
+    const std::string& st = s.postings[sl.term].stream;
+    __builtin_prefetch(st.data() + st.size());
   }
   // Counting sort of positions by slot (stable: field order, then token order).
   s.slot_start.assign(s.slots.size() + 1, 0);
@@ -179,16 +191,19 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
       AppendVarint32(&ts.stream, sl.tf[1]);
     }
     uint32_t* p = s.sorted_pos.data() + begin;
+    s.scratch.clear();
     for (int f = 0; f < 3; ++f) {
       const uint32_t n = sl.tf[f];
       if (!std::is_sorted(p, p + n)) std::sort(p, p + n);
       uint32_t prev = 0;
       for (uint32_t j = 0; j < n; ++j) {
-        AppendVarint32(&ts.stream, p[j] - prev);
+        AppendVarint32(&s.scratch, p[j] - prev);
         prev = p[j];
       }
       p += n;
     }
+    AppendVarint32(&ts.stream, static_cast<uint32_t>(s.scratch.size()));
+    ts.stream.append(s.scratch);
     begin = s.slot_start[i];
     ts.last_doc = doc;
     ++ts.df;
@@ -197,6 +212,29 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
 }
 
 namespace {
+
+// Term ids in byte order of their terms; sorts on an 8-byte big-endian prefix first so that
+// most comparisons touch no term bytes.
+std::vector<uint32_t> SortedTermOrder(const TermTable& terms) {
+  struct Key {
+    uint64_t prefix;
+    uint32_t id;
+  };
+  std::vector<Key> keys(terms.size());
+  for (uint32_t id = 0; id < keys.size(); ++id) {
+    const std::string_view k = terms.key(id);
+    uint64_t p = 0;
+    for (size_t i = 0; i < 8; ++i) p = (p << 8) | (i < k.size() ? static_cast<uint8_t>(k[i]) : 0);
+    keys[id] = {p, id};
+  }
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return terms.key(a.id) < terms.key(b.id);
+  });
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].id;
+  return order;
+}
 
 void AlignTo8(std::string* out) {
   while (out->size() % 8 != 0) out->push_back('\0');
@@ -260,15 +298,33 @@ std::string SegmentWriter::Serialize() const {
 
   // Terms in sorted order.
   const uint32_t num_terms = static_cast<uint32_t>(s.terms.size());
-  std::vector<uint32_t> order(num_terms);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return s.terms.key(a) < s.terms.key(b); });
+  std::vector<uint32_t> order = SortedTermOrder(s.terms);
+  size_t stream_bytes = 0;
+  for (const TermState& ts : s.postings) stream_bytes += ts.stream.size();
+  sec[kPositions].reserve(stream_bytes);
+
   uint32_t num_skips = 0;
   uint32_t docs[kBlockSize], tf0[kBlockSize], tf1[kBlockSize], tf2[kBlockSize];
   const uint32_t* tfs[3] = {tf0, tf1, tf2};
-  std::string& post = sec[kPostings];
+  // The postings section, the largest, is encoded in place in the output image (the sections
+  // may appear in any order in the file: the footer locates them).
+  std::string out;
+  out.reserve(stream_bytes + stream_bytes / 2 + size_t(n) * 64 + 4096);
+  out.append(kMagic, 8);
+  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, 0);  // flags
+  uint64_t offs[kNumSections], lens[kNumSections];
+  offs[kPostings] = out.size();
+  std::string& post = out;
+  const size_t post_start = out.size();
   std::string& pos = sec[kPositions];
-  for (uint32_t tid : order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t tid = order[k];
+    if (k + 2 < order.size()) {  // terms are visited in byte order: hide the random accesses
+      const TermState& next = s.postings[order[k + 2]];
+      __builtin_prefetch(next.stream.data());
+      __builtin_prefetch(s.terms.key(order[k + 2]).data());
+    }
     const TermState& ts = s.postings[tid];
     const std::string_view term = s.terms.key(tid);
     std::string& dict = sec[kDict];
@@ -277,7 +333,7 @@ std::string SegmentWriter::Serialize() const {
     sec[kTermBlob].append(term);
     PutFixed32(&dict, ts.df);
     PutFixed32(&dict, num_skips);
-    PutFixed64(&dict, post.size());
+    PutFixed64(&dict, post.size() - post_start);
     PutFixed64(&dict, pos.size());
     const size_t post_base = post.size(), pos_base = pos.size();
     const uint8_t* p = reinterpret_cast<const uint8_t*>(ts.stream.data());
@@ -301,14 +357,13 @@ std::string SegmentWriter::Serialize() const {
           tf0[i] = tf1[i] = 0;
         }
         // Positions are already delta varints per field: copy their bytes.
-        const uint8_t* start = p;
-        const uint32_t npos = tf0[i] + tf1[i] + tf2[i];
-        for (uint32_t j = 0; j < npos; ++j) {
-          while (*p & 0x80) ++p;
-          ++p;
-        }
-        pos.append(reinterpret_cast<const char*>(start), p - start);
-        for (int f = 0; f < 3; ++f) min_len[f] = std::min(min_len[f], s.lens[3 * size_t(doc) + f]);
+        const uint32_t pos_bytes = ReadVarint32(p);
+        pos.append(reinterpret_cast<const char*>(p), pos_bytes);
+        p += pos_bytes;
+      }
+      for (uint32_t i = 0; i < bn; ++i) {  // independent loads: the misses overlap
+        const uint32_t* l = &s.lens[3 * size_t(docs[i])];
+        for (int f = 0; f < 3; ++f) min_len[f] = std::min(min_len[f], l[f]);
       }
       codec::EncodeBlock(docs, tfs, bn, block_prev, &post);
       block_prev = docs[bn - 1];
@@ -332,26 +387,22 @@ std::string SegmentWriter::Serialize() const {
   for (int f = 0; f < 3; ++f) PutFixed64(&sec[kMeta], s.total_len[f]);
   PutFixed64(&sec[kMeta], 0);
 
-  // Assemble: header, 8-aligned sections, footer, tail.
-  size_t total = kHeaderSize + kTailSize + 4 + 16 * kNumSections;
-  for (const auto& x : sec) total += x.size() + 8;
-  std::string out;
-  out.reserve(total);
-  out.append(kMagic, 8);
-  PutFixed32(&out, kFormatVersion);
-  PutFixed32(&out, 0);  // flags
-  uint64_t offs[kNumSections];
+  lens[kPostings] = out.size() - offs[kPostings];
+  // Then the other sections, 8-aligned, the footer and the tail.
   for (int i = 0; i < kNumSections; ++i) {
+    if (i == kPostings) continue;
     AlignTo8(&out);
     offs[i] = out.size();
+    lens[i] = sec[i].size();
     out += sec[i];
+    std::string().swap(sec[i]);
   }
   AlignTo8(&out);
   const uint64_t footer = out.size();
   PutFixed32(&out, kNumSections);
   for (int i = 0; i < kNumSections; ++i) {
     PutFixed64(&out, offs[i]);
-    PutFixed64(&out, sec[i].size());
+    PutFixed64(&out, lens[i]);
   }
   PutFixed64(&out, footer);
   PutFixed32(&out, Crc32c(out.data(), out.size()));

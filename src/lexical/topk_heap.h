@@ -20,7 +20,7 @@ inline bool RanksBefore(const ScoredChunk& a, const ScoredChunk& b) {
 
 class TopKHeap {
  public:
-  explicit TopKHeap(size_t k) : k_(k) { heap_.reserve(k + 1); }
+  explicit TopKHeap(size_t k) : k_(k) { heap_.reserve(std::min<size_t>(k, 4096) + 1); }
 
   bool full() const { return heap_.size() >= k_; }
   // A candidate whose upper bound is strictly below this can never enter.

@@ -1,0 +1,98 @@
+#include "engine/document_indexer.h"
+
+#include <algorithm>
+
+#include "common/checksum.h"
+
+namespace attest {
+namespace {
+
+void AppendField(std::string* out, std::string_view name, std::string_view value) {
+  // Length-prefixed so that no two different documents serialize the same way.
+  out->append(name);
+  out->push_back('=');
+  out->append(std::to_string(value.size()));
+  out->push_back(':');
+  out->append(value);
+  out->push_back('\n');
+}
+
+}  // namespace
+
+std::string ContentDigest(const ParsedDocument& doc, const DocumentRecord& r) {
+  std::string s;
+  AppendField(&s, "tenant", r.tenant);
+  AppendField(&s, "id", r.id);
+  AppendField(&s, "url", r.url);
+  AppendField(&s, "title", r.title);
+  AppendField(&s, "site", r.site);
+  AppendField(&s, "published", r.published ? FormatDate(*r.published) : "");
+  AppendField(&s, "updated", r.updated ? FormatDate(*r.updated) : "");
+  AppendField(&s, "version", r.version);
+  AppendField(&s, "source_type", r.source_type);
+  AppendField(&s, "language", r.language);
+  for (const auto& g : r.acl_groups) AppendField(&s, "acl", g);
+  for (const auto& [k, v] : doc.metadata) AppendField(&s, "meta:" + k, v);
+  for (const auto& b : doc.blocks) {
+    AppendField(&s, "block" + std::to_string(static_cast<int>(b.kind)) + "/" + std::to_string(b.level), b.text);
+  }
+  return Sha256Hex(s);
+}
+
+PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const DocumentDefaults& defaults,
+                                          uint64_t source_bytes) const {
+  PreparedDocument out;
+  DocumentRecord& r = out.record;
+  r.tenant = defaults.tenant;
+  r.id = doc.id;
+  r.url = doc.url;
+  r.title = doc.title;
+  r.site = doc.site.empty() ? defaults.site : doc.site;
+  r.published = doc.published;
+  r.updated = doc.updated;
+  r.version = defaults.version.empty() ? doc.version : defaults.version;
+  r.source_type = defaults.source_type.empty() ? doc.source_type : defaults.source_type;
+  r.language = doc.language;
+  r.acl_groups = defaults.acl_groups;
+  std::sort(r.acl_groups.begin(), r.acl_groups.end());
+  r.acl_groups.erase(std::unique(r.acl_groups.begin(), r.acl_groups.end()), r.acl_groups.end());
+  r.bytes = source_bytes;
+  r.sha256 = ContentDigest(doc, r);
+
+  out.chunks = ChunkDocument(doc, chunker_);
+  out.indexed.reserve(out.chunks.size());
+  for (const TextChunk& c : out.chunks) out.indexed.push_back(Analyze(r.title, c.section_path, c.text, r));
+  r.chunk_count = static_cast<uint32_t>(out.chunks.size());
+  return out;
+}
+
+IndexedChunk DocumentIndexer::Reindex(const ChunkRecord& chunk, const DocumentRecord& doc) const {
+  IndexedChunk ic = Analyze(doc.title, chunk.section_path, chunk.text, doc);
+  ic.id = chunk.id;
+  return ic;
+}
+
+IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::string& section, const std::string& body,
+                                      const DocumentRecord& doc) const {
+  IndexedChunk ic;
+  auto analyze = [&](Field f, const std::string& text) {
+    AnalyzedField& af = ic.fields[static_cast<int>(f)];
+    af.length = analyzer_.Analyze(text, &af.tokens);
+  };
+  analyze(Field::kTitle, title);
+  analyze(Field::kSection, section);
+  analyze(Field::kBody, body);
+  ic.attrs.tenant = doc.tenant;
+  ic.attrs.acl_groups = doc.acl_groups;
+  ic.attrs.source_type = doc.source_type;
+  ic.attrs.site = doc.site;
+  ic.attrs.version = doc.version;
+  if (doc.published) {
+    ic.attrs.date = *doc.published;
+  } else if (doc.updated) {
+    ic.attrs.date = *doc.updated;
+  }
+  return ic;
+}
+
+}  // namespace attest

@@ -1,0 +1,45 @@
+// Turns a parsed document into what the store commits: catalog record, chunks and their analyzed
+// fields (title, section path, body) with filter attributes. Pure function of its inputs, so it runs
+// on any thread; the same code re-analyzes stored chunks when the store merges segments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ingest/document.h"
+#include "store/records.h"
+#include "text/analyzer.h"
+#include "text/chunker.h"
+
+namespace attest {
+
+struct DocumentDefaults {
+  std::string tenant;
+  std::vector<std::string> acl_groups;
+  std::string source_type;   // overrides the detected type when non-empty
+  std::string version;       // overrides the detected version when non-empty
+  std::string site;          // used when the document has no site
+};
+
+class DocumentIndexer {
+ public:
+  DocumentIndexer(const Analyzer& analyzer, ChunkerOptions chunker) : analyzer_(analyzer), chunker_(chunker) {}
+
+  // Fills record metadata (tenant, acl, sha256 of the content) and chunks + analyzed chunks.
+  PreparedDocument Prepare(const ParsedDocument& doc, const DocumentDefaults& defaults, uint64_t source_bytes) const;
+
+  // Analyzes one stored chunk again (segment merges).
+  IndexedChunk Reindex(const ChunkRecord& chunk, const DocumentRecord& doc) const;
+
+ private:
+  IndexedChunk Analyze(const std::string& title, const std::string& section, const std::string& body,
+                       const DocumentRecord& doc) const;
+  const Analyzer& analyzer_;
+  ChunkerOptions chunker_;
+};
+
+// SHA-256 over a canonical serialization of everything that is stored or indexed for the document
+// (metadata, tenant, ACL and text), so any change that matters makes it a replacement.
+std::string ContentDigest(const ParsedDocument& doc, const DocumentRecord& record);
+
+}  // namespace attest

@@ -1,0 +1,223 @@
+#include "engine/ingest_pipeline.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/work_queue.h"
+#include "ingest/jsonl_reader.h"
+#include "ingest/source_reader.h"
+
+namespace attest {
+namespace {
+
+constexpr size_t kLinesPerUnit = 256;
+
+// One piece of parsing work: a whole file, or a run of lines of a JSONL file.
+struct JsonlLine {
+  uint64_t number = 0;      // 1-based
+  std::string text;
+  uint64_t oversize = 0;    // > 0: the line was too long and its text was not kept
+};
+
+struct WorkUnit {
+  uint64_t seq = 0;
+  const SourceFile* file = nullptr;
+  std::vector<JsonlLine> lines;  // JSONL only; empty = parse the whole file
+  uint64_t bytes = 0;
+};
+
+struct UnitResult {
+  std::vector<PreparedDocument> docs;
+  std::vector<IngestIssue> issues;
+  uint64_t bytes = 0;
+};
+
+// Results arrive out of order from the workers; the committer takes them in sequence.
+class ReorderBuffer {
+ public:
+  void Put(uint64_t seq, UnitResult r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready_.emplace(seq, std::move(r));
+    cv_.notify_all();
+  }
+  // Waits for result `seq`; returns false if the producers finished without it.
+  bool Take(uint64_t seq, UnitResult* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return ready_.count(seq) || (finished_ && seq >= total_); });
+    auto it = ready_.find(seq);
+    if (it == ready_.end()) return false;
+    *out = std::move(it->second);
+    ready_.erase(it);
+    return true;
+  }
+  void Finish(uint64_t total_units) {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+    total_ = total_units;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<uint64_t, UnitResult> ready_;
+  bool finished_ = false;
+  uint64_t total_ = 0;
+};
+
+IngestIssue ToIssue(SourceError&& e) { return IngestIssue{std::move(e.file), e.line, std::move(e.message)}; }
+
+}  // namespace
+
+Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const IngestOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  IngestReport report;
+
+  std::vector<std::filesystem::path> roots(options.paths.begin(), options.paths.end());
+  std::vector<SourceFile> files;
+  std::vector<SourceError> list_errors;
+  ListSources(roots, &files, &list_errors);
+  for (auto& e : list_errors) report.issues.push_back(ToIssue(std::move(e)));
+  report.files = files.size();
+  uint64_t total_bytes = 0;
+  for (const auto& f : files) total_bytes += f.size;
+
+  SourceOptions source_options;
+  source_options.site = options.site;
+  DocumentDefaults defaults{options.tenant, options.acl_groups, options.source_type, options.version, options.site};
+
+  const unsigned threads = std::max(1u, args.threads);
+  WorkQueue<WorkUnit> units(threads * 4);
+  ReorderBuffer results;
+
+  // Producer: files in order; JSONL files are cut into runs of lines so one big file still
+  // spreads over all workers.
+  std::thread producer([&] {
+    uint64_t seq = 0;
+    for (const SourceFile& f : files) {
+      if (f.format != SourceFormat::kBeirJsonl) {
+        units.Push(WorkUnit{seq++, &f, {}, f.size});
+        continue;
+      }
+      WorkUnit unit{0, &f, {}, 0};
+      StreamJsonlLines(
+          f, source_options,
+          [&](uint64_t line_no, std::string_view line, uint64_t oversize) {
+            unit.bytes += (oversize ? oversize : line.size()) + 1;
+            unit.lines.push_back(JsonlLine{line_no, std::string(line), oversize});
+            if (unit.lines.size() == kLinesPerUnit) {
+              unit.seq = seq++;
+              units.Push(std::move(unit));
+              unit = WorkUnit{0, &f, {}, 0};
+            }
+          },
+          [&](SourceError&& e) {
+            if (!unit.lines.empty()) {
+              unit.seq = seq++;
+              units.Push(std::move(unit));
+              unit = WorkUnit{0, &f, {}, 0};
+            }
+            UnitResult r;
+            r.issues.push_back(ToIssue(std::move(e)));
+            results.Put(seq++, std::move(r));
+          });
+      if (!unit.lines.empty()) {
+        unit.seq = seq++;
+        units.Push(std::move(unit));
+      }
+    }
+    units.Close();
+    results.Finish(seq);
+  });
+
+  std::vector<std::thread> workers;
+  for (unsigned i = 0; i < threads; ++i) {
+    workers.emplace_back([&] {
+      while (auto unit = units.Pop()) {
+        UnitResult r;
+        r.bytes = unit->bytes;
+        auto on_doc = [&](ParsedDocument&& doc, uint64_t source_bytes) {
+          PreparedDocument p = args.indexer->Prepare(doc, defaults, source_bytes);
+          if (p.chunks.empty()) {
+            r.issues.push_back({unit->file->relative, 0, "document '" + doc.id + "' has no text to index"});
+            return;
+          }
+          r.docs.push_back(std::move(p));
+        };
+        auto on_error = [&](SourceError&& e) { r.issues.push_back(ToIssue(std::move(e))); };
+        if (unit->lines.empty()) {
+          ParseSource(*unit->file, source_options, on_doc, on_error);
+        } else {
+          JsonlLineParser parser(unit->file->relative, source_options, on_doc, on_error);
+          for (const JsonlLine& line : unit->lines) {
+            if (line.oversize) {
+              parser.Oversize(line.number, line.oversize);
+            } else {
+              parser.Line(line.number, line.text);
+            }
+          }
+        }
+        results.Put(unit->seq, std::move(r));
+      }
+    });
+  }
+
+  // Committer (this thread): batches in source order.
+  Status failure;
+  WriteBatch batch;
+  std::unordered_map<std::string, size_t> batch_index;  // doc id -> position in batch (last one wins)
+  uint64_t batch_bytes = 0, done_bytes = 0;
+  auto commit = [&]() -> Status {
+    if (batch.upserts.empty()) return Status::Ok();
+    std::vector<std::string> ids;
+    ids.reserve(batch.upserts.size());
+    for (const auto& d : batch.upserts) ids.push_back(d.record.id);
+    ATTEST_ASSIGN_OR_RETURN(CommitResult cr, args.store->Commit(std::move(batch)));
+    report.added += cr.added;
+    report.replaced += cr.replaced;
+    report.unchanged += cr.unchanged;
+    report.chunks += cr.chunks_added;
+    report.snapshot_version = cr.version.get();
+    batch = WriteBatch{};
+    batch_index.clear();
+    batch_bytes = 0;
+    if (options.on_commit) options.on_commit(ids);
+    return Status::Ok();
+  };
+  for (uint64_t seq = 0;; ++seq) {
+    UnitResult r;
+    if (!results.Take(seq, &r)) break;
+    for (auto& issue : r.issues) report.issues.push_back(std::move(issue));
+    done_bytes += r.bytes;
+    report.bytes += r.bytes;
+    if (!failure.ok()) continue;  // drain the workers after a failed commit
+    for (auto& d : r.docs) {
+      ++report.documents_seen;
+      batch_bytes += d.record.bytes;
+      auto [it, inserted] = batch_index.try_emplace(d.record.id, batch.upserts.size());
+      if (inserted) {
+        batch.upserts.push_back(std::move(d));
+      } else {
+        batch.upserts[it->second] = std::move(d);  // a later copy in the same input replaces the earlier one
+      }
+      if (batch.upserts.size() >= options.batch_documents || batch_bytes >= args.max_batch_bytes) {
+        failure = commit();
+        if (!failure.ok()) break;
+      }
+    }
+    if (options.on_progress) options.on_progress(done_bytes, total_bytes);
+  }
+  if (failure.ok()) failure = commit();
+  producer.join();
+  for (auto& w : workers) w.join();
+  if (!failure.ok()) return failure;
+  if (report.snapshot_version == 0) report.snapshot_version = args.store->Pin()->version().get();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace attest

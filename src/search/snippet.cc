@@ -1,0 +1,126 @@
+#include "search/snippet.h"
+
+#include <algorithm>
+#include <map>
+
+namespace attest {
+namespace {
+
+constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
+
+struct Word {
+  uint32_t start, end;
+  uint32_t position;
+  bool hit = false;
+  std::string_view term_key;  // first matched term at this position (for distinct counting)
+};
+
+}  // namespace
+
+Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>& query_terms,
+                    const Analyzer& analyzer, size_t max_words) {
+  Snippet out;
+  if (text.empty()) return out;
+  if (max_words == 0) max_words = 1;
+
+  std::vector<Token> tokens;
+  analyzer.Analyze(text, &tokens);
+  // Collapse tokens to surface words keyed by start offset; a word is a hit if any of its terms matches.
+  std::map<uint32_t, Word> by_start;
+  std::vector<Highlight> spans;
+  for (const Token& t : tokens) {
+    auto [it, inserted] = by_start.try_emplace(t.start, Word{t.start, t.end, t.position, false, {}});
+    Word& w = it->second;
+    w.end = std::max(w.end, t.end);
+    auto q = query_terms.find(t.term);
+    if (q != query_terms.end()) {
+      if (!w.hit) w.term_key = *q;
+      w.hit = true;
+      spans.push_back({t.start, t.end});
+    }
+  }
+  std::vector<Word> words;
+  words.reserve(by_start.size());
+  for (auto& [s, w] : by_start) words.push_back(w);
+
+  // Best window of max_words consecutive words: most distinct matched terms, then most hits, earliest.
+  size_t best_begin = 0;
+  if (words.size() > max_words) {
+    int best_distinct = -1, best_hits = -1;
+    std::map<std::string_view, int> counts;
+    int hits = 0;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (words[i].hit) {
+        ++hits;
+        ++counts[words[i].term_key];
+      }
+      if (i >= max_words) {
+        const Word& out_w = words[i - max_words];
+        if (out_w.hit) {
+          --hits;
+          if (--counts[out_w.term_key] == 0) counts.erase(out_w.term_key);
+        }
+      }
+      if (i + 1 >= max_words) {
+        int distinct = static_cast<int>(counts.size());
+        if (distinct > best_distinct || (distinct == best_distinct && hits > best_hits)) {
+          best_distinct = distinct;
+          best_hits = hits;
+          best_begin = i + 1 - max_words;
+        }
+      }
+    }
+  }
+  uint32_t from = 0, to = static_cast<uint32_t>(text.size());
+  bool cut_front = false, cut_back = false;
+  if (words.size() > max_words) {
+    size_t last = std::min(words.size(), best_begin + max_words) - 1;
+    if (best_begin > 0) {
+      from = words[best_begin].start;
+      cut_front = true;
+    }
+    if (last + 1 < words.size()) {
+      to = words[last].end;
+      cut_back = true;
+    }
+  }
+  // Trim whitespace inside the window.
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
+  while (from < to && is_space(text[from])) ++from;
+  while (to > from && is_space(text[to - 1])) --to;
+
+  if (cut_front) out.text.append(kEllipsis);
+  uint32_t base = static_cast<uint32_t>(out.text.size());
+  // Collapse runs of whitespace to one space so snippets print on one line.
+  std::vector<int32_t> remap(to - from + 1, 0);  // offset in window -> offset in out.text (relative to base)
+  bool in_space = false;
+  for (uint32_t i = from; i < to; ++i) {
+    remap[i - from] = static_cast<int32_t>(out.text.size() - base);
+    char c = text[i];
+    if (is_space(c)) {
+      if (!in_space) out.text.push_back(' ');
+      in_space = true;
+    } else {
+      out.text.push_back(c);
+      in_space = false;
+    }
+  }
+  remap[to - from] = static_cast<int32_t>(out.text.size() - base);
+  if (cut_back) out.text.append(kEllipsis);
+
+  std::sort(spans.begin(), spans.end(), [](const Highlight& a, const Highlight& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  for (const Highlight& h : spans) {
+    if (h.start < from || h.end > to) continue;
+    Highlight r{base + static_cast<uint32_t>(remap[h.start - from]), base + static_cast<uint32_t>(remap[h.end - from])};
+    if (!out.highlights.empty() && r.start <= out.highlights.back().end) {
+      out.highlights.back().end = std::max(out.highlights.back().end, r.end);
+    } else {
+      out.highlights.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace attest
