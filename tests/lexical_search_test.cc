@@ -288,3 +288,49 @@ TEST(LexicalSearchTest, EmptyQueryAndZeroK) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// Regression for the size fix of single-valued attribute families (their doc list is stored empty):
+// filters on such a family admit all docs or none, in TopK exactly as in the oracle.
+TEST(LexicalSearchTest, SingleValuedAttributeFamiliesAdmitAllOrNothing) {
+  std::vector<IndexedChunk> chunks;
+  for (uint64_t i = 1; i <= 300; ++i) {
+    IndexedChunk c = Chunk(i, i % 3 ? "alpha beta" : "alpha gamma");
+    c.attrs.tenant = "acme";
+    c.attrs.source_type = "docs";
+    c.attrs.site = "example.org";
+    c.attrs.version = "15";
+    c.attrs.acl_groups = {i % 2 ? "eng" : "ops"};
+    chunks.push_back(std::move(c));
+  }
+  LexicalSearcher s({{SegmentId(1), Build(chunks), nullptr}});
+  LexicalQuery q{{Term("alpha"), Term("gamma")}};
+  auto check = [&](const LexicalFilter& f, size_t expected) {
+    LexicalSearchArgs args;
+    args.query = &q;
+    args.filter = f;
+    args.k = 1000;
+    auto fast = s.TopK(args);
+    EXPECT_EQ(fast, s.Exhaustive(args));
+    EXPECT_EQ(fast.size(), expected);
+  };
+  LexicalFilter f;
+  f.tenant = "acme";
+  check(f, 300);
+  f.tenant = "globex";
+  check(f, 0);
+  f.tenant = "acme";
+  f.source_types = {"wiki", "docs"};
+  f.sites = {"example.org"};
+  f.versions = {"15"};
+  check(f, 300);
+  f.groups = std::vector<std::string>{"ops"};
+  check(f, 150);
+  f.versions = {"16"};
+  check(f, 0);
+}
+
+}  // namespace
+}  // namespace attest

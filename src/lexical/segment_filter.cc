@@ -22,6 +22,11 @@ SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter
   auto setup = [&](int fam_index, const std::vector<std::string>& values) {
     Family& fam = fam_[fam_index];
     const auto af = static_cast<AttrFamily>(fam_index);
+    if (seg.num_values(af) == 1) {
+      // Every doc has the family's only value (its list is stored empty): all or nothing.
+      if (std::find(values.begin(), values.end(), seg.value(af, 0)) == values.end()) nothing_ = true;
+      return;
+    }
     fam.active = true;
     fam.allowed.assign(seg.num_values(af), 0);
     std::vector<U32List> lists;

@@ -145,6 +145,11 @@ Status SegmentImpl::Validate() {
       if (l[i] >= num_docs_ || (i > 0 && l[i] <= l[i - 1])) return Corrupt("value list docs invalid");
     }
   }
+  for (int fam = 0; fam < 4; ++fam) {
+    if (dict_count_[fam] == 1 && ValueList(family_base_[fam]).size != 0) {
+      return Corrupt("the list of a single-valued attribute family must be empty");
+    }
+  }
   return ValidatePostings();
 }
 
