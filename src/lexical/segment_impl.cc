@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <vector>
 
 #include "common/checksum.h"
 #include "lexical/postings_codec.h"
@@ -150,6 +151,38 @@ Status SegmentImpl::Validate() {
       return Corrupt("the list of a single-valued attribute family must be empty");
     }
   }
+  // The value lists must be exactly the inverse of the per-doc columns and ACL lists: filtered
+  // search drives from the lists and checks the columns, the oracle reads the columns only.
+  {
+    std::vector<uint32_t> expected(num_value_lists_, 0);
+    for (uint32_t d = 0; d < num_docs_; ++d) {
+      for (int fam = 0; fam < 4; ++fam) {
+        if (dict_count_[fam] > 1) ++expected[family_base_[fam] + column(d, static_cast<AttrFamily>(fam))];
+      }
+      const U32List groups = acl(d);
+      for (uint32_t i = 0; i < groups.size; ++i) ++expected[family_base_[4] + groups[i]];
+      if (groups.size == 0) ++expected[family_base_[5]];
+    }
+    for (uint32_t g = 0; g < num_value_lists_; ++g) {
+      const U32List l = ValueList(g);
+      if (l.size != expected[g]) return Corrupt("value lists disagree with the attribute columns");
+      int fam = 0;
+      while (fam < 5 && g >= family_base_[fam + 1]) ++fam;
+      for (uint32_t i = 0; i < l.size; ++i) {
+        const uint32_t d = l[i];
+        bool has = false;
+        if (fam < 4) {
+          has = column(d, static_cast<AttrFamily>(fam)) == g - family_base_[fam];
+        } else if (fam == 4) {
+          const U32List groups = acl(d);
+          for (uint32_t j = 0; j < groups.size && !has; ++j) has = groups[j] == g - family_base_[4];
+        } else {
+          has = acl(d).size == 0;
+        }
+        if (!has) return Corrupt("value lists disagree with the attribute columns");
+      }
+    }
+  }
   return ValidatePostings();
 }
 
@@ -216,6 +249,27 @@ Status SegmentImpl::ValidatePostings() {
         if (acc >= num_docs_) return Corrupt("postings doc id out of range");
       }
       if (acc != s.last_doc) return Corrupt("postings block does not end at its skip entry's last doc");
+      // The block-max data must really bound the block: TopK prunes on it, and only true bounds
+      // keep TopK equal to exhaustive scoring (a tampered file with a valid checksum could lie).
+      {
+        uint32_t tfs[kBlockSize];
+        const uint8_t* arr = p + 4 + codec::PackedBytes(n, p[0]);
+        uint32_t doc = uint32_t(prev + 1);
+        uint32_t abs_docs[kBlockSize];
+        for (uint32_t i = 0; i < n; ++i) {
+          doc = i == 0 ? uint32_t(prev + 1) + docs[0] : doc + docs[i] + 1;
+          abs_docs[i] = doc;
+        }
+        for (int f = 0; f < 3; ++f) {
+          codec::UnpackBits(arr, n, p[1 + f], tfs);
+          arr += codec::PackedBytes(n, p[1 + f]);
+          for (uint32_t i = 0; i < n; ++i) {
+            if (tfs[i] > s.max_tf[f] || field_len(abs_docs[i], f) < s.min_len[f]) {
+              return Corrupt("postings block exceeds its skip entry's block-max bounds");
+            }
+          }
+        }
+      }
       prev = s.last_doc;
     }
   }
