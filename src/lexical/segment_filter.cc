@@ -87,6 +87,14 @@ bool SegmentFilter::Admits(uint32_t d) const {
   return true;
 }
 
+void SegmentFilter::BuildBitmap() {
+  if (empty_ || nothing_ || drive_lists_.empty()) return;
+  bits_.assign((size_t(seg_->num_docs()) + 63) / 64, 0);
+  for (const U32List& l : drive_lists_) {
+    for (uint32_t i = 0; i < l.size; ++i) bits_[l[i] >> 6] |= uint64_t{1} << (l[i] & 63);
+  }
+}
+
 std::vector<uint32_t> SegmentFilter::Materialize() const {
   std::vector<uint32_t> out;
   if (nothing_) return out;

@@ -26,6 +26,17 @@ class SegmentFilter {
   // The sorted admitted docs (each verified with Admits()).
   std::vector<uint32_t> Materialize() const;
 
+  // Builds a bitmap of the docs of the driving lists (a superset of the admitted docs; exact when
+  // the driving predicate is the only one). Then AdmitsFast() rejects most docs with one bit test
+  // in a num_docs/8-byte array instead of column and ACL reads. No-op without driving lists.
+  void BuildBitmap();
+  bool has_bitmap() const { return !bits_.empty(); }
+  bool AdmitsFast(uint32_t d) const {
+    if (bits_.empty()) return Admits(d);
+    if (!((bits_[d >> 6] >> (d & 63)) & 1)) return false;
+    return !verify_drive_ || Admits(d);
+  }
+
  private:
   struct Family {
     bool active = false;
@@ -42,6 +53,7 @@ class SegmentFilter {
   // Doc lists whose union contains every admitted doc (from the most selective family).
   std::vector<U32List> drive_lists_;
   bool verify_drive_ = true;  // other predicates than the driving one are active
+  std::vector<uint64_t> bits_;  // BuildBitmap(): docs of the driving lists
 };
 
 }  // namespace attest

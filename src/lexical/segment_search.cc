@@ -72,6 +72,9 @@ void SegmentSearch::Run() {
     if (plan_.has_must) RunConjunctive(&admitted); else RunDriven(admitted);
     return;
   }
+  // Not selective enough to drive: test admission per candidate, with a bitmap of the driving
+  // lists checked first (before any scoring) when the filter has them.
+  filter_.BuildBitmap();
   if (plan_.has_must) RunConjunctive(nullptr); else RunDisjunctive();
 }
 
@@ -120,6 +123,10 @@ void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const 
     if (stats_) ++stats_->docs_filtered;
     return;
   }
+  if (!filter_in_lists_ && filter_.has_bitmap() && !filter_.AdmitsFast(d)) {
+    if (stats_) ++stats_->docs_filtered;
+    return;
+  }
   if (heap_->full()) {
     // Bound first: exact tfs with lengths from the one-byte codes (lower bounds of the lengths,
     // so an upper bound of the score); the exact lengths are a likely cache miss, read last.
@@ -143,7 +150,7 @@ void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const 
     for (uint32_t t : rest) Present(t, d);
   }
   // The filter reads the attribute columns (a likely cache miss): after the bound, before the heap.
-  if (!filter_in_lists_ && !filter_.Admits(d)) {
+  if (!filter_in_lists_ && !filter_.has_bitmap() && !filter_.Admits(d)) {
     if (stats_) ++stats_->docs_filtered;
     return;
   }
