@@ -15,6 +15,8 @@ namespace attest {
 namespace {
 
 constexpr size_t kLinesPerUnit = 256;
+// Units parsed ahead of the committer at most (bounds memory: ~window x 256 documents).
+constexpr uint64_t kWindowUnits = 64;
 
 // One piece of parsing work: a whole file, or a run of lines of a JSONL file.
 struct JsonlLine {
@@ -52,7 +54,18 @@ class ReorderBuffer {
     if (it == ready_.end()) return false;
     *out = std::move(it->second);
     ready_.erase(it);
+    next_take_ = seq + 1;
+    cv_.notify_all();
     return true;
+  }
+  // Backpressure: blocks the producer until unit `seq` is within `window` units of the one the
+  // committer waits for, so parsed and analyzed documents never pile up in memory faster than
+  // commits drain them. Every unit below next_take_ + window is already queued or in flight, so
+  // the committer always gets its next unit and this cannot deadlock (after a failed commit the
+  // committer keeps taking, to drain, so the producer is never left waiting).
+  void WaitForRoom(uint64_t seq, uint64_t window) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return seq < next_take_ + window; });
   }
   void Finish(uint64_t total_units) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -67,6 +80,7 @@ class ReorderBuffer {
   std::map<uint64_t, UnitResult> ready_;
   bool finished_ = false;
   uint64_t total_ = 0;
+  uint64_t next_take_ = 0;
 };
 
 IngestIssue ToIssue(SourceError&& e) { return IngestIssue{std::move(e.file), e.line, std::move(e.message)}; }
@@ -100,6 +114,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     uint64_t seq = 0;
     for (const SourceFile& f : files) {
       if (f.format != SourceFormat::kBeirJsonl) {
+        results.WaitForRoom(seq, kWindowUnits);
         units.Push(WorkUnit{seq++, &f, {}, f.size});
         continue;
       }
@@ -110,6 +125,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
             unit.bytes += (oversize ? oversize : line.size()) + 1;
             unit.lines.push_back(JsonlLine{line_no, std::string(line), oversize});
             if (unit.lines.size() == kLinesPerUnit) {
+              results.WaitForRoom(seq, kWindowUnits);
               unit.seq = seq++;
               units.Push(std::move(unit));
               unit = WorkUnit{0, &f, {}, 0};
