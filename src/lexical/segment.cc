@@ -8,19 +8,20 @@ namespace attest {
 Segment::Segment(std::unique_ptr<SegmentImpl> impl) : impl_(std::move(impl)) {}
 Segment::~Segment() = default;
 
-Result<std::shared_ptr<const Segment>> Segment::Open(const std::filesystem::path& path) {
+Result<std::shared_ptr<const Segment>> Segment::Open(const std::filesystem::path& path,
+                                                     const SegmentOpenOptions& options) {
   ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file, MappedFile::Open(path));
   std::shared_ptr<const MappedFile> owner(std::move(file));
-  auto impl = SegmentImpl::Create(owner, owner->data(), owner->size());
+  auto impl = SegmentImpl::Create(owner, owner->data(), owner->size(), options.deep);
   if (!impl.ok()) return impl.status().WithContext(path.string());
   return std::shared_ptr<const Segment>(new Segment(std::move(impl).value()));
 }
 
-Result<std::shared_ptr<const Segment>> Segment::FromBytes(std::string bytes) {
+Result<std::shared_ptr<const Segment>> Segment::FromBytes(std::string bytes, const SegmentOpenOptions& options) {
   auto owner = std::make_shared<const std::string>(std::move(bytes));
   ATTEST_ASSIGN_OR_RETURN(
       std::unique_ptr<SegmentImpl> impl,
-      SegmentImpl::Create(owner, reinterpret_cast<const uint8_t*>(owner->data()), owner->size()));
+      SegmentImpl::Create(owner, reinterpret_cast<const uint8_t*>(owner->data()), owner->size(), options.deep));
   return std::shared_ptr<const Segment>(new Segment(std::move(impl)));
 }
 
@@ -35,6 +36,7 @@ uint32_t Segment::doc_freq(std::string_view term) const {
 
 uint64_t Segment::total_field_length(Field f) const { return impl_->total_len(static_cast<int>(f)); }
 uint64_t Segment::file_size() const { return impl_->file_size(); }
+uint32_t Segment::content_crc() const { return impl_->content_crc(); }
 
 ChunkAttributes Segment::attributes(LocalDoc local) const {
   const SegmentImpl& s = *impl_;

@@ -21,15 +21,24 @@ namespace attest {
 
 class SegmentImpl;  // defined in lexical/, private to the engine
 
+struct SegmentOpenOptions {
+  // Decode every postings block and cross-check block-max bounds and value lists against the data
+  // (O(postings)). Always on for files of unknown origin. The store turns it off only for a file
+  // whose checksum equals the one its catalog recorded when the file was written and deeply
+  // verified; the magic, version, checksum and every section bound are checked regardless.
+  bool deep = true;
+};
+
 // Local document number inside one segment: 0..num_docs()-1, in ChunkId order.
 using LocalDoc = uint32_t;
 
 class Segment {
  public:
   // Maps and validates a segment file (magic, version, checksum, section bounds).
-  static Result<std::shared_ptr<const Segment>> Open(const std::filesystem::path& path);
+  static Result<std::shared_ptr<const Segment>> Open(const std::filesystem::path& path,
+                                                     const SegmentOpenOptions& options = {});
   // Validates and adopts an in-memory image (tests, benchmarks).
-  static Result<std::shared_ptr<const Segment>> FromBytes(std::string bytes);
+  static Result<std::shared_ptr<const Segment>> FromBytes(std::string bytes, const SegmentOpenOptions& options = {});
   ~Segment();
 
   uint32_t num_docs() const;
@@ -40,6 +49,10 @@ class Segment {
   // Sum over chunks of the field's length.
   uint64_t total_field_length(Field f) const;
   uint64_t file_size() const;
+  // The checksum in the file's tail: CRC-32C of every byte before it, verified by Open(). It
+  // identifies the content (the store's catalog records it). Note that the CRC of the whole file
+  // would not: a message followed by its own CRC always has the same CRC (the CRC residue).
+  uint32_t content_crc() const;
   // Reads back the attributes of one chunk (for tests and for `attest stats`).
   ChunkAttributes attributes(LocalDoc local) const;
 

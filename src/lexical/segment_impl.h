@@ -56,12 +56,14 @@ class SegmentImpl {
  public:
   // Validates `bytes` (magic, version, checksum, section bounds, internal structure).
   // `owner` keeps the bytes alive (a MappedFile or a std::string).
-  static Result<std::unique_ptr<SegmentImpl>> Create(std::shared_ptr<const void> owner,
-                                                     const uint8_t* data, size_t size);
+  static Result<std::unique_ptr<SegmentImpl>> Create(std::shared_ptr<const void> owner, const uint8_t* data, size_t size,
+                                                     bool deep);
 
   uint32_t num_docs() const { return num_docs_; }
   uint32_t num_terms() const { return num_terms_; }
   uint64_t file_size() const { return size_; }
+  // The CRC-32C stored in the tail (verified against the content by Validate()).
+  uint32_t content_crc() const { return segfmt::Load32(data_ + size_ - 12); }
   uint64_t total_len(int f) const { return total_len_[f]; }
   uint64_t section_size(int section) const { return len_[section]; }
 
@@ -106,7 +108,7 @@ class SegmentImpl {
 
  private:
   SegmentImpl() = default;
-  Status Validate();
+  Status Validate(bool deep);
   Status ValidateStringTable(int section, uint32_t* count);
   Status ValidatePostings();
   U32List ValueList(uint32_t global_index) const;

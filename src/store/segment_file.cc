@@ -24,12 +24,20 @@ Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::
   return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value(), std::move(docs)));
 }
 
-Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::filesystem::path& path,
-                                                       const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs) {
-  auto seg = Segment::Open(path);
+Result<std::shared_ptr<SegmentFile>> SegmentFile::Reopen(SegmentId id, const std::filesystem::path& path,
+                                                         uint32_t catalog_crc,
+                                                         const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs) {
+  SegmentOpenOptions shallow;
+  shallow.deep = false;
+  auto seg = Segment::Open(path, shallow);
   if (!seg.ok()) {
     return Status(seg.status().code(), "segment " + std::to_string(id.get()) + " (" + path.string() +
                                            "): " + seg.status().message());
+  }
+  if ((*seg)->content_crc() != catalog_crc) {
+    return Status::Corruption("segment " + std::to_string(id.get()) + " (" + path.string() +
+                              ") is not the file the catalog recorded: checksum " +
+                              std::to_string((*seg)->content_crc()) + ", expected " + std::to_string(catalog_crc));
   }
   std::vector<DocNum> docs((*seg)->num_docs(), DocNum(0));
   for (const auto& [chunk, doc] : chunk_docs) {

@@ -154,7 +154,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
     ATTEST_ASSIGN_OR_RETURN(new_file, SegmentFile::Open(seg_id, path, std::move(new_docs)));
     ATTEST_RETURN_IF_ERROR(cat.InsertSegment(SegmentRow{seg_id, DataDir::SegmentFileName(seg_id),
-                                                        writer.num_chunks(), image.size(), Crc32c(image), v}));
+                                                        writer.num_chunks(), image.size(), new_file->raw().content_crc(), v}));
   }
   ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "commit"));
   meta.snapshot_version = v.get();

@@ -149,7 +149,7 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
       return Status::Corruption("segment file " + path.string() + " listed in the catalog is missing");
     }
     ATTEST_ASSIGN_OR_RETURN(auto chunk_docs, cat.ChunkDocumentsOfSegment(row.id));
-    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<SegmentFile> file, SegmentFile::Open(row.id, path, chunk_docs));
+    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<SegmentFile> file, SegmentFile::Reopen(row.id, path, row.crc, chunk_docs));
     if (file->raw().num_docs() != row.num_docs || file->raw().file_size() != row.bytes) {
       return Status::Corruption("segment file " + path.string() + " has " + std::to_string(file->raw().num_docs()) +
                                 " chunks and " + std::to_string(file->raw().file_size()) +

@@ -120,7 +120,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
     if (!opened.ok()) return cleanup(opened.status());
     new_file = std::move(opened).value();
     Status s = cat.InsertSegment(SegmentRow{new_id, DataDir::SegmentFileName(new_id), writer.num_chunks(),
-                                            image.size(), Crc32c(image), v});
+                                            image.size(), new_file->raw().content_crc(), v});
     if (s.ok()) s = cat.MoveLiveChunksAndDrop(ids, new_id, v);
     if (s.ok()) s = cat.WriteMeta(meta);
     if (s.ok()) s = Fault("merge.before_catalog_commit");
