@@ -78,3 +78,54 @@ TEST(StoreMergePolicy, FactorBelowTwoOnlyMergesAtTheCap) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+using namespace store_test;
+
+TEST(StoreMergePolicy, BulkLoadMergesOnceAtTheEnd) {
+  TempDir tmp;
+  StoreOptions o = Options(tmp.path());
+  o.merge_factor = 4;
+  o.max_segments = 12;
+  int reindexed = 0;
+  o.reindex = [&](const ChunkRecord& c, const DocumentRecord& d) {
+    ++reindexed;
+    return Reindex(c, d);
+  };
+  auto store = Store::Open(o);
+  ASSERT_TRUE(store.ok());
+  {  // an existing segment outside the bulk load stays as it is
+    WriteBatch b;
+    b.upserts.push_back(MakeDoc("old", {"common old"}));
+    ASSERT_TRUE((*store)->Commit(std::move(b)).ok());
+  }
+  const SegmentId first = (*store)->NextSegmentId();
+  for (int i = 0; i < 10; ++i) {
+    WriteBatch b;
+    b.bulk_first_segment = first;
+    b.upserts.push_back(MakeDoc("d" + std::to_string(i), {"common t" + std::to_string(i)}));
+    ASSERT_TRUE((*store)->Commit(std::move(b)).ok());
+  }
+  EXPECT_EQ((*store)->Pin()->lexical().segments().size(), 11u) << "no tiered merge during a bulk load";
+  EXPECT_EQ(reindexed, 0);
+  for (int i = 10; i < 13; ++i) {  // past the cap of 12: the bulk's segments merge into one
+    WriteBatch b;
+    b.bulk_first_segment = first;
+    b.upserts.push_back(MakeDoc("d" + std::to_string(i), {"common t" + std::to_string(i)}));
+    ASSERT_TRUE((*store)->Commit(std::move(b)).ok());
+  }
+  // 13 > 12: the 13 - 12/2 + 1 = 8 smallest bulk segments became one (6 left), then one more commit.
+  EXPECT_EQ((*store)->Pin()->lexical().segments().size(), 7u);
+  ASSERT_TRUE((*store)->FinishBulk(first).ok());
+  auto snap = (*store)->Pin();
+  EXPECT_EQ(snap->lexical().segments().size(), 2u) << "the old segment and one for the bulk load";
+  // The cap merge at commit 12 re-indexed the smallest bulk segments once; FinishBulk once more.
+  EXPECT_LE(reindexed, 2 * 13) << "each bulk chunk re-indexed at most about twice";
+  EXPECT_EQ(Search(*snap, "common").size(), 14u);
+  EXPECT_EQ(Search(*snap, "old").size(), 1u);
+}
+
+}  // namespace
+}  // namespace attest

@@ -7,6 +7,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "engine/work_queue.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/source_reader.h"
@@ -182,9 +184,12 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     });
   }
 
-  // Committer (this thread): batches in source order.
+  // Committer (this thread): batches in source order, as one bulk load: segments are not merged
+  // tier by tier while it runs, but once, together, at the end.
+  const SegmentId bulk_first = args.store->NextSegmentId();
   Status failure;
   WriteBatch batch;
+  batch.bulk_first_segment = bulk_first;
   std::unordered_map<std::string, size_t> batch_index;  // doc id -> position in batch (last one wins)
   uint64_t batch_bytes = 0, done_bytes = 0;
   auto commit = [&]() -> Status {
@@ -199,6 +204,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     report.chunks += cr.chunks_added;
     report.snapshot_version = cr.version.get();
     batch = WriteBatch{};
+    batch.bulk_first_segment = bulk_first;
     batch_index.clear();
     batch_bytes = 0;
     if (options.on_commit) options.on_commit(ids);
@@ -230,6 +236,10 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
   if (failure.ok()) failure = commit();
   producer.join();
   for (auto& w : workers) w.join();
+  // Even after a failed commit, what was committed is durable: merge it like any bulk load. A
+  // failed merge loses nothing (the documents are committed; more segments stay behind).
+  Status merged = args.store->FinishBulk(bulk_first);
+  if (!merged.ok()) spdlog::warn("ingest: merging the new segments failed: {}", merged.ToString());
   if (!failure.ok()) return failure;
   if (report.snapshot_version == 0) report.snapshot_version = args.store->Pin()->version().get();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,11 @@ struct DocumentKey {
 struct WriteBatch {
   std::vector<PreparedDocument> upserts;
   std::vector<DocumentKey> deletes;
+  // Bulk loading: when set, the tiered merge policy is deferred for segments numbered from this id
+  // on (the ones this bulk load writes); only past the segment cap are they merged, all into one.
+  // FinishBulk() then merges them into one segment: every chunk is re-indexed once per bulk load
+  // instead of once per tier it climbs.
+  std::optional<SegmentId> bulk_first_segment;
 };
 
 struct CommitResult {
@@ -117,6 +123,12 @@ class Store {
   virtual Result<CommitResult> Commit(WriteBatch batch) = 0;
   // Merges all segments into one, dropping deleted chunks and purging unreferenced rows.
   virtual Status Compact() = 0;
+  // Ends a bulk load begun with WriteBatch::bulk_first_segment: merges the segments numbered from
+  // `first` on into one, then applies the normal merge policy.
+  virtual Status FinishBulk(SegmentId first) = 0;
+  // An id at or below that of every segment written from now on and above every current one (the
+  // start of a bulk load).
+  virtual SegmentId NextSegmentId() const = 0;
 };
 
 }  // namespace attest

@@ -62,7 +62,12 @@ Result<CommitResult> StoreImpl::Commit(WriteBatch batch) {
   std::lock_guard<std::mutex> lock(commit_mu_);
   ATTEST_ASSIGN_OR_RETURN(CommitResult result, CommitLocked(batch));
   if (result.added + result.replaced + result.deleted > 0) {
-    Status merged = MaybeMergeLocked();
+    Status merged;
+    if (!batch.bulk_first_segment) {
+      merged = MaybeMergeLocked();
+    } else if (Current()->views.size() > std::max<size_t>(1, options_.max_segments)) {
+      merged = MergeBulkLocked(*batch.bulk_first_segment, /*all=*/false);
+    }
     // The commit is durable and published; a failed merge only leaves more segments behind.
     if (!merged.ok()) spdlog::warn("store: merge after commit {} failed: {}", result.version.get(), merged.ToString());
   }

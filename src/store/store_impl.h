@@ -31,6 +31,8 @@ class StoreImpl final : public Store {
   std::shared_ptr<const Snapshot> Pin() const override;
   Result<CommitResult> Commit(WriteBatch batch) override;
   Status Compact() override;
+  Status FinishBulk(SegmentId first) override;
+  SegmentId NextSegmentId() const override;
 
  private:
   explicit StoreImpl(const StoreOptions& options);
@@ -51,6 +53,9 @@ class StoreImpl final : public Store {
 
   // --- merge (store_merge.cc); all require commit_mu_ ---
   Status MaybeMergeLocked();
+  // Merges segments numbered `first` or above (a bulk load's): all of them into one, or, when
+  // `all` is false, the smallest ones, enough to come back to half the segment cap.
+  Status MergeBulkLocked(SegmentId first, bool all);
   // Rebuilds `ids` into one segment of their live chunks (or none when nothing is live).
   Status MergeLocked(const std::vector<SegmentId>& ids);
   // Purges catalog rows no pinned or current snapshot can see.

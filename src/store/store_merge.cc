@@ -83,6 +83,44 @@ Status StoreImpl::MaybeMergeLocked() {
   return merged ? PurgeLocked() : Status::Ok();
 }
 
+Status StoreImpl::MergeBulkLocked(SegmentId first, bool all) {
+  if (!options_.reindex) return Status::Ok();
+  std::shared_ptr<const StoreState> current = Current();
+  std::vector<std::pair<uint64_t, SegmentId>> bulk;  // (size, id) of the bulk load's segments
+  for (const SegmentView& v : current->views) {
+    if (v.id >= first) bulk.emplace_back(v.segment->file_size(), v.id);
+  }
+  size_t take = bulk.size();
+  if (!all) {
+    // Over the cap: merge the smallest of the bulk's segments, enough to come back to half the
+    // cap. Earlier merges made the larger ones, so each chunk is rewritten about once here.
+    const size_t cap = std::max<size_t>(1, options_.max_segments);
+    const size_t n = current->views.size();
+    take = n > cap / 2 ? std::min(bulk.size(), n - cap / 2 + 1) : 0;
+  }
+  std::sort(bulk.begin(), bulk.end());
+  std::vector<SegmentId> ids;
+  for (size_t i = 0; i < take; ++i) ids.push_back(bulk[i].second);
+  std::sort(ids.begin(), ids.end());
+  current.reset();
+  if (ids.size() < 2) return Status::Ok();
+  ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
+  return PurgeLocked();
+}
+
+SegmentId StoreImpl::NextSegmentId() const {
+  uint64_t next = 1;
+  for (const SegmentView& v : Current()->views) next = std::max(next, v.id.get() + 1);
+  return SegmentId(next);
+}
+
+Status StoreImpl::FinishBulk(SegmentId first) {
+  if (options_.read_only) return Status::InvalidArgument("finish bulk: the store was opened read-only");
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  ATTEST_RETURN_IF_ERROR(MergeBulkLocked(first, /*all=*/true));
+  return MaybeMergeLocked();
+}
+
 Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   if (!options_.reindex) return Status::Unsupported("merging segments needs StoreOptions::reindex");
   std::shared_ptr<const StoreState> current = Current();
