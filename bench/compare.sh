@@ -4,7 +4,7 @@
 #   bench/compare.sh [CHUNKS=1000000] [QUERIES=1000]
 #
 # 1. configures and builds (Release, -DATTEST_BENCH_XAPIAN=ON) into $BUILD_DIR (default build-bench/)
-# 2. generates the corpus with gen_corpus into $ATTEST_BENCH_WORK (default bench/out/work/), reused
+# 2. generates the corpus with gen_corpus into $ATTEST_BENCH_WORK (default bench/out/scratch/), reused
 #    when one of the same size and seed is already there
 # 3. for each system: `build` (one process) then `query` (a fresh process: open, warm-up pass,
 #    timed pass unfiltered and with the 1% ACL filter), then SciFact quality with `beir`
@@ -19,7 +19,7 @@ CHUNKS=${1:-1000000}
 QUERIES=${2:-1000}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-bench}
-WORK=${ATTEST_BENCH_WORK:-$ROOT/bench/out/work}
+WORK=${ATTEST_BENCH_WORK:-$ROOT/bench/out/scratch}
 DATASETS=${ATTEST_DATASETS:-$ROOT/../shared/datasets}
 SYSTEMS=${SYSTEMS:-attest xapian fts5}
 ACL_GROUP=${ACL_GROUP:-g42}

@@ -12,16 +12,11 @@ namespace attest {
 namespace {
 
 using store_test::MakeDoc;
+using store_test::OpenOrDie;
 using store_test::Options;
 using store_test::Search;
 using store_test::TempDir;
 using store_test::Texts;
-
-std::unique_ptr<Store> OpenOrDie(const StoreOptions& o) {
-  auto s = Store::Open(o);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
 
 TEST(StoreBasic, CreateOpenReopenKeepsData) {
   TempDir tmp;

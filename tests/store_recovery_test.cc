@@ -13,17 +13,12 @@ namespace attest {
 namespace {
 
 using store_test::MakeDoc;
+using store_test::OpenOrDie;
 using store_test::Options;
 using store_test::Search;
 using store_test::SegmentFiles;
 using store_test::TempDir;
 using store_test::Texts;
-
-std::unique_ptr<Store> OpenOrDie(const StoreOptions& o) {
-  auto s = Store::Open(o);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
 
 WriteBatch OneDoc(const std::string& id, const std::string& text) {
   WriteBatch b;

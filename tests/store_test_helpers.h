@@ -94,6 +94,13 @@ inline PreparedDocument MakeDoc(const std::string& id, const std::vector<std::st
   return d;
 }
 
+// Opens the store, recording a test failure (and returning null) when it cannot.
+inline std::unique_ptr<Store> OpenOrDie(const StoreOptions& o) {
+  auto s = Store::Open(o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
 inline StoreOptions Options(const std::filesystem::path& dir, bool with_reindex = true) {
   StoreOptions o;
   o.dir = dir;
