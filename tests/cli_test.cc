@@ -101,6 +101,25 @@ TEST_F(CliTest, RequiredExcludedAndPhraseOperators) {
   EXPECT_TRUE(j["hits"].empty());
 }
 
+TEST_F(CliTest, ExcludedTermsExcludeWholeDocumentsWhenCollapsing) {
+  std::string md = "# Maintenance\n\n## Freezing\n\n";
+  for (int i = 0; i < 60; ++i) md += "Vacuum freeze rewrites old tuples so wraparound never bites. ";
+  md += "\n\n## Background\n\n";
+  for (int i = 0; i < 60; ++i) md += "The launcher schedules autovacuum workers for busy tables. ";
+  WriteFile(tmp_.path() / "long" / "maintenance.md", md);
+  ASSERT_EQ(RunAttest(With({"ingest", (tmp_.path() / "long").string()})).exit_code, 0);
+  auto chunks = SearchJson({"vacuum freeze", "--chunks"});
+  ASSERT_GE(chunks["hits"].size(), 2u) << "the document has several chunks";
+  // Documents: the one mentioning autovacuum in another chunk is excluded as a whole.
+  EXPECT_TRUE(SearchJson({"vacuum freeze -autovacuum"})["hits"].empty());
+  // Chunks: only the chunks containing autovacuum are excluded.
+  auto only_chunks = SearchJson({"vacuum freeze -autovacuum", "--chunks"});
+  ASSERT_FALSE(only_chunks["hits"].empty());
+  for (const auto& h : only_chunks["hits"]) {
+    EXPECT_EQ(h["snippet"].get<std::string>().find("autovacuum"), std::string::npos);
+  }
+}
+
 TEST_F(CliTest, TenantsAndAclGroupsAreEnforced) {
   WriteFile(tmp_.path() / "secret" / "s.md", "# Payroll\n\nThe payroll secret is kept here.\n");
   ASSERT_EQ(RunAttest(With({"ingest", (tmp_.path() / "secret").string(), "--acl", "hr"})).exit_code, 0);

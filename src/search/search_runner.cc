@@ -21,6 +21,33 @@ Result<std::optional<int32_t>> ParseDateField(const std::optional<std::string>& 
   return std::optional<int32_t>(*d);
 }
 
+// When hits are whole documents, `-x` excludes documents that contain x anywhere, not only the
+// chunks that do (a document whose best chunk lacks x but whose next chunk has it is not shown).
+// The chunks matching any excluded clause are all retrieved (exactly: k = every chunk) under the
+// same filter, and their documents collected.
+Result<std::unordered_set<uint64_t>> ExcludedDocuments(const Snapshot& snapshot, const LexicalQuery& query,
+                                                       const LexicalSearchArgs& base,
+                                                       const SearchOptions& options) {
+  std::unordered_set<uint64_t> docs;
+  if (!options.collapse_documents) return docs;
+  LexicalQuery excluded;
+  for (const QueryClause& c : query.clauses) {
+    if (c.occur != Occur::kMustNot) continue;
+    QueryClause positive = c;
+    positive.occur = Occur::kShould;
+    excluded.clauses.push_back(std::move(positive));
+  }
+  if (excluded.empty()) return docs;
+  LexicalSearchArgs args = base;
+  args.query = &excluded;
+  args.k = std::max<uint64_t>(1, snapshot.lexical().num_docs());
+  std::vector<ChunkId> ids;
+  for (const ScoredChunk& c : snapshot.lexical().TopK(args)) ids.push_back(c.id);
+  ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
+  for (DocNum d : doc_of) docs.insert(d.get());
+  return docs;
+}
+
 }  // namespace
 
 Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
@@ -58,6 +85,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   std::vector<ScoredChunk> chunks;
   std::vector<size_t> picked;  // indexes into `chunks`
   std::vector<DocNum> picked_docs;
+  ATTEST_ASSIGN_OR_RETURN(std::unordered_set<uint64_t> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
   size_t want = options.collapse_documents ? std::max<size_t>(options.k * 3, 30) : options.k;
   for (;;) {
     args.k = want;
@@ -70,6 +98,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     picked_docs.clear();
     std::unordered_set<uint64_t> seen_docs;
     for (size_t i = 0; i < chunks.size() && picked.size() < options.k; ++i) {
+      if (excluded_docs.count(doc_of[i].get())) continue;
       if (!options.collapse_documents || seen_docs.insert(doc_of[i].get()).second) {
         picked.push_back(i);
         picked_docs.push_back(doc_of[i]);
