@@ -22,7 +22,9 @@ class EngineImpl final : public Engine {
     StoreOptions so;
     so.dir = options_.data_dir;
     so.read_only = options_.read_only;
+    // DocumentIndexer::Reindex is thread-safe (the Analyzer keeps per-thread state).
     so.reindex = [this](const ChunkRecord& c, const DocumentRecord& d) { return indexer_.Reindex(c, d); };
+    so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     return Status::Ok();
   }

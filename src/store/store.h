@@ -48,6 +48,8 @@ struct StoreOptions {
   // sets the id and the filter attributes itself. When empty, segments are never merged and
   // Compact() only purges rows. Called with the commit mutex held; must not call back into the store.
   std::function<IndexedChunk(const ChunkRecord& chunk, const DocumentRecord& doc)> reindex;
+  // Threads that call `reindex` concurrently during a merge (it must then be thread-safe).
+  unsigned merge_threads = 1;
   // Tests only: called at named points of a commit or merge ("commit.before_segment_write",
   // "commit.before_catalog_commit", "merge.before_catalog_commit"); a non-OK Status makes the
   // operation fail there as if the operating system had refused. "commit.after_catalog_commit"

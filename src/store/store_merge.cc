@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -135,13 +136,45 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   const SegmentId new_id(meta.next_segment_id);
   SegmentWriter writer;
   std::vector<DocNum> new_docs;
+  // Re-analysis is the cost of a merge: chunks are gathered in runs and re-indexed on
+  // `merge_threads` threads, then added to the writer in ChunkId order.
+  constexpr size_t kRun = 4096;
+  const unsigned threads = std::max(1u, options_.merge_threads);
+  std::vector<ChunkRecord> run_chunks;
+  std::vector<size_t> run_doc;             // index into run_docs for each chunk
+  std::vector<DocumentRecord> run_docs;
+  std::vector<IndexedChunk> run_out;
+  auto flush = [&]() -> Status {
+    run_out.assign(run_chunks.size(), IndexedChunk{});
+    auto work = [&](size_t from, size_t step) {
+      for (size_t i = from; i < run_chunks.size(); i += step) {
+        run_out[i] = options_.reindex(run_chunks[i], run_docs[run_doc[i]]);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
+    work(0, threads);
+    for (auto& th : pool) th.join();
+    for (size_t i = 0; i < run_chunks.size(); ++i) {
+      IndexedChunk& ic = run_out[i];
+      const DocumentRecord& doc = run_docs[run_doc[i]];
+      ic.id = run_chunks[i].id;
+      ApplyDocumentAttributes(doc, &ic.attrs);
+      ATTEST_RETURN_IF_ERROR(writer.Add(ic));
+      new_docs.push_back(doc.num);
+    }
+    run_chunks.clear();
+    run_doc.clear();
+    run_docs.clear();
+    return Status::Ok();
+  };
   ATTEST_RETURN_IF_ERROR(cat.ForEachLiveChunk(ids, [&](const ChunkRecord& chunk, const DocumentRecord& doc) {
-    new_docs.push_back(doc.num);
-    IndexedChunk ic = options_.reindex(chunk, doc);
-    ic.id = chunk.id;
-    ApplyDocumentAttributes(doc, &ic.attrs);
-    return writer.Add(ic);
+    if (run_docs.empty() || run_docs.back().num != doc.num) run_docs.push_back(doc);
+    run_chunks.push_back(chunk);
+    run_doc.push_back(run_docs.size() - 1);
+    return run_chunks.size() >= kRun ? flush() : Status::Ok();
   }));
+  ATTEST_RETURN_IF_ERROR(flush());
 
   std::filesystem::path path;
   std::shared_ptr<SegmentFile> new_file;
