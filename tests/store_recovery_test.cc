@@ -140,25 +140,28 @@ TEST(StoreRecovery, FailedMergeKeepsTheCommitAndNoStrayFile) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(Search(*store->Pin(), "word" + std::to_string(i)).size(), 1u);
 }
 
+// Runs in a forked child: commits one document and _exits with `code` at the fault point `at`
+// (exit code 1: the store did not open; 2: the point was never reached).
+void CommitAndExitAt(const std::filesystem::path& dir, std::string at, int code, const std::string& text) {
+  StoreOptions o = Options(dir);
+  o.fault_hook = [at, code](std::string_view point) {
+    if (point == at) ::_exit(code);
+    return Status::Ok();
+  };
+  auto store = Store::Open(o);
+  if (!store.ok()) ::_exit(1);
+  (void)(*store)->Commit(OneDoc("a", text));
+  ::_exit(2);
+}
+
 // A real crash (the child process _exits) just before the catalog COMMIT: the segment file is on
 // disk but unreferenced; the next writer open removes it and the store is at its old version.
 TEST(StoreRecovery, CrashBeforeCatalogCommitLeavesOldSnapshot) {
   GTEST_FLAG_SET(death_test_style, "fast");  // fork: the child must share this test's directory
   TempDir tmp;
   Seed(tmp.path());
-  EXPECT_EXIT(
-      {
-        StoreOptions o = Options(tmp.path());
-        o.fault_hook = [](std::string_view point) {
-          if (point == "commit.before_catalog_commit") ::_exit(42);
-          return Status::Ok();
-        };
-        auto store = Store::Open(o);
-        if (!store.ok()) ::_exit(1);
-        (void)(*store)->Commit(OneDoc("a", "alpha crashed"));
-        ::_exit(2);
-      },
-      ::testing::ExitedWithCode(42), "");
+  EXPECT_EXIT(CommitAndExitAt(tmp.path(), "commit.before_catalog_commit", 42, "alpha crashed"),
+              ::testing::ExitedWithCode(42), "");
   EXPECT_EQ(SegmentFiles(tmp.path()).size(), 3u) << "the crashed commit should have left its segment file";
   auto store = OpenOrDie(Options(tmp.path()));
   ASSERT_NE(store, nullptr);
@@ -176,19 +179,8 @@ TEST(StoreRecovery, CrashAfterCatalogCommitKeepsNewSnapshot) {
   GTEST_FLAG_SET(death_test_style, "fast");  // fork: the child must share this test's directory
   TempDir tmp;
   Seed(tmp.path());
-  EXPECT_EXIT(
-      {
-        StoreOptions o = Options(tmp.path());
-        o.fault_hook = [](std::string_view point) {
-          if (point == "commit.after_catalog_commit") ::_exit(43);
-          return Status::Ok();
-        };
-        auto store = Store::Open(o);
-        if (!store.ok()) ::_exit(1);
-        (void)(*store)->Commit(OneDoc("a", "alpha durable"));
-        ::_exit(2);
-      },
-      ::testing::ExitedWithCode(43), "");
+  EXPECT_EXIT(CommitAndExitAt(tmp.path(), "commit.after_catalog_commit", 43, "alpha durable"),
+              ::testing::ExitedWithCode(43), "");
   auto store = OpenOrDie(Options(tmp.path()));
   ASSERT_NE(store, nullptr);
   auto snap = store->Pin();
