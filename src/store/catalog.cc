@@ -7,7 +7,7 @@
 namespace attest {
 namespace {
 
-// Schema version 1. Every statement is idempotent-free: run once on an empty database.
+// Schema version 2 (version 1 lacked the embedders table; see MigrateFrom1). Every statement is idempotent-free: run once on an empty database.
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,
@@ -59,9 +59,19 @@ CREATE TABLE chunks(
   deleted_snapshot INTEGER
 );
 CREATE INDEX chunks_by_doc ON chunks(doc_num);
+CREATE TABLE embedders(
+  activated_snapshot INTEGER PRIMARY KEY,
+  key                TEXT NOT NULL,
+  name               TEXT NOT NULL,
+  dim                INTEGER NOT NULL,
+  version            TEXT NOT NULL,
+  model_file         TEXT NOT NULL,
+  config_json        TEXT NOT NULL,
+  trained_chunks     INTEGER NOT NULL
+);
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 1), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 2), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
@@ -143,7 +153,64 @@ Status Catalog::CreateSchema() {
 Status Catalog::InitializeOrCheck() {
   ATTEST_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db_, "SELECT count(*) FROM sqlite_master", 0));
   if (tables == 0) return CreateSchema();
-  return CheckSchema();
+  ATTEST_RETURN_IF_ERROR(CheckSchema());
+  ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
+  if (uv == 1) return MigrateFrom1();
+  return Status::Ok();
+}
+
+Status Catalog::MigrateFrom1() {
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+CREATE TABLE embedders(
+  activated_snapshot INTEGER PRIMARY KEY,
+  key                TEXT NOT NULL,
+  name               TEXT NOT NULL,
+  dim                INTEGER NOT NULL,
+  version            TEXT NOT NULL,
+  model_file         TEXT NOT NULL,
+  config_json        TEXT NOT NULL,
+  trained_chunks     INTEGER NOT NULL
+);
+UPDATE meta SET value = 2 WHERE key = 'schema_version';
+PRAGMA user_version = 2;)sql"));
+  return txn->Commit();
+}
+
+Status Catalog::InsertEmbedder(const EmbedderRecord& rec) {
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(
+      "INSERT INTO embedders(activated_snapshot, key, name, dim, version, model_file, config_json, trained_chunks) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  st->Bind(1, rec.activated.get()).Bind(2, std::string_view(rec.key)).Bind(3, std::string_view(rec.name));
+  st->Bind(4, uint64_t{rec.dim}).Bind(5, std::string_view(rec.version)).Bind(6, std::string_view(rec.model_file));
+  st->Bind(7, std::string_view(rec.config_json)).Bind(8, rec.trained_chunks);
+  return st->Run();
+}
+
+Result<std::optional<EmbedderRecord>> Catalog::ActiveEmbedder(SnapshotVersion v) {
+  // A version-1 catalog opened read-only has no embedders table (the writer migrates it).
+  ATTEST_ASSIGN_OR_RETURN(int64_t has, QueryInt(db_, "SELECT count(*) FROM sqlite_master WHERE name = 'embedders'", 0));
+  if (has == 0) return std::optional<EmbedderRecord>();
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(
+      "SELECT activated_snapshot, key, name, dim, version, model_file, config_json, trained_chunks "
+      "FROM embedders WHERE activated_snapshot <= ?1 ORDER BY activated_snapshot DESC LIMIT 1"));
+  st->Bind(1, v.get());
+  ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+  if (!row) return std::optional<EmbedderRecord>();
+  EmbedderRecord r;
+  r.activated = SnapshotVersion(st->ColumnU64(0));
+  r.key = st->ColumnText(1);
+  r.name = st->ColumnText(2);
+  r.dim = static_cast<uint32_t>(st->ColumnU64(3));
+  r.version = st->ColumnText(4);
+  r.model_file = st->ColumnText(5);
+  r.config_json = st->ColumnText(6);
+  r.trained_chunks = st->ColumnU64(7);
+  if (r.key.empty() || r.dim == 0 || r.dim > 65536) {
+    return Status::Corruption("catalog: embedder activated at snapshot " + std::to_string(r.activated.get()) +
+                              " has an empty key or a dimension of " + std::to_string(r.dim));
+  }
+  return std::optional<EmbedderRecord>(std::move(r));
 }
 
 Status Catalog::CheckSchema() {

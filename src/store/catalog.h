@@ -23,7 +23,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 1;
+inline constexpr int kCatalogSchemaVersion = 2;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -80,6 +80,10 @@ class Catalog {
   Status InsertDocument(const DocumentRecord& rec, SnapshotVersion created);
   Status InsertChunk(const ChunkRecord& chunk, SegmentId segment, SnapshotVersion created);
   Status InsertSegment(const SegmentRow& row);
+  // Records `rec` as active from rec.activated on.
+  Status InsertEmbedder(const EmbedderRecord& rec);
+  // The embedder active at `v` (the latest activated at or before it), if any.
+  Result<std::optional<EmbedderRecord>> ActiveEmbedder(SnapshotVersion v);
 
   // --- writer: open, merge, purge ---
   Result<std::vector<SegmentRow>> LiveSegments();
@@ -107,6 +111,7 @@ class Catalog {
 
  private:
   Status CreateSchema();
+  Status MigrateFrom1();
   SqliteDb& db_;
 };
 

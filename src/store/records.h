@@ -41,6 +41,19 @@ struct ChunkRecord {
   std::string text;
 };
 
+// The embedder whose vectors a snapshot's vector leg uses (docs/store_format.md, "embedders").
+// Activating one is a commit of its own: every snapshot from `activated` on uses it, until the next.
+struct EmbedderRecord {
+  std::string key;          // EmbedderIdentity::Key()
+  std::string name;
+  uint32_t dim = 0;
+  std::string version;
+  std::string model_file;   // file name inside models/ for corpus-trained models; "" otherwise
+  std::string config_json;  // how to rebuild the embedder (never secrets: API keys come from the environment)
+  uint64_t trained_chunks = 0;  // live chunks when the model was trained (retraining policy)
+  SnapshotVersion activated;
+};
+
 // A document ready to commit: metadata, its chunks and their analyzed form.
 // `indexed[i]` belongs to `chunks[i]`; its `id` is assigned by the store at commit.
 struct PreparedDocument {

@@ -28,6 +28,7 @@ class SnapshotImpl final : public Snapshot {
   Result<DocumentRecord> GetDocument(DocNum num) const override;
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;
   Result<StoreStats> Stats() const override;
+  const std::optional<EmbedderRecord>& embedder() const override { return state_->embedder; }
 
  private:
   std::shared_ptr<const StoreState> state_;

@@ -107,6 +107,10 @@ class Snapshot {
   // The live document with this key in this snapshot.
   virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;
   virtual Result<StoreStats> Stats() const = 0;
+  // The embedder whose vectors this snapshot's vector leg uses, if one was ever activated.
+  virtual const std::optional<EmbedderRecord>& embedder() const = 0;
+  // The segments of this snapshot with their deletions (the lexical searcher's views).
+  const std::vector<SegmentView>& segments() const { return lexical().segments(); }
 };
 
 class Store {
@@ -131,6 +135,11 @@ class Store {
   // An id at or below that of every segment written from now on and above every current one (the
   // start of a bulk load).
   virtual SegmentId NextSegmentId() const = 0;
+  // Commits a snapshot that switches the vector leg to `record` (its `activated` is set here).
+  // The caller has written the vector files of every live segment for it beforehand.
+  virtual Result<SnapshotVersion> ActivateEmbedder(EmbedderRecord record) = 0;
+  // The data directory (vector files and models live beside the catalog).
+  virtual const std::filesystem::path& dir() const = 0;
 };
 
 }  // namespace attest

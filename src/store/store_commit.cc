@@ -182,6 +182,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   // segments that gained tombstones.
   auto next = std::make_shared<StoreState>();
   next->version = v;
+  next->embedder = current->embedder;
   next->views = current->views;
   next->files = current->files;
   if (new_file) {
@@ -208,6 +209,38 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   next->Seal();
   Publish(std::move(next));
   return result;
+}
+
+}  // namespace attest
+
+namespace attest {
+
+Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
+  if (options_.read_only) return Status::InvalidArgument("activate embedder: the store was opened read-only");
+  if (record.key.empty() || record.name.empty() || record.dim == 0) {
+    return Status::InvalidArgument("activate embedder: key, name and dimension are required");
+  }
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  std::shared_ptr<const StoreState> current = Current();
+  Catalog cat(*writer_);
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+  SnapshotVersion v(meta.snapshot_version + 1);
+  record.activated = v;
+  ATTEST_RETURN_IF_ERROR(cat.InsertEmbedder(record));
+  ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "embedder " + record.name + " " + record.key));
+  meta.snapshot_version = v.get();
+  ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
+  ATTEST_RETURN_IF_ERROR(txn->Commit());
+
+  auto next = std::make_shared<StoreState>();
+  next->version = v;
+  next->views = current->views;
+  next->files = current->files;
+  next->embedder = std::move(record);
+  next->Seal();
+  Publish(std::move(next));
+  return v;
 }
 
 }  // namespace attest

@@ -176,6 +176,7 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
     bits->Set(*local);
   }
   for (auto& [id, bits] : deleted) state->views[index[id]].deleted = std::move(bits);
+  ATTEST_ASSIGN_OR_RETURN(state->embedder, cat.ActiveEmbedder(version));
   state->Seal();
   Publish(std::move(state));
   return Status::Ok();

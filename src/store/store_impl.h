@@ -33,6 +33,8 @@ class StoreImpl final : public Store {
   Status Compact() override;
   Status FinishBulk(SegmentId first) override;
   SegmentId NextSegmentId() const override;
+  Result<SnapshotVersion> ActivateEmbedder(EmbedderRecord record) override;
+  const std::filesystem::path& dir() const override { return options_.dir; }
 
  private:
   explicit StoreImpl(const StoreOptions& options);

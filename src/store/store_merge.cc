@@ -223,6 +223,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   std::set<SegmentId> merged(ids.begin(), ids.end());
   auto next = std::make_shared<StoreState>();
   next->version = v;
+  next->embedder = current->embedder;
   for (const SegmentView& view : current->views) {
     if (merged.count(view.id)) continue;
     next->views.push_back(view);

@@ -5,11 +5,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/strong_id.h"
 #include "lexical/lexical_searcher.h"
 #include "lexical/segment.h"
+#include "store/records.h"
 #include "store/segment_file.h"
 
 namespace attest {
@@ -19,6 +21,7 @@ struct StoreState {
   std::vector<SegmentView> views;                               // ordered by segment id
   std::map<SegmentId, std::shared_ptr<SegmentFile>> files;      // the files behind `views`
   std::unique_ptr<LexicalSearcher> searcher;                    // over `views`
+  std::optional<EmbedderRecord> embedder;                       // active at `version`, if any
 
   // Builds the searcher over `views`; call once the views are final.
   void Seal() { searcher = std::make_unique<LexicalSearcher>(views); }

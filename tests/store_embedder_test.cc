@@ -1,0 +1,122 @@
+// The active embedder is part of a snapshot: activating one commits a new version, pinned
+// snapshots keep the embedder they were taken with, and the record survives reopening (also of a
+// catalog created by schema version 1, which the writer migrates).
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "store_test_helpers.h"
+
+namespace attest {
+namespace {
+
+using store_test::MakeDoc;
+using store_test::OpenOrDie;
+using store_test::Options;
+using store_test::TempDir;
+
+EmbedderRecord Record(const std::string& key, uint32_t dim) {
+  EmbedderRecord r;
+  r.key = key;
+  r.name = "lsa-corpus";
+  r.dim = dim;
+  r.version = "v-" + key;
+  r.model_file = key + ".model";
+  r.config_json = R"({"kind":"corpus-lsa"})";
+  r.trained_chunks = 12;
+  return r;
+}
+
+TEST(StoreEmbedderTest, ActivationIsASnapshotOfItsOwn) {
+  TempDir tmp;
+  auto store = OpenOrDie(Options(tmp.path()));
+  ASSERT_TRUE(store);
+  WriteBatch b;
+  b.upserts.push_back(MakeDoc("a", {"alpha beta"}));
+  ASSERT_TRUE(store->Commit(std::move(b)).ok());
+  auto before = store->Pin();
+  EXPECT_FALSE(before->embedder().has_value());
+
+  auto v = store->ActivateEmbedder(Record("k1", 64));
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->get(), before->version().get() + 1);
+  auto after = store->Pin();
+  ASSERT_TRUE(after->embedder().has_value());
+  EXPECT_EQ(after->embedder()->key, "k1");
+  EXPECT_EQ(after->embedder()->activated, *v);
+  EXPECT_FALSE(before->embedder().has_value()) << "a pinned snapshot keeps its embedder";
+  // Documents are untouched by the switch.
+  EXPECT_EQ(store_test::Search(*after, "alpha").size(), 1u);
+
+  // Later commits carry the embedder forward; a second activation replaces it.
+  WriteBatch c;
+  c.upserts.push_back(MakeDoc("b", {"gamma"}));
+  ASSERT_TRUE(store->Commit(std::move(c)).ok());
+  EXPECT_EQ(store->Pin()->embedder()->key, "k1");
+  ASSERT_TRUE(store->ActivateEmbedder(Record("k2", 32)).ok());
+  EXPECT_EQ(store->Pin()->embedder()->key, "k2");
+  EXPECT_EQ(store->Pin()->embedder()->dim, 32u);
+
+  store.reset();
+  auto reopened = OpenOrDie(Options(tmp.path()));
+  ASSERT_TRUE(reopened);
+  ASSERT_TRUE(reopened->Pin()->embedder().has_value());
+  EXPECT_EQ(reopened->Pin()->embedder()->key, "k2");
+  EXPECT_EQ(reopened->Pin()->embedder()->config_json, R"({"kind":"corpus-lsa"})");
+  EXPECT_EQ(reopened->Pin()->embedder()->trained_chunks, 12u);
+
+  StoreOptions ro = Options(tmp.path(), false);
+  ro.read_only = true;
+  auto reader = OpenOrDie(ro);
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->Pin()->embedder()->key, "k2");
+  EXPECT_FALSE(reader->ActivateEmbedder(Record("k3", 8)).ok());
+}
+
+TEST(StoreEmbedderTest, RejectsIncompleteRecords) {
+  TempDir tmp;
+  auto store = OpenOrDie(Options(tmp.path()));
+  ASSERT_TRUE(store);
+  EmbedderRecord r = Record("k", 0);
+  auto v = store->ActivateEmbedder(r);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(store->Pin()->embedder().has_value());
+}
+
+TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
+  TempDir tmp;
+  {
+    auto store = OpenOrDie(Options(tmp.path()));
+    ASSERT_TRUE(store);
+    WriteBatch b;
+    b.upserts.push_back(MakeDoc("a", {"alpha"}));
+    ASSERT_TRUE(store->Commit(std::move(b)).ok());
+  }
+  // Turn the catalog back into what schema version 1 wrote.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((tmp.path() / "catalog.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE embedders; UPDATE meta SET value = 1 WHERE key = 'schema_version'; "
+                         "PRAGMA user_version = 1;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  StoreOptions ro = Options(tmp.path(), false);
+  ro.read_only = true;
+  {
+    auto reader = OpenOrDie(ro);  // a reader accepts version 1 and sees no embedder
+    ASSERT_TRUE(reader);
+    EXPECT_FALSE(reader->Pin()->embedder().has_value());
+  }
+  auto store = OpenOrDie(Options(tmp.path()));
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store_test::Search(*store->Pin(), "alpha").size(), 1u);
+  ASSERT_TRUE(store->ActivateEmbedder(Record("k1", 16)).ok());
+  EXPECT_EQ(store->Pin()->embedder()->key, "k1");
+}
+
+}  // namespace
+}  // namespace attest
