@@ -21,17 +21,19 @@ int RunStats(const GlobalArgs& g, bool json) {
     return kExitFailure;
   }
   auto s = (*engine)->Stats();
-  if (!s.ok()) {
-    std::fprintf(stderr, "attest: stats failed: %s\n", s.status().ToString().c_str());
-    return kExitFailure;
-  }
-  if (json) {
+  if (s.ok() && json) {
     nlohmann::json j = {{"snapshot_version", s->snapshot_version}, {"documents", s->documents},
                         {"chunks", s->chunks},                     {"segments", s->segments},
                         {"segment_bytes", s->segment_bytes},       {"catalog_bytes", s->catalog_bytes},
-                        {"source_bytes", s->source_bytes}};
+                        {"source_bytes", s->source_bytes},         {"embedder", s->embedder},
+                        {"vector_chunks", s->vector_chunks},       {"vector_bytes", s->vector_bytes},
+                        {"model_bytes", s->model_bytes}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "attest: stats failed: %s\n", s.status().ToString().c_str());
+    return kExitFailure;
   }
   std::printf("data directory  %s\n", g.data_dir.c_str());
   std::printf("snapshot        %llu\n", static_cast<unsigned long long>(s->snapshot_version));
@@ -41,6 +43,49 @@ int RunStats(const GlobalArgs& g, bool json) {
               HumanBytes(s->segment_bytes).c_str());
   std::printf("catalog         %s\n", HumanBytes(s->catalog_bytes).c_str());
   std::printf("source text     %s\n", HumanBytes(s->source_bytes).c_str());
+  if (s->embedder.empty()) {
+    std::printf("vector leg      none yet (BM25 only)\n");
+  } else {
+    std::printf("vector leg      %s\n", s->embedder.c_str());
+    std::printf("vectors         %llu of %llu chunks (%s), model %s\n",
+                static_cast<unsigned long long>(s->vector_chunks), static_cast<unsigned long long>(s->chunks),
+                HumanBytes(s->vector_bytes).c_str(), HumanBytes(s->model_bytes).c_str());
+  }
+  return kExitOk;
+}
+
+int RunReembed(const GlobalArgs& g, bool json) {
+  auto eo = MakeEngineOptions(g, /*read_only=*/false);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  if (eo->embedder.kind == EmbedderKind::kNone) {
+    std::fprintf(stderr, "attest: reembed needs an embedder (--embedder corpus-lsa, corpus-fasttext-sif or openai)\n");
+    return kExitUsage;
+  }
+  auto engine = Engine::Open(*eo);
+  if (!engine.ok()) {
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    return kExitFailure;
+  }
+  auto r = (*engine)->Reembed();
+  if (!r.ok()) {
+    std::fprintf(stderr, "attest: reembed failed: %s\n", r.status().ToString().c_str());
+    return r.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  if (json) {
+    nlohmann::json j = {{"embedder", r->embedder},         {"chunks", r->chunks},
+                        {"train_seconds", r->train_seconds}, {"embed_seconds", r->embed_seconds},
+                        {"model_bytes", r->model_bytes},   {"snapshot_version", r->snapshot_version}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("vector leg switched to %s at snapshot %llu: %llu chunks; trained in %.2f s, embedded and indexed in "
+              "%.2f s; model %s\n",
+              r->embedder.c_str(), static_cast<unsigned long long>(r->snapshot_version),
+              static_cast<unsigned long long>(r->chunks), r->train_seconds, r->embed_seconds,
+              HumanBytes(r->model_bytes).c_str());
   return kExitOk;
 }
 
@@ -63,6 +108,33 @@ int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& ten
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   EvaluationArgs args;
+  auto eo = MakeEngineOptions(g, /*read_only=*/false);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  args.embedder = eo->embedder;
+  args.vector_index = eo->vector_index;
+  SearchOptions so;
+  if (Status s = ApplyRetrievalArgs(a.retrieval, &so); !s.ok()) {
+    std::fprintf(stderr, "attest: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  args.fusion = so.fusion;
+  args.candidates = so.candidates;
+  args.modes.clear();
+  for (const std::string& m : SplitList(a.modes)) {
+    auto mode = ParseSearchMode(m);
+    if (!mode.ok()) {
+      std::fprintf(stderr, "attest: %s\n", mode.status().message().c_str());
+      return kExitUsage;
+    }
+    args.modes.push_back(*mode);
+  }
+  if (args.modes.empty()) {
+    std::fprintf(stderr, "attest: --mode names no mode\n");
+    return kExitUsage;
+  }
   args.beir_dir = a.dir;
   args.split = a.split;
   args.data_dir = a.index_dir;
@@ -80,10 +152,26 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   std::printf("dataset %s, split %s: %llu documents, %llu chunks indexed in %.2f s\n", r->dataset.c_str(),
               a.split.c_str(), static_cast<unsigned long long>(ing.documents_seen),
               static_cast<unsigned long long>(ing.chunks), ing.seconds);
-  std::printf("%s", FormatEvalTable({r->summary}).c_str());
+  if (!r->stats.embedder.empty()) {
+    std::printf("vector leg: %s, model %s, vectors %s, %.2f s to train and embed\n", r->stats.embedder.c_str(),
+                HumanBytes(r->stats.model_bytes).c_str(), HumanBytes(r->stats.vector_bytes).c_str(),
+                ing.vector_seconds);
+  }
+  for (const auto& s : r->skipped) std::printf("skipped %s\n", s.c_str());
+  std::printf("%s", FormatEvalTable(r->summaries).c_str());
   if (!a.json_file.empty()) {
     std::ofstream out(a.json_file);
-    out << EvalSummaryToJson(r->summary) << "\n";
+    // One mode: its summary, with the keys it always had. Several: {"runs": [summary, ...]}.
+    if (r->summaries.size() == 1) {
+      out << EvalSummaryToJson(r->summaries[0]) << "\n";
+    } else {
+      std::string runs = "{\"runs\": [";
+      for (size_t i = 0; i < r->summaries.size(); ++i) {
+        if (i) runs += ",\n";
+        runs += EvalSummaryToJson(r->summaries[i]);
+      }
+      out << runs << "]}\n";
+    }
     if (!out) {
       std::fprintf(stderr, "attest: cannot write %s\n", a.json_file.c_str());
       return kExitFailure;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "attest/engine.h"
+
 namespace attest::cli {
 
 inline constexpr int kExitOk = 0;
@@ -16,6 +18,26 @@ inline constexpr int kExitPartial = 3;
 struct GlobalArgs {
   std::string data_dir = "attest-data";
   unsigned threads = 0;
+  // Vector leg configuration (used when no embedder is active yet, and by `reembed`).
+  std::string embedder = "corpus-lsa";
+  std::string embed_url;
+  std::string embed_model;
+  std::string embed_key_env = "ATTEST_EMBED_API_KEY";
+  uint32_t embed_dim = 0;
+  uint64_t embed_seed = 42;
+  uint64_t embed_min_chunks = 100;
+  double retrain_growth = 0.5;
+  std::string vector_index = "hnsw";
+};
+
+// Retrieval mode and fusion flags shared by `search` and `eval`.
+struct RetrievalArgs {
+  std::string mode = "auto";
+  std::string fusion = "linear";
+  std::string norm = "minmax";
+  float vector_weight = 0.2f;
+  uint32_t rrf_k = 60;
+  size_t candidates = 0;
 };
 
 struct IngestArgs {
@@ -38,6 +60,8 @@ struct SearchArgs {
   std::vector<std::string> filters;         // key=value
   bool json = false;
   bool chunks = false;                      // do not collapse to documents
+  bool explain = false;                     // show each leg's rank and score per hit
+  RetrievalArgs retrieval;
 };
 
 struct EvalArgs {
@@ -46,6 +70,8 @@ struct EvalArgs {
   std::string json_file;
   std::string index_dir;
   size_t k = 100;
+  std::string modes = "bm25,vector,hybrid";  // comma-separated
+  RetrievalArgs retrieval;
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);
@@ -53,6 +79,13 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a);
 int RunStats(const GlobalArgs& g, bool json);
 int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& tenant);
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
+int RunReembed(const GlobalArgs& g, bool json);
+
+// Builds the engine options of the global flags; an error message on bad values.
+Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only);
+// Applies the mode and fusion flags; kInvalidArgument naming the bad flag.
+Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
+Result<SearchMode> ParseSearchMode(const std::string& name);
 
 std::vector<std::string> SplitList(const std::string& csv);
 

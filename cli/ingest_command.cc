@@ -24,10 +24,12 @@ std::vector<std::string> SplitList(const std::string& csv) {
 }
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
-  EngineOptions eo;
-  eo.data_dir = g.data_dir;
-  eo.threads = g.threads;
-  auto engine = Engine::Open(eo);
+  auto eo = MakeEngineOptions(g, /*read_only=*/false);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
     return kExitFailure;
@@ -70,7 +72,8 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
                         {"replaced", rep.replaced},   {"unchanged", rep.unchanged},     {"chunks", rep.chunks},
                         {"bytes", rep.bytes},         {"seconds", rep.seconds},         {"mb_per_s", mbps},
                         {"chunks_per_s", cps},        {"snapshot_version", rep.snapshot_version},
-                        {"errors", rep.issues.size()}};
+                        {"errors", rep.issues.size()}, {"vector_seconds", rep.vector_seconds},
+                        {"embedder", rep.embedder}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf(
@@ -83,6 +86,14 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
         static_cast<unsigned long long>(rep.snapshot_version));
     if (!rep.issues.empty()) std::printf("; %zu error(s)", rep.issues.size());
     std::printf("\n");
+    if (!rep.embedder.empty()) {
+      const bool corpus = rep.embedder.find("corpus") != std::string::npos;
+      std::printf("vector leg: %s%s, %.2f s\n", rep.embedder.c_str(),
+                  corpus ? " (a model trained on this store's own text, not a pretrained semantic model)" : "",
+                  rep.vector_seconds);
+    } else {
+      std::printf("vector leg: none yet (BM25 only)\n");
+    }
   }
   return rep.issues.empty() ? kExitOk : kExitPartial;
 }

@@ -15,6 +15,32 @@ int main(int argc, char** argv) {
   GlobalArgs g;
   app.add_option("--data", g.data_dir, "data directory")->capture_default_str();
   app.add_option("--threads", g.threads, "worker threads for ingestion (0 = all cores)");
+  app.add_option("--embedder", g.embedder,
+                 "vector leg embedder when none is active yet, and for reembed: corpus-lsa (default; trained on "
+                 "your corpus, no network), corpus-fasttext-sif, openai, none")
+      ->capture_default_str();
+  app.add_option("--embed-url", g.embed_url, "OpenAI-compatible server base URL (--embedder openai)");
+  app.add_option("--embed-model", g.embed_model, "embedding model name (--embedder openai)");
+  app.add_option("--embed-key-env", g.embed_key_env, "environment variable holding the API key")
+      ->capture_default_str();
+  app.add_option("--embed-dim", g.embed_dim, "corpus model dimension (0 = the model's default)");
+  app.add_option("--embed-seed", g.embed_seed, "corpus model training seed")->capture_default_str();
+  app.add_option("--embed-min-chunks", g.embed_min_chunks, "train a corpus model once the corpus has this many chunks")
+      ->capture_default_str();
+  app.add_option("--retrain-growth", g.retrain_growth, "retrain when the corpus has grown by this share")
+      ->capture_default_str();
+  app.add_option("--vector-index", g.vector_index, "vector index of new segments: hnsw, flat, ivfpq")
+      ->capture_default_str();
+  auto add_retrieval = [](CLI::App* cmd, RetrievalArgs& r) {
+    cmd->add_option("--fusion", r.fusion, "hybrid fusion: linear (normalized weighted sum) or rrf")
+        ->capture_default_str();
+    cmd->add_option("--norm", r.norm, "score normalization for linear fusion: minmax or zscore")
+        ->capture_default_str();
+    cmd->add_option("--vector-weight", r.vector_weight, "weight of the vector leg in linear fusion")
+        ->capture_default_str();
+    cmd->add_option("--rrf-k", r.rrf_k, "RRF constant")->capture_default_str();
+    cmd->add_option("--candidates", r.candidates, "candidates per leg in hybrid mode (0 = max(100, 2k))");
+  };
 
   IngestArgs ia;
   auto* ingest = app.add_subcommand("ingest", "ingest files or directories (HTML, Markdown, text, BEIR JSONL)");
@@ -30,7 +56,7 @@ int main(int argc, char** argv) {
   ingest->add_flag("--json", ia.json, "print the summary as JSON");
 
   SearchArgs sa;
-  auto* search = app.add_subcommand("search", "BM25 search with filters");
+  auto* search = app.add_subcommand("search", "search: BM25, vector or hybrid, with filters");
   search->add_option("query", sa.query, "query: words, \"phrases\", +required, -excluded")->required();
   search->add_option("--k", sa.k, "number of results")->check(CLI::Range(1, 10000));
   search->add_option("--tenant", sa.tenant, "tenant to search");
@@ -39,6 +65,10 @@ int main(int argc, char** argv) {
                      "key=value, repeatable: source_type, site, version, after, before (YYYY-MM-DD)");
   search->add_flag("--json", sa.json, "JSON output");
   search->add_flag("--chunks", sa.chunks, "return chunks instead of collapsing to documents");
+  search->add_option("--mode", sa.retrieval.mode, "auto (hybrid when vectors exist), bm25, vector, hybrid")
+      ->capture_default_str();
+  search->add_flag("--explain", sa.explain, "show each leg's rank and score and the fused score per hit");
+  add_retrieval(search, sa.retrieval);
 
   bool stats_json = false;
   auto* stats = app.add_subcommand("stats", "show what the store holds");
@@ -56,6 +86,14 @@ int main(int argc, char** argv) {
   eval->add_option("--json", ea.json_file, "also write the report as JSON to this file");
   eval->add_option("--index-dir", ea.index_dir, "keep the evaluation index here (default: temporary)");
   eval->add_option("--k", ea.k, "documents retrieved per query")->check(CLI::Range(1, 10000));
+  eval->add_option("--mode", ea.modes, "comma-separated modes to report: bm25, vector, hybrid, auto")
+      ->capture_default_str();
+  add_retrieval(eval, ea.retrieval);
+
+  bool reembed_json = false;
+  auto* reembed = app.add_subcommand(
+      "reembed", "train a new corpus model (or adopt --embedder openai), embed every chunk, and switch to it");
+  reembed->add_flag("--json", reembed_json, "JSON output");
 
   try {
     app.parse(argc, argv);
@@ -75,5 +113,6 @@ int main(int argc, char** argv) {
   if (*stats) return RunStats(g, stats_json);
   if (*del) return RunDelete(g, delete_id, delete_tenant);
   if (*eval) return RunEval(g, ea);
+  if (*reembed) return RunReembed(g, reembed_json);
   return kExitUsage;
 }

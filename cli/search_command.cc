@@ -32,6 +32,16 @@ std::string ApplyFilter(const std::string& kv, SearchFilter* f) {
   return "";
 }
 
+nlohmann::json Explain(const SearchHit& h) {
+  auto leg = [](uint32_t rank, float score) -> nlohmann::json {
+    if (rank == 0) return nullptr;
+    return {{"rank", rank}, {"score", score}};
+  };
+  return {{"bm25", leg(h.lexical_rank, h.lexical_score)},
+          {"vector", leg(h.vector_rank, h.vector_score)},
+          {"fused", h.score}};
+}
+
 }  // namespace
 
 int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
@@ -48,10 +58,16 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
       return kExitUsage;
     }
   }
-  EngineOptions eo;
-  eo.data_dir = g.data_dir;
-  eo.read_only = true;
-  auto engine = Engine::Open(eo);
+  if (Status s = ApplyRetrievalArgs(a.retrieval, &so); !s.ok()) {
+    std::fprintf(stderr, "attest: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  auto eo = MakeEngineOptions(g, /*read_only=*/true);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
     return kExitFailure;
@@ -69,18 +85,24 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
       hits.push_back({{"doc_id", h.doc_id},   {"chunk_id", h.chunk_id}, {"score", h.score},
                       {"title", h.title},     {"url", h.url},           {"site", h.site},
                       {"date", h.date},       {"version", h.version},   {"source_type", h.source_type},
-                      {"section", h.section}, {"snippet", h.snippet},   {"highlights", hl}});
+                      {"section", h.section}, {"snippet", h.snippet},   {"highlights", hl},
+                      {"explain", Explain(h)}});
     }
     nlohmann::json j = {{"query", a.query},
                         {"snapshot_version", r->snapshot_version},
                         {"took_ms", r->took_ms},
+                        {"mode", SearchModeName(r->mode)},
+                        {"embedder", r->embedder},
+                        {"notices", r->notices},
                         {"hits", hits}};
     std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   const bool ansi = StdoutIsTerminal();
-  std::printf("%zu result(s) for \"%s\" (snapshot %llu, %.2f ms)\n", r->hits.size(), a.query.c_str(),
-              static_cast<unsigned long long>(r->snapshot_version), r->took_ms);
+  std::printf("%zu result(s) for \"%s\" (%s, snapshot %llu, %.2f ms)\n", r->hits.size(), a.query.c_str(),
+              SearchModeName(r->mode), static_cast<unsigned long long>(r->snapshot_version), r->took_ms);
+  for (const auto& n : r->notices) std::printf("note: %s\n", n.c_str());
+  if (a.explain && !r->embedder.empty()) std::printf("vector leg: %s\n", r->embedder.c_str());
   int rank = 0;
   for (const SearchHit& h : r->hits) {
     std::string meta;
@@ -97,6 +119,16 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
                 h.title.empty() ? h.doc_id.c_str() : h.title.c_str(), ansi ? "\x1b[0m" : "", h.score);
     std::printf("    %s%s%s\n", h.url.c_str(), meta.empty() ? "" : "  (", meta.empty() ? "" : (meta + ")").c_str());
     if (!h.section.empty()) std::printf("    section: %s\n", h.section.c_str());
+    if (a.explain) {
+      auto leg = [](uint32_t rank, float score) {
+        char buf[64];
+        if (rank == 0) return std::string("-");
+        std::snprintf(buf, sizeof buf, "#%u (%.4f)", rank, score);
+        return std::string(buf);
+      };
+      std::printf("    explain: bm25 %s, vector %s, fused %.4f\n", leg(h.lexical_rank, h.lexical_score).c_str(),
+                  leg(h.vector_rank, h.vector_score).c_str(), h.score);
+    }
     std::printf("    %s\n", RenderHighlighted(h.snippet, h.highlights, ansi).c_str());
   }
   return kExitOk;

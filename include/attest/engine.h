@@ -16,10 +16,42 @@
 
 namespace attest {
 
+// Which embedder makes the vector leg's vectors (docs/embedders.md).
+enum class EmbedderKind {
+  kCorpusLsa,         // default: LSA by randomized SVD, trained on the ingested corpus (no network)
+  kCorpusFastTextSif, // fastText skipgram + SIF weighting, trained on the ingested corpus (slower)
+  kOpenAi,            // an OpenAI-compatible /v1/embeddings server
+  kNone,              // no vector leg
+};
+
+struct EmbedderOptions {
+  EmbedderKind kind = EmbedderKind::kCorpusLsa;
+  uint32_t dim = 0;                 // corpus models: 0 = the model's default
+  uint64_t seed = 42;               // corpus models: training is deterministic for a seed
+  // Corpus models are trained once the corpus has at least this many chunks, and retrained when it
+  // has grown by `retrain_growth` (0.5 = by half) since the model was trained.
+  uint64_t min_chunks = 100;
+  double retrain_growth = 0.5;
+  // OpenAI-compatible server (kOpenAi): base URL, model, and the environment variable with the key.
+  std::string base_url;
+  std::string model;
+  std::string api_key_env = "ATTEST_EMBED_API_KEY";
+  uint32_t batch_size = 64;
+  uint32_t timeout_ms = 30000;
+};
+
+// The vector index kind of each segment (docs/vector_format.md).
+enum class VectorIndexType { kHnsw, kFlat, kIvfPq };
+
 struct EngineOptions {
   std::string data_dir = "attest-data";
   bool read_only = false;          // search/stats only; works while another process ingests
   unsigned threads = 0;            // analysis threads for ingestion; 0 = hardware concurrency
+  EmbedderOptions embedder;
+  VectorIndexType vector_index = VectorIndexType::kHnsw;
+  // Train corpus models and build vector files on a background thread after ingestion (queries
+  // keep using the previous model until the switch). When false, Ingest() does it before returning.
+  bool background_vectors = false;
 };
 
 struct IngestOptions {
@@ -53,6 +85,10 @@ struct IngestReport {
   double seconds = 0;
   uint64_t snapshot_version = 0;
   std::vector<IngestIssue> issues; // per-file / per-line failures; the rest of the batch proceeds
+  // Vector leg work after the commits (training a corpus model, building vector files); runs in
+  // the background with EngineOptions::background_vectors, then 0 here.
+  double vector_seconds = 0;
+  std::string embedder;            // the active embedder afterwards ("" = none yet)
 };
 
 struct SearchFilter {
@@ -65,6 +101,24 @@ struct SearchFilter {
   std::optional<std::string> date_to;          // YYYY-MM-DD inclusive
 };
 
+enum class SearchMode {
+  kAuto,    // hybrid when a vector leg is available for the whole snapshot, else BM25
+  kBm25,
+  kVector,
+  kHybrid,
+};
+
+enum class FusionMethod { kLinear, kRrf };
+enum class ScoreNormalization { kMinMax, kZScore };
+
+// Defaults chosen by measurement on training splits (docs/design.md, "Hybrid retrieval").
+struct FusionOptions {
+  FusionMethod method = FusionMethod::kLinear;
+  ScoreNormalization normalization = ScoreNormalization::kMinMax;
+  float vector_weight = 0.2f;      // kLinear: weight of the vector leg in [0, 1]
+  uint32_t rrf_k = 60;             // kRrf
+};
+
 struct SearchOptions {
   std::string query;
   size_t k = 10;
@@ -75,6 +129,9 @@ struct SearchOptions {
   float title_weight = 1.0f;       // BM25F field weights
   float section_weight = 1.0f;
   float body_weight = 1.0f;
+  SearchMode mode = SearchMode::kAuto;
+  FusionOptions fusion;
+  size_t candidates = 0;           // per-leg candidates fused in hybrid mode; 0 = max(100, 2k)
 };
 
 struct Highlight {
@@ -95,12 +152,21 @@ struct SearchHit {
   std::string section;
   std::string snippet;
   std::vector<Highlight> highlights;
+  // Why this hit is here: each leg's rank (1-based; 0 = not among that leg's candidates) and score,
+  // and the fused score (equal to `score`).
+  uint32_t lexical_rank = 0;
+  float lexical_score = 0;
+  uint32_t vector_rank = 0;
+  float vector_score = 0;
 };
 
 struct SearchResult {
   std::vector<SearchHit> hits;
   uint64_t snapshot_version = 0;
   double took_ms = 0;
+  SearchMode mode = SearchMode::kBm25;  // the mode that ran (kAuto resolved)
+  std::string embedder;                 // the vector leg's embedder identity, "" when it did not run
+  std::vector<std::string> notices;     // e.g. why kAuto fell back to BM25
 };
 
 struct EngineStats {
@@ -111,6 +177,19 @@ struct EngineStats {
   uint64_t segment_bytes = 0;
   uint64_t catalog_bytes = 0;
   uint64_t source_bytes = 0;
+  std::string embedder;            // active embedder ("name dim version"), "" when none
+  uint64_t vector_chunks = 0;      // chunks with a vector of the active embedder
+  uint64_t vector_bytes = 0;       // bytes of the vector files
+  uint64_t model_bytes = 0;        // bytes of the active corpus model
+};
+
+struct ReembedReport {
+  std::string embedder;            // identity of the new embedder
+  uint64_t chunks = 0;
+  double train_seconds = 0;        // 0 for a remote embedder
+  double embed_seconds = 0;        // embedding chunks and building vector indexes
+  uint64_t model_bytes = 0;
+  uint64_t snapshot_version = 0;   // the snapshot that switched to it
 };
 
 class Engine {
@@ -123,6 +202,14 @@ class Engine {
   // Deletes the live document `id` of `tenant`; kNotFound when there is none.
   virtual Result<uint64_t> Delete(const std::string& tenant, const std::string& id) = 0;
   virtual Result<EngineStats> Stats() const = 0;
+  // Trains a new corpus model (or adopts the configured remote embedder), embeds every chunk, and
+  // switches the vector leg to it at a new snapshot. Queries keep running on the old one meanwhile.
+  virtual Result<ReembedReport> Reembed() = 0;
+  // Waits for background vector work (training, embedding) started by Ingest() to finish; returns
+  // its outcome.
+  virtual Status WaitForVectors() = 0;
 };
+
+const char* SearchModeName(SearchMode mode);
 
 }  // namespace attest

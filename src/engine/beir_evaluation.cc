@@ -48,6 +48,11 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
     eo.data_dir = args.data_dir;
   }
   eo.threads = args.threads;
+  eo.embedder = args.embedder;
+  eo.vector_index = args.vector_index;
+  bool needs_vectors = false;
+  for (SearchMode m : args.modes) needs_vectors |= m != SearchMode::kBm25;
+  if (!needs_vectors) eo.embedder.kind = EmbedderKind::kNone;  // no model to train for BM25 alone
   ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(eo));
 
   EvaluationReport report;
@@ -58,33 +63,51 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
   io.on_progress = args.on_progress;
   ATTEST_ASSIGN_OR_RETURN(report.ingest, engine->Ingest(io));
 
-  EvalRun run;
-  std::vector<double> latencies;
-  latencies.reserve(split.queries.size());
-  SearchOptions so;
-  so.k = args.k;
-  so.with_snippets = false;
-  for (const BeirQuery& q : split.queries) {
-    so.query = q.text;
-    auto t0 = std::chrono::steady_clock::now();
-    Result<SearchResult> r = engine->Search(so);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::vector<std::string>& ranked = run[q.id];
-    if (!r.ok()) {
-      // A query that analyzes to nothing (all stopwords) retrieves nothing; anything else is an error.
-      if (r.status().code() != StatusCode::kInvalidArgument) return r.status().WithContext("query " + q.id);
+  ATTEST_ASSIGN_OR_RETURN(report.stats, engine->Stats());
+
+  for (SearchMode mode : args.modes) {
+    EvalRun run;
+    std::vector<double> latencies;
+    latencies.reserve(split.queries.size());
+    SearchOptions so;
+    so.k = args.k;
+    so.with_snippets = false;
+    so.mode = mode;
+    so.fusion = args.fusion;
+    so.candidates = args.candidates;
+    Status failed;
+    SearchMode ran = mode;
+    for (const BeirQuery& q : split.queries) {
+      so.query = q.text;
+      auto t0 = std::chrono::steady_clock::now();
+      Result<SearchResult> r = engine->Search(so);
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::vector<std::string>& ranked = run[q.id];
       latencies.push_back(ms);
+      if (!r.ok()) {
+        // A query that analyzes to nothing (all stopwords) retrieves nothing in BM25 mode; a mode that
+        // cannot run at all (no embedder) fails on its first query.
+        if (r.status().code() != StatusCode::kInvalidArgument) return r.status().WithContext("query " + q.id);
+        if (mode != SearchMode::kBm25 && r.status().message().find("embedder") != std::string::npos) {
+          failed = r.status();
+          break;
+        }
+        continue;
+      }
+      ran = r->mode;
+      for (const SearchHit& h : r->hits) ranked.push_back(h.doc_id);
+    }
+    if (!failed.ok()) {
+      report.skipped.push_back(std::string(SearchModeName(mode)) + ": " + failed.message());
       continue;
     }
-    latencies.push_back(ms);
-    for (const SearchHit& h : r->hits) ranked.push_back(h.doc_id);
+    EvaluateArgs ea;
+    ea.run = &run;
+    ea.qrels = &split.qrels;
+    ea.mode = mode == SearchMode::kAuto ? std::string("auto:") + SearchModeName(ran) : SearchModeName(mode);
+    ea.latencies_ms = std::move(latencies);
+    report.summaries.push_back(Evaluate(ea));
   }
-  EvaluateArgs ea;
-  ea.run = &run;
-  ea.qrels = &split.qrels;
-  ea.mode = "bm25";
-  ea.latencies_ms = std::move(latencies);
-  report.summary = Evaluate(ea);
   return report;
 }
 

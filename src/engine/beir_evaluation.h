@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "attest/engine.h"
 #include "attest/status.h"
@@ -18,12 +19,20 @@ struct EvaluationArgs {
   size_t k = 100;              // documents retrieved per query
   unsigned threads = 0;
   std::function<void(uint64_t, uint64_t)> on_progress;
+  // Modes to run, each scored separately (the same metrics for each).
+  std::vector<SearchMode> modes = {SearchMode::kBm25};
+  FusionOptions fusion;
+  size_t candidates = 0;
+  EmbedderOptions embedder;
+  VectorIndexType vector_index = VectorIndexType::kHnsw;
 };
 
 struct EvaluationReport {
   std::string dataset;
-  EvalSummary summary;
+  std::vector<EvalSummary> summaries;   // one per mode that could run, in the order asked
+  std::vector<std::string> skipped;     // modes that could not run, with the reason
   IngestReport ingest;
+  EngineStats stats;                    // after ingestion (embedder, model and vector sizes)
 };
 
 Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args);

@@ -2,10 +2,12 @@
 // ingestion pipeline, the store and the search runner together.
 #include "attest/engine.h"
 
+#include <chrono>
 #include <thread>
 
 #include "engine/document_indexer.h"
 #include "engine/ingest_pipeline.h"
+#include "engine/vector_leg.h"
 #include "search/search_runner.h"
 #include "store/store.h"
 #include "text/analyzer.h"
@@ -26,6 +28,7 @@ class EngineImpl final : public Engine {
     so.reindex = [this](const ChunkRecord& c, const DocumentRecord& d) { return indexer_.Reindex(c, d); };
     so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
+    vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
     return Status::Ok();
   }
 
@@ -36,12 +39,38 @@ class EngineImpl final : public Engine {
     args.indexer = &indexer_;
     args.store = store_.get();
     args.threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
-    return RunIngestPipeline(args, options);
+    ATTEST_ASSIGN_OR_RETURN(IngestReport report, RunIngestPipeline(args, options));
+    const auto t0 = std::chrono::steady_clock::now();
+    Status v = vectors_->AfterIngest();
+    report.vector_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!v.ok()) {
+      // The documents are committed; only their vectors are missing. Say so, do not fail.
+      report.issues.push_back(IngestIssue{"(vector leg)", 0, "vectors not updated: " + v.ToString()});
+    }
+    std::shared_ptr<const Snapshot> snap = store_->Pin();
+    if (snap->embedder()) {
+      const EmbedderRecord& e = *snap->embedder();
+      report.embedder = e.name + " " + std::to_string(e.dim) + " " + e.version;
+    }
+    return report;
   }
 
   Result<SearchResult> Search(const SearchOptions& options) const override {
     std::shared_ptr<const Snapshot> snap = store_->Pin();
-    return RunSearch(*snap, analyzer_, options);
+    VectorLegInput vin;
+    std::shared_ptr<const VectorView> view;
+    if (options.mode != SearchMode::kBm25) {
+      auto v = vectors_->ViewOf(*snap);
+      if (!v.ok()) {
+        if (options.mode != SearchMode::kAuto) return v.status().WithContext("vector leg");
+      } else {
+        view = std::move(v).value();
+      }
+    }
+    vin.view = view.get();
+    vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
+    vin.pool = &pool_;
+    return RunSearch(*snap, analyzer_, options, vin);
   }
 
   Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {
@@ -65,14 +94,24 @@ class EngineImpl final : public Engine {
     out.segment_bytes = s.segment_bytes;
     out.catalog_bytes = s.catalog_bytes;
     out.source_bytes = s.source_bytes;
+    vectors_->FillStats(*store_->Pin(), &out);
     return out;
   }
+
+  Result<ReembedReport> Reembed() override {
+    if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
+    return vectors_->Reembed(options_.embedder);
+  }
+
+  Status WaitForVectors() override { return vectors_->Wait(); }
 
  private:
   EngineOptions options_;
   Analyzer analyzer_;
   DocumentIndexer indexer_;
   std::unique_ptr<Store> store_;
+  std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
+  mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 
 }  // namespace

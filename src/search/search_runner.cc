@@ -7,7 +7,10 @@
 
 #include "lexical/lexical_query.h"
 #include "lexical/lexical_searcher.h"
+#include "engine/vector_leg.h"
+#include "search/fusion.h"
 #include "search/snippet.h"
+#include "vector/vector_searcher.h"
 
 namespace attest {
 namespace {
@@ -48,7 +51,72 @@ Result<std::unordered_set<uint64_t>> ExcludedDocuments(const Snapshot& snapshot,
   return docs;
 }
 
+// One leg's ranked candidates (documents when collapsing, else chunks) with the chunk that
+// represents each candidate.
+struct LegResult {
+  std::vector<LegCandidate> ranked;
+  std::unordered_map<uint64_t, ChunkId> best_chunk;  // key -> chunk
+  std::unordered_map<uint64_t, DocNum> doc_of;       // key -> document
+};
+
+// Collapses a chunk ranking to at most `want` candidates (documents or chunks), skipping excluded
+// documents and, when `allowed` is set, keys outside it. `*exhausted` tells whether the chunk list
+// ran out before `want` candidates were found.
+Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks, size_t want, bool collapse,
+                const std::unordered_set<uint64_t>& excluded_docs, const std::unordered_set<uint64_t>* allowed,
+                LegResult* out) {
+  std::vector<ChunkId> ids;
+  ids.reserve(chunks.size());
+  for (const auto& c : chunks) ids.push_back(c.id);
+  ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
+  *out = LegResult{};
+  for (size_t i = 0; i < chunks.size() && out->ranked.size() < want; ++i) {
+    if (excluded_docs.count(doc_of[i].get())) continue;
+    const uint64_t key = collapse ? doc_of[i].get() : chunks[i].id.get();
+    if (allowed && !allowed->count(key)) continue;
+    if (out->best_chunk.emplace(key, chunks[i].id).second) {
+      out->ranked.push_back(LegCandidate{key, chunks[i].score});
+      out->doc_of.emplace(key, doc_of[i]);
+    }
+  }
+  return Status::Ok();
+}
+
+// Widens a leg's chunk window until `want` candidates are found or the matches run out. The first
+// `want` distinct documents of an exact chunk ranking are exactly the top documents by best chunk.
+template <typename TopFn>
+Result<LegResult> RunLeg(const Snapshot& snapshot, size_t want, bool collapse,
+                         const std::unordered_set<uint64_t>& excluded_docs,
+                         const std::unordered_set<uint64_t>* allowed, TopFn top) {
+  LegResult leg;
+  size_t window = collapse || allowed || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
+  for (;;) {
+    std::vector<ScoredChunk> chunks = top(window);
+    ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, collapse, excluded_docs, allowed, &leg));
+    if (leg.ranked.size() >= want || chunks.size() < window || window >= kMaxK * 4) break;
+    window *= 4;
+  }
+  return leg;
+}
+
+bool HasLexicalConstraints(const LexicalQuery& query) {
+  for (const QueryClause& c : query.clauses) {
+    if (c.occur == Occur::kMust || c.phrase) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+const char* SearchModeName(SearchMode mode) {
+  switch (mode) {
+    case SearchMode::kAuto: return "auto";
+    case SearchMode::kBm25: return "bm25";
+    case SearchMode::kVector: return "vector";
+    case SearchMode::kHybrid: return "hybrid";
+  }
+  return "auto";
+}
 
 Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
   LexicalFilter out;
@@ -65,11 +133,17 @@ Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
   return out;
 }
 
-Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options) {
+Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
+                               const VectorLegInput& vector) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.k == 0 || options.k > kMaxK) {
     return Status::InvalidArgument("k must be between 1 and " + std::to_string(kMaxK));
   }
+  if (options.fusion.vector_weight < 0 || options.fusion.vector_weight > 1 ||
+      !(options.fusion.vector_weight == options.fusion.vector_weight)) {
+    return Status::InvalidArgument("vector_weight must be between 0 and 1");
+  }
+  if (options.fusion.rrf_k == 0) return Status::InvalidArgument("rrf_k must be at least 1");
   ATTEST_ASSIGN_OR_RETURN(LexicalQuery query, ParseLexicalQuery(options.query, analyzer));
   LexicalSearchArgs args;
   args.query = &query;
@@ -79,38 +153,110 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   SearchResult result;
   result.snapshot_version = snapshot.version().get();
 
-  // Chunks in score order; collapsing keeps each document's best chunk. The first k distinct
-  // documents of the exact chunk ranking are exactly the top-k documents by best-chunk score, so
-  // widen the chunk window until k documents are found or the matches run out.
-  std::vector<ScoredChunk> chunks;
-  std::vector<size_t> picked;  // indexes into `chunks`
-  std::vector<DocNum> picked_docs;
-  ATTEST_ASSIGN_OR_RETURN(std::unordered_set<uint64_t> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
-  size_t want = options.collapse_documents ? std::max<size_t>(options.k * 3, 30) : options.k;
-  for (;;) {
-    args.k = want;
-    chunks = snapshot.lexical().TopK(args);
-    std::vector<ChunkId> ids;
-    ids.reserve(chunks.size());
-    for (const auto& c : chunks) ids.push_back(c.id);
-    ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
-    picked.clear();
-    picked_docs.clear();
-    std::unordered_set<uint64_t> seen_docs;
-    for (size_t i = 0; i < chunks.size() && picked.size() < options.k; ++i) {
-      if (excluded_docs.count(doc_of[i].get())) continue;
-      if (!options.collapse_documents || seen_docs.insert(doc_of[i].get()).second) {
-        picked.push_back(i);
-        picked_docs.push_back(doc_of[i]);
-      }
-    }
-    if (picked.size() >= options.k || chunks.size() < want || want >= kMaxK * 4) break;
-    want *= 4;
+  // Resolve the mode.
+  const VectorView* view = vector.view;
+  const bool vectors_ready = view && view->covered_docs > 0;
+  SearchMode mode = options.mode;
+  if (mode == SearchMode::kAuto) {
+    mode = vectors_ready ? SearchMode::kHybrid : SearchMode::kBm25;
+    if (!view) result.notices.push_back("no embedder is active yet: BM25 only");
+  } else if ((mode == SearchMode::kVector || mode == SearchMode::kHybrid) && !vectors_ready) {
+    return Status::InvalidArgument(std::string(SearchModeName(mode)) +
+                                   " search needs an active embedder with vectors: ingest more text or run "
+                                   "`attest reembed`");
   }
-  // Chunk rows (text, section) only for the hits shown, and only when snippets are wanted.
+  if (vectors_ready && mode != SearchMode::kBm25 && view->covered_docs < view->total_docs) {
+    result.notices.push_back("the vector leg covers " + std::to_string(view->covered_docs) + " of " +
+                             std::to_string(view->total_docs) + " chunks (vectors of new segments are being built)");
+  }
+  result.mode = mode;
+  const bool use_lexical = mode != SearchMode::kVector;
+  const bool use_vector = mode != SearchMode::kBm25;
+  if (use_vector) result.embedder = view->identity;
+  const size_t depth = mode == SearchMode::kHybrid
+                           ? std::max(options.k, options.candidates ? options.candidates : std::max<size_t>(100, 2 * options.k))
+                           : options.k;
+  const bool collapse = options.collapse_documents;
+
+  ATTEST_ASSIGN_OR_RETURN(std::unordered_set<uint64_t> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
+  const bool constrained = mode == SearchMode::kHybrid && HasLexicalConstraints(query);
+
+  // The vector leg runs concurrently with the lexical one, unless it must wait for the lexical
+  // candidates (constrained queries).
+  auto run_vector = [&](const std::unordered_set<uint64_t>* allowed) -> Result<LegResult> {
+    ATTEST_ASSIGN_OR_RETURN(std::vector<float> q, vector.embed_query(options.query));
+    return RunLeg(snapshot, depth, collapse, excluded_docs, allowed, [&](size_t window) {
+      VectorLegArgs va;
+      va.query = q.data();
+      va.k = window;
+      va.filter = &args.filter;
+      return SearchVectors(view->segments, va);
+    });
+  };
+  std::future<Result<LegResult>> vector_future;
+  if (use_vector && !constrained && vector.pool) {
+    vector_future = vector.pool->Submit([&] { return run_vector(nullptr); });
+  }
+  LegResult lexical;
+  if (use_lexical) {
+    auto lex = RunLeg(snapshot, depth, collapse, excluded_docs, nullptr, [&](size_t window) {
+      args.k = window;
+      return snapshot.lexical().TopK(args);
+    });
+    if (!lex.ok()) {
+      if (vector_future.valid()) vector_future.wait();
+      return lex.status();
+    }
+    lexical = std::move(lex).value();
+  }
+  LegResult vec;
+  if (use_vector) {
+    Result<LegResult> r = Status::Ok();
+    if (vector_future.valid()) {
+      r = vector_future.get();
+    } else if (constrained) {
+      std::unordered_set<uint64_t> allowed;
+      for (const auto& c : lexical.ranked) allowed.insert(c.key);
+      r = run_vector(&allowed);
+    } else {
+      r = run_vector(nullptr);
+    }
+    if (!r.ok()) return r.status().WithContext("vector leg");
+    vec = std::move(r).value();
+  }
+
+  // Fuse (or take the one leg), then keep the top k.
+  std::vector<FusedCandidate> fused;
+  if (mode == SearchMode::kHybrid) {
+    fused = Fuse(lexical.ranked, vec.ranked, options.fusion);
+  } else {
+    const LegResult& only = use_lexical ? lexical : vec;
+    for (size_t i = 0; i < only.ranked.size(); ++i) {
+      FusedCandidate c{.key = only.ranked[i].key, .fused = only.ranked[i].score};
+      if (use_lexical) {
+        c.lexical_rank = static_cast<uint32_t>(i + 1), c.lexical_score = only.ranked[i].score;
+      } else {
+        c.vector_rank = static_cast<uint32_t>(i + 1), c.vector_score = only.ranked[i].score;
+      }
+      fused.push_back(c);
+    }
+  }
+  if (fused.size() > options.k) fused.resize(options.k);
+
+  // The chunk shown for each hit: the lexical leg's best chunk when it has one (its snippet shows
+  // the query terms), else the vector leg's.
   std::vector<ChunkId> picked_ids;
-  picked_ids.reserve(picked.size());
-  for (size_t i : picked) picked_ids.push_back(chunks[i].id);
+  std::vector<DocNum> picked_docs;
+  for (const FusedCandidate& c : fused) {
+    auto it = lexical.best_chunk.find(c.key);
+    if (it != lexical.best_chunk.end()) {
+      picked_ids.push_back(it->second);
+      picked_docs.push_back(lexical.doc_of.at(c.key));
+    } else {
+      picked_ids.push_back(vec.best_chunk.at(c.key));
+      picked_docs.push_back(vec.doc_of.at(c.key));
+    }
+  }
   std::vector<ChunkRecord> records;
   if (options.with_snippets) {
     ATTEST_ASSIGN_OR_RETURN(records, snapshot.GetChunks(picked_ids));
@@ -126,8 +272,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
   std::unordered_map<uint64_t, DocumentRecord> docs;
-  for (size_t n = 0; n < picked.size(); ++n) {
-    const size_t i = picked[n];
+  for (size_t n = 0; n < fused.size(); ++n) {
     const DocNum doc_num = picked_docs[n];
     auto it = docs.find(doc_num.get());
     if (it == docs.end()) {
@@ -137,8 +282,12 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     const DocumentRecord& d = it->second;
     SearchHit hit;
     hit.doc_id = d.id;
-    hit.chunk_id = chunks[i].id.get();
-    hit.score = chunks[i].score;
+    hit.chunk_id = picked_ids[n].get();
+    hit.score = fused[n].fused;
+    hit.lexical_rank = fused[n].lexical_rank;
+    hit.lexical_score = fused[n].lexical_score;
+    hit.vector_rank = fused[n].vector_rank;
+    hit.vector_score = fused[n].vector_score;
     hit.title = d.title;
     hit.url = d.url;
     hit.site = d.site;

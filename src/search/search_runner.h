@@ -1,19 +1,37 @@
-// Runs one lexical search on a pinned snapshot: parse the query, translate the caller's filter,
-// take the exact BM25 top-k (filters inside the traversal), collapse chunks to documents, and
-// attach metadata and highlighted snippets.
+// Runs one search on a pinned snapshot: parse the query, translate the caller's filter, run the
+// lexical leg (exact BM25 top-k, filters inside the traversal) and, in vector and hybrid modes, the
+// vector leg (filters inside the vector index search) concurrently on a task pool; collapse chunks
+// to documents, fuse (search/fusion.h), and attach metadata, highlighted snippets and each hit's
+// explanation (leg ranks and scores).
+//
+// Query operators and the vector leg: `-x` excludes documents from both legs. `+x` and quoted
+// phrases are lexical constraints; in hybrid mode the vector leg then only re-ranks documents that
+// satisfy them (its candidates are restricted to the lexical leg's), and vector mode ignores them.
 #pragma once
 
+#include <functional>
+
 #include "attest/engine.h"
+#include "common/task_pool.h"
 #include "store/store.h"
 #include "text/analyzer.h"
 
 namespace attest {
 
 struct LexicalFilter;
+struct VectorView;
+
+struct VectorLegInput {
+  const VectorView* view = nullptr;  // null: no embedder is active at this snapshot
+  // Embeds the query with the view's embedder (may be slow for a remote one).
+  std::function<Result<std::vector<float>>(const std::string& text)> embed_query;
+  TaskPool* pool = nullptr;          // runs the vector leg; null = on the calling thread
+};
 
 // Translates the public filter; fails with kInvalidArgument naming the bad field (e.g. a date).
 Result<LexicalFilter> TranslateFilter(const SearchFilter& filter);
 
-Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options);
+Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
+                               const VectorLegInput& vector = {});
 
 }  // namespace attest

@@ -1,0 +1,69 @@
+// Translating CLI flags into engine and search options.
+#include "cli/commands.h"
+#include "embed/embedder_factory.h"
+
+namespace attest::cli {
+
+Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
+  EngineOptions eo;
+  eo.data_dir = g.data_dir;
+  eo.read_only = read_only;
+  eo.threads = g.threads;
+  auto kind = ParseEmbedderKind(g.embedder);
+  if (!kind.ok()) return kind.status().WithContext("--embedder");
+  eo.embedder.kind = *kind;
+  eo.embedder.base_url = g.embed_url;
+  eo.embedder.model = g.embed_model;
+  eo.embedder.api_key_env = g.embed_key_env;
+  eo.embedder.dim = g.embed_dim;
+  eo.embedder.seed = g.embed_seed;
+  eo.embedder.min_chunks = g.embed_min_chunks;
+  eo.embedder.retrain_growth = g.retrain_growth;
+  if (eo.embedder.kind == EmbedderKind::kOpenAi && (g.embed_url.empty() || g.embed_model.empty())) {
+    return Status::InvalidArgument("--embedder openai needs --embed-url and --embed-model");
+  }
+  if (g.vector_index == "hnsw") {
+    eo.vector_index = VectorIndexType::kHnsw;
+  } else if (g.vector_index == "flat") {
+    eo.vector_index = VectorIndexType::kFlat;
+  } else if (g.vector_index == "ivfpq") {
+    eo.vector_index = VectorIndexType::kIvfPq;
+  } else {
+    return Status::InvalidArgument("--vector-index '" + g.vector_index + "' is unknown (hnsw, flat, ivfpq)");
+  }
+  return eo;
+}
+
+Result<SearchMode> ParseSearchMode(const std::string& name) {
+  for (SearchMode m : {SearchMode::kAuto, SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
+    if (name == SearchModeName(m)) return m;
+  }
+  return Status::InvalidArgument("--mode '" + name + "' is unknown (auto, bm25, vector, hybrid)");
+}
+
+Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so) {
+  ATTEST_ASSIGN_OR_RETURN(so->mode, ParseSearchMode(r.mode));
+  if (r.fusion == "linear") {
+    so->fusion.method = FusionMethod::kLinear;
+  } else if (r.fusion == "rrf") {
+    so->fusion.method = FusionMethod::kRrf;
+  } else {
+    return Status::InvalidArgument("--fusion '" + r.fusion + "' is unknown (linear, rrf)");
+  }
+  if (r.norm == "minmax") {
+    so->fusion.normalization = ScoreNormalization::kMinMax;
+  } else if (r.norm == "zscore") {
+    so->fusion.normalization = ScoreNormalization::kZScore;
+  } else {
+    return Status::InvalidArgument("--norm '" + r.norm + "' is unknown (minmax, zscore)");
+  }
+  if (!(r.vector_weight >= 0 && r.vector_weight <= 1)) {
+    return Status::InvalidArgument("--vector-weight must be between 0 and 1");
+  }
+  so->fusion.vector_weight = r.vector_weight;
+  so->fusion.rrf_k = r.rrf_k;
+  so->candidates = r.candidates;
+  return Status::Ok();
+}
+
+}  // namespace attest::cli

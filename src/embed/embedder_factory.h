@@ -1,0 +1,39 @@
+// Creating embedders from configuration: training and loading corpus models, constructing the
+// remote client, and the JSON form of a configuration that the catalog keeps with the active
+// embedder (EmbedderRecord::config_json) so that any later process can rebuild the same embedder.
+//
+// Thread-safety: free functions without shared state.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "attest/engine.h"
+#include "attest/status.h"
+#include "embed/embedder.h"
+#include "store/records.h"
+
+namespace attest {
+
+// "corpus-lsa", "corpus-fasttext-sif", "openai", "none".
+const char* EmbedderKindName(EmbedderKind kind);
+Result<EmbedderKind> ParseEmbedderKind(std::string_view name);
+bool IsCorpusKind(EmbedderKind kind);
+
+// The configuration as stored in the catalog (no secrets: only the name of the key's variable).
+std::string EmbedderConfigJson(const EmbedderOptions& options);
+Result<EmbedderOptions> ParseEmbedderConfigJson(const std::string& json);
+
+// Trains a corpus model of `kind` (kCorpusLsa or kCorpusFastTextSif) into args.model_path.
+Result<TrainedModelInfo> TrainCorpusModel(EmbedderKind kind, const EmbedderOptions& options,
+                                          const CorpusTrainingArgs& args);
+
+// The remote embedder of `options` (kOpenAi). `dim` (0 = learn) is enforced on every response.
+Result<std::unique_ptr<Embedder>> CreateRemoteEmbedder(const EmbedderOptions& options, uint32_t dim);
+
+// Rebuilds the embedder of an active record: loads models/<model_file> for a corpus model, or
+// creates the client for a remote one. Fails when the result's identity differs from the record's.
+Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& record, const std::filesystem::path& models_dir);
+
+}  // namespace attest

@@ -1,0 +1,38 @@
+// An LRU cache of query embeddings keyed by (embedder identity key, query text): repeated and
+// follow-up queries skip the embedder (a network round trip for a remote one).
+//
+// Thread-safety: all methods are safe to call concurrently.
+#pragma once
+
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attest {
+
+class QueryEmbeddingCache {
+ public:
+  explicit QueryEmbeddingCache(size_t capacity = 4096) : capacity_(capacity) {}
+
+  std::optional<std::vector<float>> Get(const std::string& embedder_key, const std::string& text);
+  void Put(const std::string& embedder_key, const std::string& text, std::vector<float> vec);
+
+  uint64_t hits() const;
+  uint64_t misses() const;
+
+ private:
+  using Entry = std::pair<std::string, std::vector<float>>;
+  static std::string Key(const std::string& embedder_key, const std::string& text) {
+    return embedder_key + '\0' + text;
+  }
+  const size_t capacity_;
+  mutable std::mutex mu_;
+  std::list<Entry> lru_;  // most recent first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace attest

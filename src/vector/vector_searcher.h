@@ -1,0 +1,26 @@
+// The vector leg over one snapshot: exact top-k by inner product over the segments that have vectors
+// for the active embedder, with the caller's filter (tenant, ACL groups, metadata) and the
+// snapshot's deletions applied inside each segment's index search, before the top-k cut.
+//
+// Thread-safety: stateless functions over immutable indexes; concurrent calls are safe.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "lexical/lexical_query.h"
+#include "vector/segment_vectors.h"
+
+namespace attest {
+
+struct VectorLegArgs {
+  const float* query = nullptr;        // dim floats, unit norm
+  size_t k = 10;
+  const LexicalFilter* filter = nullptr;  // null = no filter (deletions still apply)
+  bool exact = false;                  // use each index's exact oracle instead of its fast path
+};
+
+// Chunks by score descending, then ChunkId ascending; at most k.
+std::vector<ScoredChunk> SearchVectors(const std::vector<SegmentVectors>& segments, const VectorLegArgs& args);
+
+}  // namespace attest
