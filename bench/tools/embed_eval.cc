@@ -34,11 +34,13 @@
 #include <vector>
 
 #include "attest/engine.h"
+#include "common/file_util.h"
 #include "embed/corpus_training.h"
 #include "embed/fasttext_sif_model.h"
 #include "embed/lsa_model.h"
 #include "eval/beir.h"
 #include "eval/metrics.h"
+#include "ingest/html_extractor.h"
 
 namespace attest {
 namespace {
@@ -53,6 +55,8 @@ constexpr size_t kDepth = 1000;
 struct Flags {
   std::string model = "lsa";
   std::string beir;
+  std::string
+      html_dir; // train-only mode: time and size on the pages of an HTML folder
   std::string split = "test";
   uint32_t dim = 0;
   std::vector<double> weights = {0.1, 0.2, 0.3};
@@ -85,6 +89,8 @@ Flags ParseFlags(int argc, char **argv) {
     };
     if (a == "--model")
       f.model = next();
+    else if (a == "--html-dir")
+      f.html_dir = next();
     else if (a == "--beir")
       f.beir = next();
     else if (a == "--split")
@@ -116,7 +122,7 @@ Flags ParseFlags(int argc, char **argv) {
     } else
       Usage("unknown flag " + a);
   }
-  if (f.beir.empty())
+  if (f.beir.empty() && f.html_dir.empty())
     Usage("--beir is required");
   if (f.model != "lsa" && f.model != "fasttext-sif")
     Usage("--model must be lsa or fasttext-sif");
@@ -175,12 +181,84 @@ EvalSummary Score(const std::string &mode,
   return Evaluate(ea);
 }
 
+// Trains on the readable text of every *.html page under `flags.html_dir`
+// (src/ingest's HTML extractor; one training text per page: title and blocks
+// joined by newlines) and reports time and size. No retrieval measurement (the
+// folder has no judgments).
+int TrainOnHtml(const Flags &flags, const fs::path &model_path) {
+  std::vector<fs::path> pages;
+  for (const auto &entry : fs::recursive_directory_iterator(flags.html_dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".html")
+      pages.push_back(entry.path());
+  std::sort(pages.begin(), pages.end());
+  std::vector<std::string> texts;
+  uint64_t bytes = 0;
+  for (const fs::path &page : pages) {
+    Result<std::string> html = ReadFileToString(page);
+    if (!html.ok()) {
+      std::fprintf(stderr, "embed_eval: %s\n",
+                   html.status().ToString().c_str());
+      return 1;
+    }
+    ParsedDocument doc;
+    ExtractHtml(*html, &doc);
+    std::string text = doc.title;
+    for (const Block &b : doc.blocks)
+      text += "\n" + b.text;
+    bytes += text.size();
+    texts.push_back(std::move(text));
+  }
+  CorpusTrainingArgs ta;
+  ta.corpus =
+      [&](const std::function<Status(std::string_view)> &visit) -> Status {
+    for (const std::string &t : texts)
+      ATTEST_RETURN_IF_ERROR(visit(t));
+    return Status::Ok();
+  };
+  ta.model_path = model_path;
+  ta.dim = flags.dim;
+  ta.seed = flags.seed;
+  ta.threads = flags.threads;
+  Result<TrainedModelInfo> info = Status::Internal("unset");
+  if (flags.model == "lsa") {
+    LsaOptions lo;
+    lo.sigma_power = flags.sigma_power;
+    info = TrainLsaModel(ta, lo);
+  } else {
+    FastTextSifOptions fo;
+    fo.epochs = flags.epochs;
+    fo.deterministic = !flags.parallel_fasttext;
+    info = TrainFastTextSifModel(ta, fo);
+  }
+  if (!info.ok()) {
+    std::fprintf(stderr, "embed_eval: %s\n", info.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("RESULT html model=%s dim=%u pages=%zu text_mb=%.2f tokens=%llu "
+              "vocabulary=%llu train_s=%.2f model_mb=%.2f\n",
+              info->identity.name.c_str(), info->identity.dim, pages.size(),
+              double(bytes) / 1e6, (unsigned long long)info->tokens,
+              (unsigned long long)info->vocabulary, info->seconds,
+              double(info->model_bytes) / 1e6);
+  return 0;
+}
+
 int Main(int argc, char **argv) {
   Flags flags = ParseFlags(argc, argv);
   auto fail = [](const Status &s) {
     std::fprintf(stderr, "embed_eval: %s\n", s.ToString().c_str());
     return 1;
   };
+  if (!flags.html_dir.empty()) {
+    std::random_device rd;
+    const fs::path model = fs::temp_directory_path() /
+                           ("embed-eval-html-" + std::to_string(::getpid()) +
+                            "-" + std::to_string(rd()) + ".bin");
+    int rc = TrainOnHtml(flags, model);
+    std::error_code ec;
+    fs::remove(model, ec);
+    return rc;
+  }
   const fs::path dir(flags.beir);
   std::vector<BeirSplit> splits;
   for (size_t p = 0; p <= flags.split.size();) {
