@@ -374,6 +374,8 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Parse(std::string owned, std::
       h->hnsw.efSearch = static_cast<int>(c.hnsw_ef_search);
       out->hnsw_ = h;
       out->raw_ = reinterpret_cast<const float*>(dynamic_cast<faiss::IndexFlat*>(h->storage)->codes.data());
+      out->mapped_.reset();  // FAISS copied everything it needs; the file bytes are not used again
+      std::string().swap(out->bytes_owned_);
     } else {
       auto* p = dynamic_cast<faiss::IndexIVFPQ*>(idx.get());
       if (p == nullptr) return bad("FAISS section is not an IVF-PQ index");
