@@ -137,7 +137,9 @@ TEST_F(EngineVectorTest, HybridHitsExplainThemselves) {
     const auto& h = r->hits[i];
     EXPECT_TRUE(h.lexical_rank > 0 || h.vector_rank > 0);
     both |= h.lexical_rank > 0 && h.vector_rank > 0;
-    if (i) EXPECT_GE(r->hits[i - 1].score, h.score);
+    if (i) {
+      EXPECT_GE(r->hits[i - 1].score, h.score);
+    }
     EXPECT_GE(h.score, 0.0f);
     EXPECT_LE(h.score, 1.0f + 1e-5f);  // min-max linear fusion stays in [0, 1]
   }

@@ -61,11 +61,17 @@ TEST(FusionTest, WeightsAtTheEndsReproduceOneLeg) {
   std::vector<LegCandidate> vec = {{7, 0.9f}, {6, 0.8f}, {8, 0.7f}};
   FusionOptions o;
   o.vector_weight = 0.0f;
-  auto f = Fuse(lex, vec, o);
-  EXPECT_EQ(std::vector<uint64_t>(Keys(f).begin(), Keys(f).begin() + 3), (std::vector<uint64_t>{5, 6, 7}));
+  std::vector<uint64_t> keys = Keys(Fuse(lex, vec, o));
+  EXPECT_EQ(std::vector<uint64_t>(keys.begin(), keys.begin() + 3), (std::vector<uint64_t>{5, 6, 7}));
   o.vector_weight = 1.0f;
-  f = Fuse(lex, vec, o);
-  EXPECT_EQ(std::vector<uint64_t>(Keys(f).begin(), Keys(f).begin() + 3), (std::vector<uint64_t>{7, 6, 8}));
+  auto f = Fuse(lex, vec, o);
+  keys = Keys(f);
+  EXPECT_EQ(std::vector<uint64_t>(keys.begin(), keys.begin() + 2), (std::vector<uint64_t>{7, 6}));
+  // The vector leg's last candidate normalizes to 0, as does a candidate it lacks: they tie, and
+  // the tie goes to the smaller key.
+  EXPECT_FLOAT_EQ(Find(f, 8).fused, 0.0f);
+  EXPECT_FLOAT_EQ(Find(f, 5).fused, 0.0f);
+  EXPECT_EQ(keys[2], 5u);
 }
 
 TEST(FusionTest, ZScoreGivesMissingCandidatesTheLegMinimum) {
