@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -102,6 +103,22 @@ TEST_F(OpenAiEmbedderTest, RowsFollowIndexEvenWhenServerShuffles) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ExpectRowsMatchServer(*got, texts, "");
   // The server really did scramble the order.
+  HttpClient raw;
+  HttpRequest req{.method = "POST",
+                  .url = e->endpoint(),
+                  .headers = {{"Content-Type", "application/json"}},
+                  .body = server.requests()[0].body};
+  auto answer = raw.Send(req);
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  std::vector<int> order;
+  const nlohmann::json parsed = nlohmann::json::parse(answer->body);
+  for (const auto& item : parsed.at("data")) order.push_back(item.at("index").get<int>());
+  EXPECT_EQ(order.size(), texts.size());
+  EXPECT_FALSE(std::is_sorted(order.begin(), order.end())) << ::testing::PrintToString(order);
+  server.ClearRequests();
+  auto again = e->Embed(Views(texts), EmbedPurpose::kDocument);
+  ASSERT_TRUE(again.ok());
   const auto reqs = server.requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].path, "/v1/embeddings");

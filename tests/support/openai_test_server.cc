@@ -1,5 +1,9 @@
 #include "support/openai_test_server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -75,6 +79,13 @@ OpenAiTestServer::OpenAiTestServer(OpenAiTestServerOptions options)
   server_.Put(R"(/.*)", dispatch);
   server_.Delete(R"(/.*)", dispatch);
   server_.set_keep_alive_timeout(1);
+  // httplib writes headers and body separately; without TCP_NODELAY each answer can wait for the
+  // client's delayed ACK (~40 ms).
+  server_.set_socket_options([](int sock) {
+    httplib::default_socket_options(sock);
+    int one = 1;
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  });
   port_ = server_.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("OpenAiTestServer: cannot bind 127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });
