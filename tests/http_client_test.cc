@@ -71,6 +71,12 @@ TEST(HttpClientTest, PostSendsMethodHeadersAndBody) {
   EXPECT_EQ(reqs[0].header("x-custom"), "v1");
   EXPECT_EQ(reqs[0].header("expect"), "");
   EXPECT_EQ(reqs[0].body, req.body);
+  // A body does not silently turn another method into POST.
+  req.method = "GET";
+  req.body = "{}";
+  r = client.Send(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(server.requests().back().method, "GET");
 }
 
 TEST(HttpClientTest, BodyLargerThanCapIsResourceExhausted) {
