@@ -312,9 +312,10 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
-  if (request.method != "GET" && request.method != "POST" && request.method != "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  }
+  // CURLOPT_POST turned any method with a body into POST; name the real one when it differs.
+  const bool plain = request.method == "POST" || request.method == "HEAD" ||
+                     (request.method == "GET" && request.body.empty());
+  if (!plain) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
 
   const CURLcode rc = curl_easy_perform(curl);
   if (transfer.too_large) {
