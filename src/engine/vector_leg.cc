@@ -190,13 +190,8 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
     spdlog::info("vectors: trained {} on {} texts ({} tokens, vocabulary {}) in {:.2f} s; model {} bytes",
                  info.identity.name, info.texts, info.tokens, info.vocabulary, report.train_seconds, info.model_bytes);
   } else {
-    // A remote model: learn its dimension from one call, then enforce it.
-    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> first, CreateRemoteEmbedder(o, 0));
-    std::string_view probe_text = "dimension probe";
-    ATTEST_ASSIGN_OR_RETURN(std::vector<float> v, first->Embed(std::span<const std::string_view>(&probe_text, 1),
-                                                                 EmbedPurpose::kDocument));
-    if (v.empty()) return Status::InvalidArgument("reembed: the embedding server returned an empty vector");
-    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateRemoteEmbedder(o, static_cast<uint32_t>(v.size())));
+    // A remote model: Create() learns its dimension from one probe call, then enforces it.
+    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateRemoteEmbedder(o, 0));
     embedder = std::move(e);
   }
   const EmbedderIdentity& id = embedder->identity();

@@ -221,8 +221,16 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     } else {
       r = run_vector(nullptr);
     }
-    if (!r.ok()) return r.status().WithContext("vector leg");
-    vec = std::move(r).value();
+    if (r.ok()) {
+      vec = std::move(r).value();
+    } else if (options.mode == SearchMode::kAuto) {
+      // Auto mode degrades to BM25 (e.g. the embedding server is down) and says so.
+      result.notices.push_back("vector leg failed, BM25 only: " + r.status().ToString());
+      mode = result.mode = SearchMode::kBm25;
+      result.embedder.clear();
+    } else {
+      return r.status().WithContext("vector leg");
+    }
   }
 
   // Fuse (or take the one leg), then keep the top k.
