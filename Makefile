@@ -23,6 +23,8 @@ demo: build
 	$(ATTEST) --data $(DATA_DIR) search --k 3 --filter source_type=release_notes "logical replication fix"
 	$(ATTEST) --data $(DATA_DIR) search --k 3 '"replication slot" +"max_slot_wal_keep_size"'
 	$(ATTEST) --data $(DATA_DIR) search --k 3 "vacuum freeze -autovacuum"
+	$(ATTEST) --data $(DATA_DIR) search --k 3 --explain "prevent transaction id wraparound"
+	$(ATTEST) --data $(DATA_DIR) search --k 3 --mode vector "standby server replays changes from the primary"
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900

@@ -319,5 +319,24 @@ TEST_F(EngineVectorTest, BackgroundTrainingDoesNotBlockIngestOrSearch) {
   EXPECT_EQ(r->mode, SearchMode::kHybrid);
 }
 
+// A segment of more than 8,192 chunks: its vector file's row -> chunk id map is larger than 64 KiB.
+TEST_F(EngineVectorTest, LargeSegmentsAreCoveredAndSearchable) {
+  auto e = Open(Options());
+  ASSERT_TRUE(e);
+  Ingest(*e, "big.jsonl", Corpus("d", 2300, 12));  // 9,200 documents, one commit
+  auto s = e->Stats();
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->chunks, 9200u);
+  EXPECT_EQ(s->vector_chunks, s->chunks);
+  SearchOptions so;
+  so.mode = SearchMode::kVector;
+  so.query = "compiler parser bytecode";
+  so.k = 20;
+  auto r = e->Search(so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->hits.size(), 20u);
+  for (const auto& h : r->hits) EXPECT_EQ(TopicOf(h.doc_id), 3) << h.doc_id;
+}
+
 }  // namespace
 }  // namespace attest

@@ -380,6 +380,7 @@ int Main(int argc, char **argv) {
   EngineOptions eo;
   eo.data_dir = (tmp / "data").string();
   eo.threads = flags.threads;
+  eo.embedder.kind = EmbedderKind::kNone;  // BM25 only here: the tool trains its own model
   Result<std::unique_ptr<Engine>> engine = Engine::Open(eo);
   if (!engine.ok())
     return fail(engine.status());

@@ -28,7 +28,7 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kHeaderSize = 128;
 constexpr size_t kTailSize = 8;  // crc32c (u32) + "VEND"
 constexpr uint32_t kMaxDim = 1 << 16;
-constexpr size_t kMaxTag = 1 << 16;
+constexpr size_t kMaxTag = size_t{1} << 30;  // the store keeps a row -> chunk id map in the tag (8 bytes per row)
 
 // Structure stored in the FAISS section.
 enum class Structure : uint8_t { kNone = 0, kHnsw = 2, kIvfPq = 3 };
