@@ -149,7 +149,19 @@ TEST_F(EngineVectorTest, HybridHitsExplainThemselves) {
   r = e->Search(so);
   ASSERT_TRUE(r.ok());
   for (const auto& h : r->hits) EXPECT_EQ(h.vector_rank, 0u);
+  // A required term is a lexical constraint: in hybrid mode the vector leg only re-ranks documents
+  // that satisfy it, scoring exactly their chunks.
   so.mode = SearchMode::kHybrid;
+  so.query = "+concerto violin";
+  r = e->Search(so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->hits.empty());
+  for (const auto& h : r->hits) {
+    EXPECT_GT(h.lexical_rank, 0u) << h.doc_id;
+    EXPECT_GT(h.vector_rank, 0u) << h.doc_id;
+    EXPECT_EQ(TopicOf(h.doc_id), 1);
+  }
+  so.query = "volcano eruption";
   so.fusion.method = FusionMethod::kRrf;
   r = e->Search(so);
   ASSERT_TRUE(r.ok());

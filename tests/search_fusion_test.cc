@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "search/fusion.h"
+#include "search/search_runner.h"
 
 namespace attest {
 namespace {
@@ -106,6 +107,23 @@ TEST(FusionTest, EmptyLegs) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].lexical_rank, 1u);
   EXPECT_EQ(f[0].vector_rank, 0u);
+}
+
+}  // namespace
+}  // namespace attest
+
+namespace attest {
+namespace {
+
+TEST(VectorQueryTextTest, DropsExclusionsAndOperators) {
+  EXPECT_EQ(VectorQueryText("vacuum freeze -autovacuum"), "vacuum freeze");
+  EXPECT_EQ(VectorQueryText("+max_wal_senders \"replication slot\" -\"logical decoding\""),
+            "max_wal_senders replication slot");
+  EXPECT_EQ(VectorQueryText("  plain   words  "), "plain words");
+  EXPECT_EQ(VectorQueryText("a - b"), "a - b");  // a lone dash is a word, not an operator
+  EXPECT_EQ(VectorQueryText("\"unterminated phrase"), "unterminated phrase");
+  EXPECT_EQ(VectorQueryText("-only"), "");
+  EXPECT_EQ(VectorQueryText(""), "");
 }
 
 }  // namespace

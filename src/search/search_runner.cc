@@ -60,11 +60,9 @@ struct LegResult {
 };
 
 // Collapses a chunk ranking to at most `want` candidates (documents or chunks), skipping excluded
-// documents and, when `allowed` is set, keys outside it. `*exhausted` tells whether the chunk list
-// ran out before `want` candidates were found.
+// documents.
 Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks, size_t want, bool collapse,
-                const std::unordered_set<uint64_t>& excluded_docs, const std::unordered_set<uint64_t>* allowed,
-                LegResult* out) {
+                const std::unordered_set<uint64_t>& excluded_docs, LegResult* out) {
   std::vector<ChunkId> ids;
   ids.reserve(chunks.size());
   for (const auto& c : chunks) ids.push_back(c.id);
@@ -73,7 +71,6 @@ Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks
   for (size_t i = 0; i < chunks.size() && out->ranked.size() < want; ++i) {
     if (excluded_docs.count(doc_of[i].get())) continue;
     const uint64_t key = collapse ? doc_of[i].get() : chunks[i].id.get();
-    if (allowed && !allowed->count(key)) continue;
     if (out->best_chunk.emplace(key, chunks[i].id).second) {
       out->ranked.push_back(LegCandidate{key, chunks[i].score});
       out->doc_of.emplace(key, doc_of[i]);
@@ -86,13 +83,12 @@ Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks
 // `want` distinct documents of an exact chunk ranking are exactly the top documents by best chunk.
 template <typename TopFn>
 Result<LegResult> RunLeg(const Snapshot& snapshot, size_t want, bool collapse,
-                         const std::unordered_set<uint64_t>& excluded_docs,
-                         const std::unordered_set<uint64_t>* allowed, TopFn top) {
+                         const std::unordered_set<uint64_t>& excluded_docs, TopFn top) {
   LegResult leg;
-  size_t window = collapse || allowed || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
+  size_t window = collapse || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
   for (;;) {
     std::vector<ScoredChunk> chunks = top(window);
-    ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, collapse, excluded_docs, allowed, &leg));
+    ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, collapse, excluded_docs, &leg));
     if (leg.ranked.size() >= want || chunks.size() < window || window >= kMaxK * 4) break;
     window *= 4;
   }
@@ -107,6 +103,38 @@ bool HasLexicalConstraints(const LexicalQuery& query) {
 }
 
 }  // namespace
+
+std::string VectorQueryText(std::string_view text) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  std::string out;
+  size_t i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    while (i < n && space(text[i])) ++i;
+    if (i >= n) break;
+    bool excluded = false;
+    if ((text[i] == '+' || text[i] == '-') && i + 1 < n && !space(text[i + 1])) {
+      excluded = text[i] == '-';
+      ++i;
+    }
+    std::string_view piece;
+    if (text[i] == '"') {
+      const size_t close = text.find('"', i + 1);
+      const size_t end = close == std::string_view::npos ? n : close;
+      piece = text.substr(i + 1, end - i - 1);
+      i = close == std::string_view::npos ? n : close + 1;
+    } else {
+      size_t j = i;
+      while (j < n && !space(text[j]) && text[j] != '"') ++j;
+      piece = text.substr(i, j - i);
+      i = j;
+    }
+    if (excluded || piece.empty()) continue;
+    if (!out.empty()) out.push_back(' ');
+    out.append(piece);
+  }
+  return out;
+}
 
 const char* SearchModeName(SearchMode mode) {
   switch (mode) {
@@ -182,10 +210,18 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   const bool constrained = mode == SearchMode::kHybrid && HasLexicalConstraints(query);
 
   // The vector leg runs concurrently with the lexical one, unless it must wait for the lexical
-  // candidates (constrained queries).
-  auto run_vector = [&](const std::unordered_set<uint64_t>* allowed) -> Result<LegResult> {
-    ATTEST_ASSIGN_OR_RETURN(std::vector<float> q, vector.embed_query(options.query));
-    return RunLeg(snapshot, depth, collapse, excluded_docs, allowed, [&](size_t window) {
+  // candidates (constrained queries): then it scores exactly the chunks the lexical leg found.
+  auto run_vector = [&](const LegResult* rerank) -> Result<LegResult> {
+    ATTEST_ASSIGN_OR_RETURN(std::vector<float> q, vector.embed_query(VectorQueryText(options.query)));
+    if (rerank) {
+      std::vector<ChunkId> ids;
+      for (const auto& c : rerank->ranked) ids.push_back(rerank->best_chunk.at(c.key));
+      LegResult leg;
+      ATTEST_RETURN_IF_ERROR(Collapse(snapshot, ScoreChunks(view->segments, q.data(), ids), depth, collapse,
+                                      excluded_docs, &leg));
+      return leg;
+    }
+    return RunLeg(snapshot, depth, collapse, excluded_docs, [&](size_t window) {
       VectorLegArgs va;
       va.query = q.data();
       va.k = window;
@@ -199,7 +235,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   }
   LegResult lexical;
   if (use_lexical) {
-    auto lex = RunLeg(snapshot, depth, collapse, excluded_docs, nullptr, [&](size_t window) {
+    auto lex = RunLeg(snapshot, depth, collapse, excluded_docs, [&](size_t window) {
       args.k = window;
       return snapshot.lexical().TopK(args);
     });
@@ -215,9 +251,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (vector_future.valid()) {
       r = vector_future.get();
     } else if (constrained) {
-      std::unordered_set<uint64_t> allowed;
-      for (const auto& c : lexical.ranked) allowed.insert(c.key);
-      r = run_vector(&allowed);
+      r = run_vector(&lexical);
     } else {
       r = run_vector(nullptr);
     }

@@ -31,6 +31,11 @@ struct VectorLegInput {
 // Translates the public filter; fails with kInvalidArgument naming the bad field (e.g. a date).
 Result<LexicalFilter> TranslateFilter(const SearchFilter& filter);
 
+// The text the vector leg embeds for a query: the query without its operators. Excluded words
+// and phrases (`-x`, `-"a b"`) are dropped (they must not pull results toward x); `+` signs and
+// quotes are removed, keeping the words.
+std::string VectorQueryText(std::string_view query);
+
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
                                const VectorLegInput& vector = {});
 

@@ -73,4 +73,29 @@ std::vector<ScoredChunk> SearchVectors(const std::vector<SegmentVectors>& segmen
   return all;
 }
 
+std::vector<ScoredChunk> ScoreChunks(const std::vector<SegmentVectors>& segments, const float* query,
+                                     const std::vector<ChunkId>& ids) {
+  std::vector<ScoredChunk> out;
+  if (!query) return out;
+  std::vector<float> row;
+  for (ChunkId id : ids) {
+    for (const SegmentVectors& sv : segments) {
+      std::optional<LocalDoc> local = sv.view.segment->local_of(id);
+      if (!local) continue;
+      if (sv.view.deleted && sv.view.deleted->Test(*local)) break;
+      row.resize(sv.index->dim());
+      sv.index->Vector(*local, row.data());
+      double dot = 0;
+      for (size_t i = 0; i < row.size(); ++i) dot += double(row[i]) * query[i];
+      out.push_back(ScoredChunk{id, static_cast<float>(dot)});
+      break;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ScoredChunk& a, const ScoredChunk& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.id < b.id;
+  });
+  return out;
+}
+
 }  // namespace attest

@@ -23,4 +23,9 @@ struct VectorLegArgs {
 // Chunks by score descending, then ChunkId ascending; at most k.
 std::vector<ScoredChunk> SearchVectors(const std::vector<SegmentVectors>& segments, const VectorLegArgs& args);
 
+// The exact score of each of `ids` (chunks of `segments`; ids in no segment or deleted are left
+// out), by score descending, then ChunkId ascending. Used to re-rank a given candidate set.
+std::vector<ScoredChunk> ScoreChunks(const std::vector<SegmentVectors>& segments, const float* query,
+                                     const std::vector<ChunkId>& ids);
+
 }  // namespace attest
