@@ -331,6 +331,36 @@ TEST_F(EngineVectorTest, BackgroundTrainingDoesNotBlockIngestOrSearch) {
   EXPECT_EQ(r->mode, SearchMode::kHybrid);
 }
 
+// Every index kind answers the same as the exact flat index on a small store.
+TEST_F(EngineVectorTest, IndexKindsAgreeWithFlat) {
+  std::vector<std::vector<std::string>> results;
+  for (VectorIndexType type : {VectorIndexType::kFlat, VectorIndexType::kHnsw, VectorIndexType::kIvfPq}) {
+    EngineOptions o = Options();
+    o.data_dir = tmp_.str("data-" + std::to_string(static_cast<int>(type)));
+    o.vector_index = type;
+    auto e = Open(o);
+    ASSERT_TRUE(e);
+    WriteFile(tmp_.path() / "k.jsonl", Corpus("d", 40, 13));
+    IngestOptions io;
+    io.paths = {(tmp_.path() / "k.jsonl").string()};
+    ASSERT_TRUE(e->Ingest(io).ok());
+    std::vector<std::string> ids;
+    for (const char* q : {"lava crater", "symphony tempo", "kinase ligand", "lexer inlining"}) {
+      SearchOptions so;
+      so.mode = SearchMode::kVector;
+      so.query = q;
+      so.k = 10;
+      so.filter.tenant = "";
+      auto r = e->Search(so);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      for (const auto& h : r->hits) ids.push_back(h.doc_id);
+    }
+    results.push_back(ids);
+  }
+  EXPECT_EQ(results[1], results[0]) << "HNSW vs flat";
+  EXPECT_EQ(results[2], results[0]) << "IVF-PQ vs flat";
+}
+
 // A segment of more than 8,192 chunks: its vector file's row -> chunk id map is larger than 64 KiB.
 TEST_F(EngineVectorTest, LargeSegmentsAreCoveredAndSearchable) {
   auto e = Open(Options());

@@ -25,8 +25,9 @@ class QueryEmbeddingCache {
 
  private:
   using Entry = std::pair<std::string, std::vector<float>>;
+  // Length-prefixed, so no (identity, text) pair can collide with another.
   static std::string Key(const std::string& embedder_key, const std::string& text) {
-    return embedder_key + '\0' + text;
+    return std::to_string(embedder_key.size()) + ':' + embedder_key + text;
   }
   const size_t capacity_;
   mutable std::mutex mu_;
