@@ -331,6 +331,26 @@ TEST_F(EngineVectorTest, BackgroundTrainingDoesNotBlockIngestOrSearch) {
   EXPECT_EQ(r->mode, SearchMode::kHybrid);
 }
 
+// The fastText-SIF corpus model is selectable in place of LSA and serves the vector leg.
+TEST_F(EngineVectorTest, FastTextSifEmbedderServesTheVectorLeg) {
+  EngineOptions o = Options();
+  o.embedder.kind = EmbedderKind::kCorpusFastTextSif;
+  auto e = Open(o);
+  ASSERT_TRUE(e);
+  IngestReport rep = Ingest(*e, "c.jsonl", Corpus("d", 30, 14));
+  EXPECT_EQ(rep.embedder.rfind("fasttext-sif-corpus 16 ", 0), 0u) << rep.embedder;
+  SearchOptions so;
+  so.mode = SearchMode::kVector;
+  so.query = "orchestra symphony conductor";
+  so.k = 10;
+  auto r = e->Search(so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->hits.size(), 10u);
+  int on_topic = 0;
+  for (const auto& h : r->hits) on_topic += TopicOf(h.doc_id) == 1;
+  EXPECT_GE(on_topic, 8);
+}
+
 // Every index kind answers the same as the exact flat index on a small store.
 TEST_F(EngineVectorTest, IndexKindsAgreeWithFlat) {
   std::vector<std::vector<std::string>> results;
