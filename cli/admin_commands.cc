@@ -27,7 +27,7 @@ int RunStats(const GlobalArgs& g, bool json) {
                         {"segment_bytes", s->segment_bytes},       {"catalog_bytes", s->catalog_bytes},
                         {"source_bytes", s->source_bytes},         {"embedder", s->embedder},
                         {"vector_chunks", s->vector_chunks},       {"vector_bytes", s->vector_bytes},
-                        {"model_bytes", s->model_bytes}};
+                        {"model_bytes", s->model_bytes},           {"vector_index", s->vector_index}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
@@ -46,7 +46,7 @@ int RunStats(const GlobalArgs& g, bool json) {
   if (s->embedder.empty()) {
     std::printf("vector leg      none yet (BM25 only)\n");
   } else {
-    std::printf("vector leg      %s\n", s->embedder.c_str());
+    std::printf("vector leg      %s (%s index)\n", s->embedder.c_str(), s->vector_index.c_str());
     std::printf("vectors         %llu of %llu chunks (%s), model %s\n",
                 static_cast<unsigned long long>(s->vector_chunks), static_cast<unsigned long long>(s->chunks),
                 HumanBytes(s->vector_bytes).c_str(), HumanBytes(s->model_bytes).c_str());
@@ -76,15 +76,17 @@ int RunReembed(const GlobalArgs& g, bool json) {
   }
   if (json) {
     nlohmann::json j = {{"embedder", r->embedder},         {"chunks", r->chunks},
+                        {"embedded", r->embedded},         {"reused", r->reused},
                         {"train_seconds", r->train_seconds}, {"embed_seconds", r->embed_seconds},
                         {"model_bytes", r->model_bytes},   {"snapshot_version", r->snapshot_version}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("vector leg switched to %s at snapshot %llu: %llu chunks; trained in %.2f s, embedded and indexed in "
-              "%.2f s; model %s\n",
+  std::printf("vector leg switched to %s at snapshot %llu: %llu chunks (%llu embedded, %llu reused); trained in "
+              "%.2f s, embedded and indexed in %.2f s; model %s\n",
               r->embedder.c_str(), static_cast<unsigned long long>(r->snapshot_version),
-              static_cast<unsigned long long>(r->chunks), r->train_seconds, r->embed_seconds,
+              static_cast<unsigned long long>(r->chunks), static_cast<unsigned long long>(r->embedded),
+              static_cast<unsigned long long>(r->reused), r->train_seconds, r->embed_seconds,
               HumanBytes(r->model_bytes).c_str());
   return kExitOk;
 }

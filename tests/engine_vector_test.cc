@@ -351,6 +351,36 @@ TEST_F(EngineVectorTest, FastTextSifEmbedderServesTheVectorLeg) {
   EXPECT_GE(on_topic, 8);
 }
 
+// The index kind is part of the active embedder's configuration: reembedding the same model with
+// another kind rebuilds every file from its own rows (nothing is embedded again), and later syncs
+// (new segments) keep that kind.
+TEST_F(EngineVectorTest, ReembedWithAnotherIndexKindRebuildsFromStoredRows) {
+  auto e = Open(Options());
+  ASSERT_TRUE(e);
+  Ingest(*e, "c.jsonl", Corpus("d", 30, 15));
+  EXPECT_EQ(e->Stats()->vector_index, "hnsw");
+  const std::string model = e->Stats()->embedder;
+  EngineOptions flat = Options();
+  flat.vector_index = VectorIndexType::kFlat;
+  e.reset();
+  e = Open(flat);
+  ASSERT_TRUE(e);
+  auto r = e->Reembed();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->embedder, model) << "same corpus, same seed: the same model";
+  EXPECT_EQ(r->embedded, 0u);
+  EXPECT_EQ(r->reused, r->chunks);
+  EXPECT_EQ(e->Stats()->vector_index, "flat");
+  // An engine configured with the default (HNSW) keeps the active flat kind for new segments.
+  e.reset();
+  e = Open(Options());
+  ASSERT_TRUE(e);
+  Ingest(*e, "more.jsonl", Corpus("m", 3, 16));
+  auto s = e->Stats();
+  EXPECT_EQ(s->vector_index, "flat");
+  EXPECT_EQ(s->vector_chunks, s->chunks);
+}
+
 // Every index kind answers the same as the exact flat index on a small store.
 TEST_F(EngineVectorTest, IndexKindsAgreeWithFlat) {
   std::vector<std::vector<std::string>> results;

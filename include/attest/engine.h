@@ -181,11 +181,14 @@ struct EngineStats {
   uint64_t vector_chunks = 0;      // chunks with a vector of the active embedder
   uint64_t vector_bytes = 0;       // bytes of the vector files
   uint64_t model_bytes = 0;        // bytes of the active corpus model
+  std::string vector_index;        // "hnsw", "flat" or "ivfpq": the kind of the active embedder's files
 };
 
 struct ReembedReport {
   std::string embedder;            // identity of the new embedder
-  uint64_t chunks = 0;
+  uint64_t chunks = 0;             // live chunks, all covered by the new embedder
+  uint64_t embedded = 0;           // chunks embedded (the rest reused rows of existing vector files)
+  uint64_t reused = 0;
   double train_seconds = 0;        // 0 for a remote embedder
   double embed_seconds = 0;        // embedding chunks and building vector indexes
   uint64_t model_bytes = 0;

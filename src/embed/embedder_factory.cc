@@ -31,8 +31,30 @@ bool IsCorpusKind(EmbedderKind kind) {
   return kind == EmbedderKind::kCorpusLsa || kind == EmbedderKind::kCorpusFastTextSif;
 }
 
-std::string EmbedderConfigJson(const EmbedderOptions& o) {
-  nlohmann::json j = {{"kind", EmbedderKindName(o.kind)}};
+const char* VectorIndexTypeName(VectorIndexType type) {
+  switch (type) {
+    case VectorIndexType::kHnsw: return "hnsw";
+    case VectorIndexType::kFlat: return "flat";
+    case VectorIndexType::kIvfPq: return "ivfpq";
+  }
+  return "hnsw";
+}
+
+Result<VectorIndexType> ParseVectorIndexType(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return Status::Corruption("embedder configuration in the catalog is not a JSON object");
+  if (!j.contains("index")) return VectorIndexType::kHnsw;
+  if (j["index"].is_string()) {
+    for (VectorIndexType t : {VectorIndexType::kHnsw, VectorIndexType::kFlat, VectorIndexType::kIvfPq}) {
+      if (j["index"].get<std::string>() == VectorIndexTypeName(t)) return t;
+    }
+  }
+  return Status::Corruption("embedder configuration in the catalog names an unknown vector index: " +
+                            j["index"].dump());
+}
+
+std::string EmbedderConfigJson(const EmbedderOptions& o, VectorIndexType index) {
+  nlohmann::json j = {{"kind", EmbedderKindName(o.kind)}, {"index", VectorIndexTypeName(index)}};
   if (IsCorpusKind(o.kind)) {
     j["dim"] = o.dim;
     j["seed"] = o.seed;

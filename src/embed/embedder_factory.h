@@ -21,9 +21,13 @@ const char* EmbedderKindName(EmbedderKind kind);
 Result<EmbedderKind> ParseEmbedderKind(std::string_view name);
 bool IsCorpusKind(EmbedderKind kind);
 
-// The configuration as stored in the catalog (no secrets: only the name of the key's variable).
-std::string EmbedderConfigJson(const EmbedderOptions& options);
+// The configuration as stored in the catalog (no secrets: only the name of the key's variable),
+// with the vector index kind its segments' files are built with.
+std::string EmbedderConfigJson(const EmbedderOptions& options, VectorIndexType index = VectorIndexType::kHnsw);
 Result<EmbedderOptions> ParseEmbedderConfigJson(const std::string& json);
+// The "index" of a stored configuration (kHnsw when absent).
+Result<VectorIndexType> ParseVectorIndexType(const std::string& json);
+const char* VectorIndexTypeName(VectorIndexType type);
 
 // Trains a corpus model of `kind` (kCorpusLsa or kCorpusFastTextSif) into args.model_path.
 Result<TrainedModelInfo> TrainCorpusModel(EmbedderKind kind, const EmbedderOptions& options,

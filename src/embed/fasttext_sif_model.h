@@ -49,7 +49,7 @@ struct FastTextSifOptions {
   double learning_rate = 0.05;
   float sif_a = 1e-3f;
   bool deterministic = true;   // train on one thread (see the header comment)
-  uint64_t max_model_bytes = 100ull << 20;
+  uint64_t max_model_bytes = 100000000;  // 100 MB (decimal)
 };
 
 Result<TrainedModelInfo> TrainFastTextSifModel(const CorpusTrainingArgs& args, const FastTextSifOptions& options = {});

@@ -44,7 +44,7 @@ struct LsaOptions {
   uint32_t min_df = 2;
   double max_df_share = 0.5;             // drop terms found in more than this share of the texts
   uint32_t max_vocabulary = 200000;      // further capped so the file stays <= max_model_bytes
-  uint64_t max_model_bytes = 100ull << 20;
+  uint64_t max_model_bytes = 100000000;  // 100 MB (decimal)
   uint32_t oversampling = 10;
   uint32_t power_iterations = 4;
   float sigma_power = 0.0f;              // e = x V S^p; see the header comment (measured in docs)

@@ -50,9 +50,9 @@ unsigned VectorLeg::Threads() const {
   return options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-VectorIndexConfig VectorLeg::IndexConfig() const {
+VectorIndexConfig VectorLeg::IndexConfig(VectorIndexType type) const {
   VectorIndexConfig c;
-  switch (options_.vector_index) {
+  switch (type) {
     case VectorIndexType::kHnsw: c.kind = VectorIndexKind::kHnsw; break;
     case VectorIndexType::kFlat: c.kind = VectorIndexKind::kFlat; break;
     case VectorIndexType::kIvfPq: c.kind = VectorIndexKind::kIvfPq; break;
@@ -109,10 +109,11 @@ Result<std::vector<float>> VectorLeg::EmbedQuery(const VectorView& view, const s
 Status VectorLeg::SyncActive(const std::shared_ptr<const Snapshot>& snap) {
   if (!snap->embedder()) return Status::Ok();
   ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const Embedder> embedder, EmbedderOf(*snap->embedder()));
+  ATTEST_ASSIGN_OR_RETURN(VectorIndexType type, ParseVectorIndexType(snap->embedder()->config_json));
   VectorSyncArgs args;
   args.snapshot = snap.get();
   args.embedder = embedder.get();
-  args.index = IndexConfig();
+  args.index = IndexConfig(type);
   args.threads = Threads();
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
   if (st.segments_built) {
@@ -138,10 +139,11 @@ Status VectorLeg::RunPolicy() {
       return Status::Ok();
     }
     work.unlock();
-    return Reembed(o).status();
+    return ReembedWith(o, options_.vector_index).status();
   }
   const EmbedderRecord& rec = *snap->embedder();
   ATTEST_ASSIGN_OR_RETURN(EmbedderOptions active, ParseEmbedderConfigJson(rec.config_json));
+  ATTEST_ASSIGN_OR_RETURN(VectorIndexType active_index, ParseVectorIndexType(rec.config_json));
   const double growth = options_.embedder.retrain_growth;
   if (IsCorpusKind(active.kind) && growth > 0 &&
       double(stats.chunks) >= double(rec.trained_chunks) * (1.0 + growth)) {
@@ -150,12 +152,14 @@ Status VectorLeg::RunPolicy() {
     active.min_chunks = options_.embedder.min_chunks;
     active.retrain_growth = growth;
     work.unlock();
-    return Reembed(active).status();
+    return ReembedWith(active, active_index).status();
   }
   return SyncActive(snap);
 }
 
-Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
+Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) { return ReembedWith(o, options_.vector_index); }
+
+Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorIndexType index) {
   std::lock_guard<std::mutex> work(work_mu_);
   if (o.kind == EmbedderKind::kNone) return Status::InvalidArgument("reembed: the embedder is 'none'");
   ReembedReport report;
@@ -184,7 +188,7 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
     EmbedderRecord probe;
     probe.key = info.identity.Key();
     probe.model_file = model_file;
-    probe.config_json = EmbedderConfigJson(o);
+    probe.config_json = EmbedderConfigJson(o, index);
     ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, LoadEmbedder(probe, models_dir_));
     embedder = std::move(e);
     spdlog::info("vectors: trained {} on {} texts ({} tokens, vocabulary {}) in {:.2f} s; model {} bytes",
@@ -200,7 +204,7 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
   VectorSyncArgs args;
   args.snapshot = snap.get();
   args.embedder = embedder.get();
-  args.index = IndexConfig();
+  args.index = IndexConfig(index);
   args.threads = Threads();
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
 
@@ -210,7 +214,7 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
   rec.dim = id.dim;
   rec.version = id.version;
   rec.model_file = model_file;
-  rec.config_json = EmbedderConfigJson(o);
+  rec.config_json = EmbedderConfigJson(o, index);
   rec.trained_chunks = stats.chunks;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -221,7 +225,9 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
   ATTEST_RETURN_IF_ERROR(SyncActive(store_->Pin()));
   report.embed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   report.embedder = rec.name + " " + std::to_string(rec.dim) + " " + rec.version;
-  report.chunks = st.rows_embedded + st.rows_reused;
+  report.chunks = stats.chunks;
+  report.embedded = st.rows_embedded;
+  report.reused = st.rows_reused;
   report.snapshot_version = v.get();
 
   // Older models are no longer active anywhere a new pin can reach.
@@ -276,6 +282,8 @@ void VectorLeg::FillStats(const Snapshot& snap, EngineStats* stats) {
   stats->embedder = (*view)->identity;
   stats->vector_chunks = (*view)->covered_docs;
   stats->vector_bytes = files_.BytesOf((*view)->segments, snap.embedder()->key);
+  auto type = ParseVectorIndexType(snap.embedder()->config_json);
+  if (type.ok()) stats->vector_index = VectorIndexTypeName(*type);
   std::error_code ec;
   if (!snap.embedder()->model_file.empty()) {
     uintmax_t n = fs::file_size(models_dir_ / snap.embedder()->model_file, ec);

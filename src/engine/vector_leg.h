@@ -62,7 +62,8 @@ class VectorLeg {
   Status RunPolicy();
   Status SyncActive(const std::shared_ptr<const Snapshot>& snap);
   Result<std::shared_ptr<const Embedder>> EmbedderOf(const EmbedderRecord& rec);
-  VectorIndexConfig IndexConfig() const;
+  VectorIndexConfig IndexConfig(VectorIndexType type) const;
+  Result<ReembedReport> ReembedWith(const EmbedderOptions& options, VectorIndexType index);
   unsigned Threads() const;
 
   Store* store_;

@@ -172,8 +172,10 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
   if (ec) return Status::IOError("cannot create " + dir_.string() + ": " + ec.message());
 
   ATTEST_ASSIGN_OR_RETURN(std::vector<SegmentVectors> have, Load(snap, key));
-  std::set<uint64_t> covered;
-  for (const auto& sv : have) covered.insert(sv.view.id.get());
+  std::set<uint64_t> covered;  // files of another index kind are rebuilt (from their own rows)
+  for (const auto& sv : have) {
+    if (sv.index->kind() == args.index.kind) covered.insert(sv.view.id.get());
+  }
   std::vector<const SegmentView*> missing;
   for (const SegmentView& view : snap.segments()) {
     if (!covered.count(view.id.get())) missing.push_back(&view);
