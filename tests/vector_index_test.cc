@@ -191,7 +191,9 @@ TEST(VectorIndexTest, TinyIndexesAndZeroQuery) {
         EXPECT_TRUE(v->Search({zero.data(), 10, nullptr}).empty());
         EXPECT_TRUE(v->Exact({zero.data(), 10, nullptr}).empty());
       }
-      if (kind == VectorIndexKind::kIvfPq) EXPECT_TRUE(idx->exact_only());
+      if (kind == VectorIndexKind::kIvfPq) {
+        EXPECT_TRUE(idx->exact_only());
+      }
     }
   }
 }
