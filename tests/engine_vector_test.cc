@@ -4,7 +4,9 @@
 // coverage, and read-only engines see the same vectors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "attest/engine.h"
@@ -379,6 +381,58 @@ TEST_F(EngineVectorTest, ReembedWithAnotherIndexKindRebuildsFromStoredRows) {
   auto s = e->Stats();
   EXPECT_EQ(s->vector_index, "flat");
   EXPECT_EQ(s->vector_chunks, s->chunks);
+}
+
+// Damaged derived files are never used: a corrupt vector file is skipped (the rest of the vector leg
+// still answers, with a notice) and rebuilt at the next ingestion; a corrupt model makes auto mode
+// fall back to BM25 saying why, and vector mode fail naming the file.
+TEST_F(EngineVectorTest, CorruptVectorFilesAndModelsAreNeverUsed) {
+  auto e = Open(Options());
+  ASSERT_TRUE(e);
+  Ingest(*e, "a.jsonl", Corpus("a", 20, 17));
+  Ingest(*e, "b.jsonl", Corpus("b", 5, 18));  // a second segment, same model
+  ASSERT_EQ(e->Stats()->segments, 2u);
+  e.reset();
+  std::vector<std::filesystem::path> files;
+  for (const auto& f : std::filesystem::directory_iterator(tmp_.path() / "data" / "vectors")) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 2u);
+  {
+    std::fstream f(files[1], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.put('\x5a');
+  }
+  e = Open(Options());
+  ASSERT_TRUE(e);
+  SearchOptions so;
+  so.mode = SearchMode::kVector;
+  so.query = "volcano lava";
+  so.k = 100;
+  auto r = e->Search(so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->hits.size(), 80u) << "only the intact segment's chunks";
+  ASSERT_FALSE(r->notices.empty());
+  EXPECT_NE(r->notices[0].find("covers 80 of 100"), std::string::npos) << r->notices[0];
+  Ingest(*e, "c.jsonl", Corpus("c", 1, 19));  // the next ingestion rebuilds it
+  auto s = e->Stats();
+  EXPECT_EQ(s->vector_chunks, s->chunks);
+
+  e.reset();
+  std::filesystem::path model;
+  for (const auto& f : std::filesystem::directory_iterator(tmp_.path() / "data" / "models")) model = f.path();
+  std::filesystem::resize_file(model, std::filesystem::file_size(model) / 2);
+  e = Open(Options());
+  ASSERT_TRUE(e);
+  so.mode = SearchMode::kAuto;
+  r = e->Search(so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->mode, SearchMode::kBm25);
+  ASSERT_FALSE(r->notices.empty());
+  EXPECT_NE(r->notices[0].find("vector leg unavailable"), std::string::npos) << r->notices[0];
+  so.mode = SearchMode::kVector;
+  r = e->Search(so);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find(model.filename().string()), std::string::npos) << r.status().ToString();
 }
 
 // Every index kind answers the same as the exact flat index on a small store.

@@ -63,6 +63,7 @@ class EngineImpl final : public Engine {
       auto v = vectors_->ViewOf(*snap);
       if (!v.ok()) {
         if (options.mode != SearchMode::kAuto) return v.status().WithContext("vector leg");
+        vin.unavailable = v.status().ToString();
       } else {
         view = std::move(v).value();
       }

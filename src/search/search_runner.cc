@@ -187,7 +187,10 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   SearchMode mode = options.mode;
   if (mode == SearchMode::kAuto) {
     mode = vectors_ready ? SearchMode::kHybrid : SearchMode::kBm25;
-    if (!view) result.notices.push_back("no embedder is active yet: BM25 only");
+    if (!view) {
+      result.notices.push_back(vector.unavailable.empty() ? "no embedder is active yet: BM25 only"
+                                                          : "vector leg unavailable, BM25 only: " + vector.unavailable);
+    }
   } else if ((mode == SearchMode::kVector || mode == SearchMode::kHybrid) && !vectors_ready) {
     return Status::InvalidArgument(std::string(SearchModeName(mode)) +
                                    " search needs an active embedder with vectors: ingest more text or run "

@@ -26,6 +26,7 @@ struct VectorLegInput {
   // Embeds the query with the view's embedder (may be slow for a remote one).
   std::function<Result<std::vector<float>>(const std::string& text)> embed_query;
   TaskPool* pool = nullptr;          // runs the vector leg; null = on the calling thread
+  std::string unavailable;           // why `view` is null although an embedder is active ("" = none is)
 };
 
 // Translates the public filter; fails with kInvalidArgument naming the bad field (e.g. a date).
