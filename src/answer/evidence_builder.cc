@@ -1,0 +1,246 @@
+#include "answer/evidence_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "answer/dedupe.h"
+#include "text/analyzer.h"
+#include "text/sentence_splitter.h"
+
+namespace attest {
+namespace {
+
+struct Scored {
+  EvidencePassage passage;
+  double coverage = 0;
+  size_t words = 0;
+  size_t candidate = 0;
+};
+
+size_t CountWords(std::string_view s) {
+  size_t n = 0;
+  bool in = false;
+  for (char c : s) {
+    bool sp = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (!sp && !in) ++n;
+    in = !sp;
+  }
+  return n;
+}
+
+// Proximity: 1 when the matched query terms sit next to each other, falling with the span.
+double Proximity(const std::vector<Token>& tokens, const std::unordered_set<std::string>& query) {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  size_t matched = 0;
+  std::unordered_set<std::string> seen;
+  for (const Token& t : tokens) {
+    if (query.count(t.term) && seen.insert(t.term).second) {
+      lo = std::min(lo, t.position);
+      hi = std::max(hi, t.position);
+      ++matched;
+    }
+  }
+  if (matched < 2) return matched ? 0.5 : 0.0;
+  const double span = double(hi - lo + 1);
+  return std::min(1.0, double(matched) / span);
+}
+
+}  // namespace
+
+int CompareVersions(const std::string& a, const std::string& b) {
+  auto parts = [](const std::string& s, std::vector<long>* out) {
+    size_t i = 0;
+    std::string v = s;
+    if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v.erase(0, 1);
+    while (i < v.size()) {
+      size_t j = v.find('.', i);
+      std::string p = v.substr(i, j == std::string::npos ? std::string::npos : j - i);
+      if (p.empty() || p.size() > 9 || !std::all_of(p.begin(), p.end(), ::isdigit)) return false;
+      out->push_back(std::stol(p));
+      if (j == std::string::npos) break;
+      i = j + 1;
+    }
+    return !out->empty();
+  };
+  std::vector<long> pa, pb;
+  const bool na = parts(a, &pa), nb = parts(b, &pb);
+  if (na && nb) {
+    for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
+      long x = i < pa.size() ? pa[i] : 0, y = i < pb.size() ? pb[i] : 0;
+      if (x != y) return x < y ? -1 : 1;
+    }
+    return 0;
+  }
+  if (na != nb) return na ? 1 : -1;
+  return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
+}
+
+PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
+                         const SourceHierarchy& hierarchy, const PackOptions& options) {
+  static const Analyzer analyzer;
+  PackResult result;
+
+  // 1. Dedupe sources: order candidates by tier then retrieval rank, keep the first of each key.
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    int ra = hierarchy.TierOf(candidates[a].hit.source_type).rank;
+    int rb = hierarchy.TierOf(candidates[b].hit.source_type).rank;
+    if (ra != rb) return ra > rb;
+    return candidates[a].rank < candidates[b].rank;
+  });
+  std::set<std::string> urls, prints;
+  std::map<std::string, std::string> doc_source;  // doc id -> kept doc id (copies map to it)
+  std::map<std::string, size_t> per_site;
+  std::vector<size_t> kept;
+  std::set<uint64_t> seen_chunks;
+  for (size_t i : order) {
+    const EvidenceCandidate& c = candidates[i];
+    if (!seen_chunks.insert(c.hit.chunk_id).second) continue;  // the same chunk from two sub-queries
+    if (doc_source.count(c.hit.doc_id)) {                     // another chunk of a kept document
+      kept.push_back(i);
+      continue;
+    }
+    const std::string url = CanonicalUrl(c.hit.url);
+    const std::string print = ContentFingerprint(c.text);
+    if ((!url.empty() && urls.count(url)) || prints.count(print)) {
+      ++result.duplicate_sources;
+      continue;
+    }
+    if (!c.hit.site.empty() && per_site[c.hit.site] >= options.per_site) continue;
+    if (!url.empty()) urls.insert(url);
+    prints.insert(print);
+    ++per_site[c.hit.site];
+    doc_source[c.hit.doc_id] = c.hit.doc_id;
+    ++result.sources;
+    kept.push_back(i);
+  }
+
+  // 2. Score every sentence of every kept chunk.
+  std::unordered_set<std::string> qterms(query.terms.begin(), query.terms.end());
+  std::unordered_set<std::string> excluded(query.exclude_terms.begin(), query.exclude_terms.end());
+  std::unordered_set<std::string> scope(query.scope_terms.begin(), query.scope_terms.end());
+  double idf_total = 0;
+  for (const auto& t : qterms) idf_total += query.idf ? query.idf(t) : 1.0;
+  float max_vector = 0;
+  for (size_t i : kept) max_vector = std::max(max_vector, candidates[i].hit.vector_score);
+
+  std::vector<Scored> scored;
+  for (size_t i : kept) {
+    const EvidenceCandidate& c = candidates[i];
+    const SourceTier& tier = hierarchy.TierOf(c.hit.source_type);
+    std::vector<std::string> title_terms = analyzer.Terms(c.hit.title + " " + c.hit.section);
+    size_t title_hits = 0;
+    for (const auto& t : std::unordered_set<std::string>(title_terms.begin(), title_terms.end())) {
+      title_hits += qterms.count(t);
+    }
+    const double title_match = qterms.empty() ? 0 : double(title_hits) / double(qterms.size());
+    double meta = tier.weight;
+    if (!query.resolved_version.empty()) {
+      if (c.hit.version.empty()) {
+        meta *= 0.8;
+      } else if (CompareVersions(c.hit.version, query.resolved_version) != 0) {
+        meta *= 0.3;
+      }
+    }
+    if (query.from || query.to) {
+      std::optional<DayNumber> d = c.hit.date.empty() ? std::nullopt : ParseDate(c.hit.date);
+      const bool inside = d && (!query.from || *d >= *query.from) && (!query.to || *d <= *query.to);
+      meta *= inside ? 1.0 : 0.6;
+    }
+    const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
+    for (const SentenceSpan& span : SplitSentences(c.text)) {
+      std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
+      std::vector<Token> tokens;
+      analyzer.Analyze(sentence, &tokens);
+      if (tokens.empty()) continue;
+      std::unordered_set<std::string> sterms;
+      for (const Token& t : tokens) sterms.insert(t.term);
+      bool has_excluded = false;
+      for (const auto& t : sterms) has_excluded |= excluded.count(t) > 0;
+      if (has_excluded) {
+        ++result.excluded_sentences;
+        continue;
+      }
+      double covered = 0;
+      for (const auto& t : qterms) {
+        if (sterms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
+      }
+      const double coverage = idf_total > 0 ? covered / idf_total : 0;
+      double phrase = 0;
+      const std::string folded = Analyzer::Fold(sentence);
+      for (const auto& p : query.phrases) phrase += folded.find(p) != std::string::npos ? 1.0 : 0.0;
+      if (!query.phrases.empty()) phrase /= double(query.phrases.size());
+      double scope_bonus = 0;
+      for (const auto& t : scope) scope_bonus += sterms.count(t) ? 1.0 : 0.0;
+      if (!scope.empty()) scope_bonus /= double(scope.size());
+      double features = 0.55 * coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase + 0.1 * title_match +
+                        0.1 * vec + 0.05 * scope_bonus;
+      if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
+      Scored s;
+      s.coverage = coverage;
+      s.words = CountWords(sentence);
+      s.candidate = i;
+      EvidencePassage& p = s.passage;
+      p.doc_id = c.hit.doc_id;
+      p.chunk_id = c.hit.chunk_id;
+      p.url = c.hit.url;
+      p.title = c.hit.title;
+      p.site = c.hit.site;
+      p.date = c.hit.date;
+      p.version = c.hit.version;
+      p.source_type = c.hit.source_type;
+      p.authority = tier.name;
+      p.text = std::string(sentence);
+      p.score = features * meta;
+      p.subquery = c.subquery;
+      scored.push_back(std::move(s));
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.passage.score != b.passage.score) return a.passage.score > b.passage.score;
+    return a.passage.chunk_id < b.passage.chunk_id;
+  });
+  for (const Scored& s : scored) result.best_coverage = std::max(result.best_coverage, s.coverage);
+
+  // 3. Pack: first the best passage of each sub-query that clears the threshold, then greedily.
+  std::vector<const Scored*> chosen;
+  std::map<std::string, size_t> per_doc;
+  std::set<std::string> texts;
+  size_t words = 0;
+  auto try_add = [&](const Scored& s) {
+    if (chosen.size() >= options.max_passages) return false;
+    if (per_doc[s.passage.doc_id] >= options.per_source) return false;
+    if (words + s.words > options.max_words && !chosen.empty()) return false;
+    if (!texts.insert(Analyzer::Fold(s.passage.text)).second) return false;
+    chosen.push_back(&s);
+    ++per_doc[s.passage.doc_id];
+    words += s.words;
+    return true;
+  };
+  std::set<std::string> subqueries_done;
+  for (const Scored& s : scored) {
+    if (subqueries_done.count(s.passage.subquery) || s.passage.score < options.min_subquery_score) continue;
+    if (try_add(s)) subqueries_done.insert(s.passage.subquery);
+  }
+  for (const Scored& s : scored) {
+    if (std::find(chosen.begin(), chosen.end(), &s) != chosen.end()) continue;
+    if (s.passage.score <= 0) break;
+    try_add(s);
+  }
+  std::stable_sort(chosen.begin(), chosen.end(), [](const Scored* a, const Scored* b) {
+    if (a->passage.score != b->passage.score) return a->passage.score > b->passage.score;
+    return a->passage.chunk_id < b->passage.chunk_id;
+  });
+  for (size_t n = 0; n < chosen.size(); ++n) {
+    EvidencePassage p = chosen[n]->passage;
+    p.id = "S" + std::to_string(n + 1);
+    result.pack.push_back(std::move(p));
+  }
+  return result;
+}
+
+}  // namespace attest

@@ -1,0 +1,74 @@
+// Reranking and evidence extraction: from the chunks retrieval returned for every sub-query to the
+// evidence pack a writer sees (docs/answer.md, "Evidence").
+//
+//  1. Dedupe: chunks whose documents share a canonical URL or whose texts share a content
+//     fingerprint are one source (the most authoritative, then best-ranked, copy is kept); at most
+//     `per_site` sources per site.
+//  2. Passages: every sentence of every chunk is a candidate passage, scored by its passage
+//     features — IDF-weighted coverage of the query terms, proximity of the matched terms, exact
+//     phrases, query terms in the title or section, the chunk's vector similarity — times metadata
+//     signals: the source tier's weight (source_hierarchy.h), version match against the plan's
+//     resolved version, and recency only inside the plan's time scope. Sentences containing an
+//     excluded term (a "not X" constraint) are dropped: the post-retrieval check of the constraint.
+//     With `rerank` off (deadline), a passage's score is its chunk's retrieval score rank instead.
+//  3. Packing: greedy by score into a word budget, at most `per_source` passages per document, and
+//     at least one per sub-query whose best passage clears `min_subquery_score`. Ids S1..Sn follow
+//     pack order (best first).
+//
+// Thread-safety: pure function.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "answer/evidence.h"
+#include "answer/source_hierarchy.h"
+#include "attest/engine.h"
+#include "ingest/document.h"
+
+namespace attest {
+
+struct EvidenceCandidate {
+  SearchHit hit;          // document metadata and the chunk's retrieval scores
+  std::string text;       // the whole chunk text
+  std::string subquery;   // "q0" = the original question
+  uint32_t rank = 0;      // 1-based rank in that sub-query's results
+};
+
+struct EvidenceQuery {
+  std::vector<std::string> terms;          // analyzed query terms (duplicates removed)
+  std::vector<std::string> phrases;        // case-folded phrases that must match verbatim
+  std::vector<std::string> exclude_terms;  // analyzed forms of excluded words
+  std::vector<std::string> scope_terms;    // analyzed forms of scope words (a bonus)
+  std::string resolved_version;            // "" = no version scope
+  std::optional<DayNumber> from, to;       // the plan's time scope
+  std::function<double(const std::string& term)> idf;  // inverse document frequency of a term
+};
+
+struct PackOptions {
+  size_t max_words = 600;
+  size_t max_passages = 10;
+  size_t per_source = 2;
+  size_t per_site = 3;
+  double min_subquery_score = 0.2;
+  bool rerank = true;  // false under a deadline: passages keep their chunk's retrieval order
+};
+
+struct PackResult {
+  std::vector<EvidencePassage> pack;
+  double best_coverage = 0;        // the best passage's query-term coverage (0..1)
+  size_t duplicate_sources = 0;    // chunks dropped as copies of a kept source
+  size_t excluded_sentences = 0;   // sentences dropped by exclude constraints
+  size_t sources = 0;              // distinct sources considered after dedupe
+};
+
+PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
+                         const SourceHierarchy& hierarchy, const PackOptions& options);
+
+// Compares version labels numerically by dot-separated parts ("15.10" > "15.9" > "15"); labels
+// that are not numeric compare as strings after numeric ones. <0, 0, >0.
+int CompareVersions(const std::string& a, const std::string& b);
+
+}  // namespace attest

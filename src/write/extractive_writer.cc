@@ -1,0 +1,51 @@
+#include "write/extractive_writer.h"
+
+#include <set>
+
+#include "text/analyzer.h"
+
+namespace attest {
+namespace {
+
+std::set<std::string> ContentTerms(const Analyzer& analyzer, const std::string& text) {
+  std::vector<std::string> terms = analyzer.Terms(text);
+  return std::set<std::string>(terms.begin(), terms.end());
+}
+
+// Share of `a`'s terms that `b` has.
+double Overlap(const std::set<std::string>& a, const std::set<std::string>& b) {
+  if (a.empty()) return 1.0;
+  size_t in = 0;
+  for (const auto& t : a) in += b.count(t);
+  return double(in) / double(a.size());
+}
+
+}  // namespace
+
+Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
+  if (!args.pack) return Status::InvalidArgument("extractive writer: no evidence pack");
+  static const Analyzer analyzer;
+  Draft draft;
+  std::vector<std::set<std::string>> said;
+  std::string text;
+  for (const EvidencePassage& p : *args.pack) {
+    if (draft.claims.size() >= args.max_sentences) break;
+    if (p.flagged || p.text.empty()) continue;
+    std::set<std::string> terms = ContentTerms(analyzer, p.text);
+    bool repeats = false;
+    for (const auto& s : said) repeats |= Overlap(terms, s) >= 0.7;
+    if (repeats) continue;
+    said.push_back(terms);
+    DraftClaim c;
+    c.id = "c" + std::to_string(draft.claims.size() + 1);
+    c.text = p.text;
+    c.cites.push_back(Citation{p.id, p.text});
+    draft.claims.push_back(std::move(c));
+    if (!text.empty()) text.push_back(' ');
+    text += p.text;
+  }
+  if (args.on_delta && !text.empty()) args.on_delta(text);
+  return draft;
+}
+
+}  // namespace attest
