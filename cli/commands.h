@@ -78,7 +78,22 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a);
 int RunSearch(const GlobalArgs& g, const SearchArgs& a);
 int RunStats(const GlobalArgs& g, bool json);
 int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& tenant);
+struct AskArgs {
+  std::string question;
+  std::string tenant;
+  std::optional<std::string> groups;
+  std::string writer = "extractive";
+  std::string now;                 // YYYY-MM-DD (or ISO 8601): the clock; "" = today
+  bool json = false;
+  bool explain = false;
+  std::string manifest_out;        // write the evidence manifest here
+  std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
+};
+
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
+int RunAsk(const GlobalArgs& g, const AskArgs& a);
+int RunVerifyManifest(const std::string& path, const std::string& key_env);
+int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json);
 int RunReembed(const GlobalArgs& g, bool json);
 
 // Builds the engine options of the global flags; an error message on bad values.

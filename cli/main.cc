@@ -101,6 +101,29 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   add_retrieval(eval, ea.retrieval);
 
+  AskArgs aa;
+  auto* ask = app.add_subcommand("ask", "answer a question with cited claims (or a result list with the reason)");
+  ask->add_option("question", aa.question, "the question")->required();
+  ask->add_option("--tenant", aa.tenant, "tenant to answer from");
+  ask->add_option("--groups", aa.groups, "caller's comma-separated ACL groups");
+  ask->add_option("--writer", aa.writer, "extractive (default, offline) or llm")->capture_default_str();
+  ask->add_option("--now", aa.now, "the clock for 'latest', 'this year'...: YYYY-MM-DD");
+  ask->add_flag("--json", aa.json, "JSON output");
+  ask->add_flag("--explain", aa.explain, "show the plan, verdicts, timings and manifest hash");
+  ask->add_option("--manifest", aa.manifest_out, "write the evidence manifest to this file");
+  ask->add_option("--manifest-key-env", aa.manifest_key_env, "variable holding the HMAC key")->capture_default_str();
+
+  std::string manifest_path, manifest_key_env = "ATTEST_MANIFEST_KEY";
+  auto* verify_manifest = app.add_subcommand("verify-manifest", "check an answer's evidence manifest file");
+  verify_manifest->add_option("file", manifest_path, "file written by ask --manifest")->required();
+  verify_manifest->add_option("--key-env", manifest_key_env, "variable holding the HMAC key")->capture_default_str();
+
+  std::vector<std::string> check_files;
+  bool check_json = false;
+  auto* check = app.add_subcommand("check", "run scenario files (attest-scenarios/1) and report pass/fail");
+  check->add_option("files", check_files, "scenario files")->required();
+  check->add_flag("--json", check_json, "JSON output");
+
   bool reembed_json = false;
   auto* reembed = app.add_subcommand(
       "reembed", "train a new corpus model (or adopt --embedder openai), embed every chunk, and switch to it");
@@ -125,5 +148,8 @@ int main(int argc, char** argv) {
   if (*del) return RunDelete(g, delete_id, delete_tenant);
   if (*eval) return RunEval(g, ea);
   if (*reembed) return RunReembed(g, reembed_json);
+  if (*ask) return RunAsk(g, aa);
+  if (*check) return RunCheck(g, check_files, check_json);
+  if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
   return kExitUsage;
 }

@@ -16,6 +16,9 @@
 
 namespace attest {
 
+struct AskOptions;    // attest/answer.h
+struct AnswerResult;  // attest/answer.h
+
 // Which embedder makes the vector leg's vectors (docs/embedders.md).
 enum class EmbedderKind {
   kCorpusLsa,         // default: LSA by randomized SVD, trained on the ingested corpus (no network)
@@ -150,6 +153,7 @@ struct SearchHit {
   std::string version;
   std::string source_type;
   std::string section;
+  std::string feed;         // "versions" etc. for a document marked as an authoritative feed
   std::string snippet;
   std::vector<Highlight> highlights;
   // Why this hit is here: each leg's rank (1-based; 0 = not among that leg's candidates) and score,
@@ -211,6 +215,9 @@ class Engine {
   // Waits for background vector work (training, embedding) started by Ingest() to finish; returns
   // its outcome.
   virtual Status WaitForVectors() = 0;
+  // Answers a question from the index (include/attest/answer.h). All retrieval rounds of one answer
+  // read the snapshot pinned at its start.
+  virtual Result<AnswerResult> Ask(const AskOptions& options) const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

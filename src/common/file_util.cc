@@ -142,4 +142,15 @@ FileLock::~FileLock() {
   ::close(fd_);
 }
 
+ScopedTempDir::ScopedTempDir(const std::string& prefix) {
+  std::random_device rd;
+  path_ = std::filesystem::temp_directory_path() /
+          (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+}
+
+ScopedTempDir::~ScopedTempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 }  // namespace attest

@@ -54,4 +54,19 @@ class FileLock {
   int fd_;
 };
 
+
+// A fresh directory path under the system temporary directory (not created), removed with
+// everything in it on destruction.
+class ScopedTempDir {
+ public:
+  explicit ScopedTempDir(const std::string& prefix);
+  ~ScopedTempDir();
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 }  // namespace attest

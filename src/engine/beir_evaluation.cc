@@ -1,5 +1,7 @@
 #include "engine/beir_evaluation.h"
 
+#include "common/file_util.h"
+
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -12,22 +14,6 @@ namespace attest {
 namespace {
 
 // A temporary store directory removed on scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("attest-eval-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 }  // namespace
 
@@ -39,10 +25,10 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
   if (!fs::is_regular_file(corpus)) return Status::NotFound(corpus.string() + " does not exist");
   ATTEST_ASSIGN_OR_RETURN(BeirSplit split, LoadBeirSplit(dir, args.split));
 
-  std::optional<TempDir> temp;
+  std::optional<ScopedTempDir> temp;
   EngineOptions eo;
   if (args.data_dir.empty()) {
-    temp.emplace();
+    temp.emplace("attest-eval");
     eo.data_dir = temp->path().string();
   } else {
     eo.data_dir = args.data_dir;

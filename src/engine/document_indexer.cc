@@ -53,6 +53,11 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
   r.version = doc.version.empty() ? defaults.version : doc.version;
   r.source_type = doc.source_type.empty() ? defaults.source_type : doc.source_type;
   r.language = doc.language;
+  // An authoritative feed (e.g. a product's release list): metadata "feed" or "authoritative_feed".
+  for (const char* key : {"feed", "authoritative_feed"}) {
+    auto it = doc.metadata.find(key);
+    if (it != doc.metadata.end() && !it->second.empty()) r.feed = it->second;
+  }
   r.acl_groups = defaults.acl_groups;
   std::sort(r.acl_groups.begin(), r.acl_groups.end());
   r.acl_groups.erase(std::unique(r.acl_groups.begin(), r.acl_groups.end()), r.acl_groups.end());

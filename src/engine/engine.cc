@@ -5,6 +5,8 @@
 #include <chrono>
 #include <thread>
 
+#include "answer/answer_pipeline.h"
+#include "attest/answer.h"
 #include "engine/document_indexer.h"
 #include "engine/ingest_pipeline.h"
 #include "engine/vector_leg.h"
@@ -72,6 +74,26 @@ class EngineImpl final : public Engine {
     vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
     vin.pool = &pool_;
     return RunSearch(*snap, analyzer_, options, vin);
+  }
+
+  Result<AnswerResult> Ask(const AskOptions& options) const override {
+    std::shared_ptr<const Snapshot> snap = store_->Pin();  // every round of this answer reads it
+    VectorLegInput vin;
+    std::shared_ptr<const VectorView> view;
+    auto v = vectors_->ViewOf(*snap);
+    if (v.ok()) {
+      view = std::move(v).value();
+    } else {
+      vin.unavailable = v.status().ToString();
+    }
+    vin.view = view.get();
+    vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
+    vin.pool = &pool_;
+    AnswerContext ctx;
+    ctx.snapshot = snap.get();
+    ctx.analyzer = &analyzer_;
+    ctx.vector = vin;
+    return RunAnswer(ctx, options);
   }
 
   Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {

@@ -343,6 +343,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     }
     hit.version = d.version;
     hit.source_type = d.source_type;
+    hit.feed = d.feed;
     if (options.with_snippets) {
       const ChunkRecord& c = records[n];
       hit.section = c.section_path;

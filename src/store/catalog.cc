@@ -31,6 +31,7 @@ CREATE TABLE documents(
   source_type      TEXT NOT NULL,
   language         TEXT NOT NULL,
   acl_json         TEXT NOT NULL,
+  feed             TEXT NOT NULL DEFAULT '',
   sha256           TEXT NOT NULL,
   bytes            INTEGER NOT NULL,
   chunk_count      INTEGER NOT NULL,
@@ -71,14 +72,14 @@ CREATE TABLE embedders(
 );
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 2), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 3), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
 
 constexpr const char* kDocColumns =
     "num, tenant, id, url, title, site, published, updated, version, source_type, language, acl_json, "
-    "sha256, bytes, chunk_count, created_snapshot";
+    "sha256, bytes, chunk_count, created_snapshot, ";
 
 constexpr const char* kVisible = "created_snapshot <= ?%1 AND (deleted_snapshot IS NULL OR deleted_snapshot > ?%1)";
 
@@ -119,6 +120,7 @@ Result<DocumentRecord> ReadDocument(const SqliteStmt& st, int c) {
   d.bytes = st.ColumnU64(c + 13);
   d.chunk_count = static_cast<uint32_t>(st.ColumnU64(c + 14));
   d.created = SnapshotVersion(st.ColumnU64(c + 15));
+  d.feed = st.ColumnText(c + 16);
   return d;
 }
 
@@ -155,7 +157,8 @@ Status Catalog::InitializeOrCheck() {
   if (tables == 0) return CreateSchema();
   ATTEST_RETURN_IF_ERROR(CheckSchema());
   ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
-  if (uv == 1) return MigrateFrom1();
+  if (uv == 1) ATTEST_RETURN_IF_ERROR(MigrateFrom1());
+  if (uv <= 2) return MigrateFrom2();
   return Status::Ok();
 }
 
@@ -174,6 +177,15 @@ CREATE TABLE embedders(
 );
 UPDATE meta SET value = 2 WHERE key = 'schema_version';
 PRAGMA user_version = 2;)sql"));
+  return txn->Commit();
+}
+
+Status Catalog::MigrateFrom2() {
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+ALTER TABLE documents ADD COLUMN feed TEXT NOT NULL DEFAULT '';
+UPDATE meta SET value = 3 WHERE key = 'schema_version';
+PRAGMA user_version = 3;)sql"));
   return txn->Commit();
 }
 
@@ -323,13 +335,13 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
   ATTEST_ASSIGN_OR_RETURN(
       StmtRef st,
       db_.Prepare("INSERT INTO documents(num, tenant, id, url, title, site, published, updated, version, "
-                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"));
+                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
   st->Bind(1, d.num.get()).Bind(2, d.tenant).Bind(3, d.id).Bind(4, d.url).Bind(5, d.title).Bind(6, d.site);
   st->Bind(7, d.published).Bind(8, d.updated).Bind(9, d.version).Bind(10, d.source_type).Bind(11, d.language);
   std::string acl_text = acl.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   st->Bind(12, acl_text).Bind(13, d.sha256).Bind(14, d.bytes);
-  st->Bind(15, static_cast<int64_t>(d.chunk_count)).Bind(16, created.get());
+  st->Bind(15, static_cast<int64_t>(d.chunk_count)).Bind(16, created.get()).Bind(17, d.feed);
   return st->Run();
 }
 
@@ -389,7 +401,7 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
       StmtRef st, db_.Prepare(std::string("SELECT c.id, c.doc_num, c.ordinal, c.section_path, c.text, ") +
                               "d.num, d.tenant, d.id, d.url, d.title, d.site, d.published, d.updated, d.version, "
                               "d.source_type, d.language, d.acl_json, d.sha256, d.bytes, d.chunk_count, "
-                              "d.created_snapshot FROM chunks c JOIN documents d ON d.num = c.doc_num "
+                              "d.created_snapshot, d.feed FROM chunks c JOIN documents d ON d.num = c.doc_num "
                               "WHERE c.segment_id IN (SELECT value FROM json_each(?1)) "
                               "AND c.deleted_snapshot IS NULL ORDER BY c.id"));
   st->Bind(1, JsonIds(segments));
@@ -471,8 +483,17 @@ Result<std::optional<ChunkRecord>> Catalog::GetChunk(ChunkId id, SnapshotVersion
   return std::optional<ChunkRecord>(ReadChunk(*st, 0));
 }
 
+std::string Catalog::DocColumns() {
+  // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column.
+  if (schema_ == 0) {
+    auto uv = QueryInt(db_, "PRAGMA user_version", kCatalogSchemaVersion);
+    schema_ = uv.ok() ? static_cast<int>(*uv) : kCatalogSchemaVersion;
+  }
+  return std::string(kDocColumns) + (schema_ >= 3 ? "feed" : "'' AS feed");
+}
+
 Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotVersion v) {
-  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(std::string("SELECT ") + kDocColumns +
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(std::string("SELECT ") + DocColumns() +
                                                   " FROM documents WHERE num = ?1 AND " + Visible(2)));
   st->Bind(1, num.get()).Bind(2, v.get());
   ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -483,7 +504,7 @@ Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotV
 
 Result<std::optional<DocumentRecord>> Catalog::FindDocument(std::string_view tenant, std::string_view id,
                                                             SnapshotVersion v) {
-  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(std::string("SELECT ") + kDocColumns +
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(std::string("SELECT ") + DocColumns() +
                                                   " FROM documents WHERE tenant = ?1 AND id = ?2 AND " + Visible(3) +
                                                   " ORDER BY created_snapshot DESC LIMIT 1"));
   st->Bind(1, tenant).Bind(2, id).Bind(3, v.get());
@@ -491,6 +512,14 @@ Result<std::optional<DocumentRecord>> Catalog::FindDocument(std::string_view ten
   if (!row) return std::optional<DocumentRecord>();
   ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocument(*st, 0));
   return std::optional<DocumentRecord>(std::move(d));
+}
+
+Result<int64_t> Catalog::CommittedAt(SnapshotVersion v) {
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT committed_at_unix_ms FROM snapshots WHERE version = ?1"));
+  st->Bind(1, v.get());
+  ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+  if (!row) return Status::NotFound("snapshot " + std::to_string(v.get()) + " is not in the catalog");
+  return static_cast<int64_t>(st->ColumnU64(0));
 }
 
 Result<CatalogCounts> Catalog::Counts(SnapshotVersion v) {

@@ -23,7 +23,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 2;
+inline constexpr int kCatalogSchemaVersion = 3;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -108,11 +108,16 @@ class Catalog {
   Result<std::optional<DocumentRecord>> FindDocument(std::string_view tenant, std::string_view id,
                                                      SnapshotVersion v);
   Result<CatalogCounts> Counts(SnapshotVersion v);
+  // When snapshot `v` was committed (Unix milliseconds); kNotFound for an unknown version.
+  Result<int64_t> CommittedAt(SnapshotVersion v);
 
  private:
   Status CreateSchema();
   Status MigrateFrom1();
+  Status MigrateFrom2();
+  std::string DocColumns();  // the document columns this catalog's schema has
   SqliteDb& db_;
+  int schema_ = 0;           // PRAGMA user_version, read on first use
 };
 
 }  // namespace attest

@@ -27,6 +27,9 @@ struct DocumentRecord {
   std::string source_type;
   std::string language;
   std::vector<std::string> acl_groups;
+  // Non-empty for a document that is an authoritative feed of this kind, e.g. "versions": the
+  // product's list of current releases, against which answers about "latest" check freshness.
+  std::string feed;
   std::string sha256;       // of the document's extracted text and metadata
   uint64_t bytes = 0;       // size of the source
   uint32_t chunk_count = 0;

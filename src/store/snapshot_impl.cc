@@ -58,6 +58,12 @@ Result<DocumentRecord> SnapshotImpl::GetDocument(DocNum num) const {
   return std::move(*d);
 }
 
+Result<int64_t> SnapshotImpl::CommittedAtUnixMs() const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  return cat.CommittedAt(state_->version);
+}
+
 Result<DocumentRecord> SnapshotImpl::FindDocument(const DocumentKey& key) const {
   ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
   Catalog cat(lease.db());

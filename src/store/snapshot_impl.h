@@ -28,6 +28,7 @@ class SnapshotImpl final : public Snapshot {
   Result<DocumentRecord> GetDocument(DocNum num) const override;
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;
   Result<StoreStats> Stats() const override;
+  Result<int64_t> CommittedAtUnixMs() const override;
   const std::optional<EmbedderRecord>& embedder() const override { return state_->embedder; }
 
  private:

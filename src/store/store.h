@@ -107,6 +107,8 @@ class Snapshot {
   // The live document with this key in this snapshot.
   virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;
   virtual Result<StoreStats> Stats() const = 0;
+  // When this snapshot was committed (Unix milliseconds): the "as of" time of answers read from it.
+  virtual Result<int64_t> CommittedAtUnixMs() const = 0;
   // The embedder whose vectors this snapshot's vector leg uses, if one was ever activated.
   virtual const std::optional<EmbedderRecord>& embedder() const = 0;
   // The segments of this snapshot with their deletions (the lexical searcher's views).

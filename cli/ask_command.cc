@@ -1,0 +1,132 @@
+// attest ask: answer a question with cited claims, or a result list with the reason.
+// attest verify-manifest: check an answer's evidence manifest.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "answer/answer_pipeline.h"
+#include "attest/answer.h"
+#include "cli/commands.h"
+#include "cli/terminal.h"
+
+namespace attest::cli {
+
+int RunAsk(const GlobalArgs& g, const AskArgs& a) {
+  AskOptions ao;
+  ao.question = a.question;
+  ao.filter.tenant = a.tenant;
+  if (a.groups) ao.filter.groups = SplitList(*a.groups);
+  ao.today = a.now.substr(0, 10);
+  if (a.writer == "llm") {
+    ao.writer = WriterKind::kLlm;
+  } else if (a.writer != "extractive") {
+    std::fprintf(stderr, "attest: --writer '%s' is unknown (extractive, llm)\n", a.writer.c_str());
+    return kExitUsage;
+  }
+  if (const char* key = std::getenv(a.manifest_key_env.c_str())) ao.manifest_key = key;
+  auto eo = MakeEngineOptions(g, /*read_only=*/true);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  auto engine = Engine::Open(*eo);
+  if (!engine.ok()) {
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    return kExitFailure;
+  }
+  auto r = (*engine)->Ask(ao);
+  if (!r.ok()) {
+    std::fprintf(stderr, "attest: ask failed: %s\n", r.status().ToString().c_str());
+    return r.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  if (!a.manifest_out.empty()) {
+    nlohmann::json m = {{"manifest", r->manifest_json}, {"sha256", r->manifest_sha256}, {"hmac", r->manifest_hmac}};
+    std::ofstream out(a.manifest_out);
+    out << m.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "attest: cannot write %s\n", a.manifest_out.c_str());
+      return kExitFailure;
+    }
+  }
+  if (a.json) {
+    std::printf("%s\n", AnswerToJson(*r).c_str());
+    return kExitOk;
+  }
+  const bool ansi = StdoutIsTerminal();
+  if (r->outcome == AnswerOutcome::kAnswer || r->outcome == AnswerOutcome::kCalculation ||
+      r->outcome == AnswerOutcome::kGreeting) {
+    std::printf("%s%s%s\n", ansi ? "\x1b[1m" : "", r->text.c_str(), ansi ? "\x1b[0m" : "");
+  } else {
+    std::printf("No confident answer (%s). Results:\n", r->fallback_reason.c_str());
+    int n = 0;
+    for (const SearchHit& h : r->results) {
+      if (++n > 5) break;
+      std::printf("%2d. %s  %s\n    %s\n", n, h.title.empty() ? h.doc_id.c_str() : h.title.c_str(), h.url.c_str(),
+                  RenderHighlighted(h.snippet, h.highlights, ansi).c_str());
+    }
+  }
+  for (const auto& w : r->warnings) std::printf("warning: %s\n", w.c_str());
+  bool any_cited = false;
+  for (const auto& s : r->sources) any_cited |= s.cited;
+  if (any_cited) {
+    std::printf("\nSources:\n");
+    size_t n = 0;
+    for (const auto& s : r->sources) {
+      ++n;
+      if (!s.cited) continue;
+      std::string meta = s.site;
+      if (!s.date.empty()) meta += (meta.empty() ? "" : " | ") + s.date;
+      if (!s.version.empty()) meta += (meta.empty() ? "" : " | ") + std::string("v") + s.version;
+      if (!s.authority.empty()) meta += (meta.empty() ? "" : " | ") + s.authority;
+      std::printf("[%zu] %s%s%s\n", n, s.title.empty() ? s.doc_id.c_str() : s.title.c_str(),
+                  s.url.empty() ? "" : "  ", s.url.c_str());
+      if (!meta.empty()) std::printf("    (%s)\n", meta.c_str());
+      std::printf("    \"%s\"\n", s.text.c_str());
+    }
+  }
+  std::printf("\nas of %s (snapshot %llu)\n", r->as_of.c_str(), static_cast<unsigned long long>(r->snapshot_version));
+  if (a.explain) {
+    std::printf("\nplan: %s\n", r->plan_json.c_str());
+    for (const auto& c : r->claims) {
+      std::printf("claim %s [%s%s]: %s\n", c.id.c_str(), c.verdict.c_str(), c.kept ? "" : ", dropped", c.reason.c_str());
+    }
+    for (const auto& [stage, ms] : r->timings_ms) std::printf("%s: %.2f ms\n", stage.c_str(), ms);
+    for (const auto& d : r->degraded) std::printf("degraded: %s\n", d.c_str());
+    std::printf("manifest sha256 %s%s%s\n", r->manifest_sha256.c_str(), r->manifest_hmac.empty() ? "" : " hmac ",
+                r->manifest_hmac.c_str());
+  }
+  return kExitOk;
+}
+
+int RunVerifyManifest(const std::string& path, const std::string& key_env) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "attest: cannot read %s\n", path.c_str());
+    return kExitFailure;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (!j.is_object() || !j.contains("manifest") || !j["manifest"].is_string() || !j.contains("sha256") ||
+      !j["sha256"].is_string()) {
+    std::fprintf(stderr, "attest: %s is not a manifest file (expected {\"manifest\", \"sha256\", \"hmac\"})\n",
+                 path.c_str());
+    return kExitFailure;
+  }
+  std::string key;
+  if (const char* k = std::getenv(key_env.c_str())) key = k;
+  std::string hmac = j.contains("hmac") && j["hmac"].is_string() ? j["hmac"].get<std::string>() : "";
+  Status s = VerifyManifest(j["manifest"].get<std::string>(), j["sha256"].get<std::string>(), hmac, key);
+  if (!s.ok()) {
+    std::fprintf(stderr, "attest: manifest check failed: %s\n", s.message().c_str());
+    return kExitFailure;
+  }
+  std::printf("manifest OK: sha256 %s%s\n", j["sha256"].get<std::string>().c_str(),
+              key.empty() ? " (no key: HMAC not checked)" : ", HMAC verified");
+  return kExitOk;
+}
+
+}  // namespace attest::cli

@@ -1,0 +1,91 @@
+// The answer pipeline's public face: ask a question, get an answer whose every claim cites a
+// source id and a verbatim quote that a mechanical check found in that source, beside the sources
+// and the "as of" time of the index snapshot it read; or, when evidence is weak, a result list with
+// the reason (docs/answer.md).
+//
+// Plain C++ types only; no third-party type leaks through this header.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attest/engine.h"
+
+namespace attest {
+
+enum class AnswerOutcome {
+  kAnswer,       // claims with citations
+  kFallback,     // a ranked result list instead of an answer; see fallback_reason
+  kCalculation,  // answered in code (arithmetic, unit conversion): no retrieval
+  kGreeting,     // nothing to search for
+};
+const char* AnswerOutcomeName(AnswerOutcome o);  // "answer", "fallback", "calculation", "greeting"
+
+enum class WriterKind { kExtractive, kLlm };
+
+struct AskOptions {
+  std::string question;
+  SearchFilter filter;                 // the caller's tenant and groups: never widened
+  std::vector<std::string> thread;     // earlier questions of the conversation, oldest first
+  std::string today;                   // YYYY-MM-DD: the clock "latest", "this year" resolve against; "" = now
+  WriterKind writer = WriterKind::kExtractive;
+  size_t max_sentences = 3;
+  size_t candidates_per_subquery = 20;
+  uint32_t deadline_ms = 0;            // planning + retrieval + reranking budget; 0 = none
+  std::string planner_config_json;     // aliases, entity types (docs/planner.md); "" = defaults
+  std::string source_hierarchy_json;   // authority tiers (docs/answer.md); "" = defaults
+  std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
+};
+
+struct AnswerCitation {
+  std::string source;  // "S1"...
+  std::string quote;
+};
+
+struct AnswerClaim {
+  std::string id;             // "c1"...
+  std::string text;
+  std::vector<AnswerCitation> cites;
+  std::string verdict;        // supported, partial, unsupported, quote_not_found, unknown_source
+  std::string reason;
+  bool kept = false;
+  std::string version_label;  // set when the claim comes from another version than the resolved one
+};
+
+struct AnswerSource {
+  std::string id;             // "S1"...
+  std::string doc_id;
+  uint64_t chunk_id = 0;
+  std::string title, site, url, date, version, source_type, authority;
+  std::string text;           // the passage given to the writer (the snippet used)
+  double score = 0;
+  bool cited = false;
+  bool flagged = false;       // the injection screen flagged it: shown, never cited
+  std::string flag_reason;
+};
+
+struct AnswerResult {
+  AnswerOutcome outcome = AnswerOutcome::kFallback;
+  std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
+  std::string text;                   // the answer with [n] markers (n = source number)
+  std::vector<AnswerClaim> claims;    // every drafted claim with its verdict (kept or not)
+  std::vector<AnswerSource> sources;  // the evidence pack, cited sources marked
+  std::vector<SearchHit> results;     // the ranked result list (always filled when retrieval ran)
+  std::vector<std::string> warnings;  // e.g. stale sources, versions labelled, conflicting sources
+  std::vector<std::string> degraded;  // stages skipped or weakened (e.g. "rerank_skipped_deadline")
+  std::string plan_json;              // the validated plan
+  std::string resolved_version;
+  uint64_t snapshot_version = 0;
+  std::string as_of;                  // commit time of that snapshot, ISO 8601 UTC
+  std::map<std::string, double> timings_ms;  // per stage
+  uint64_t dropped_claims = 0;        // claims removed by verification
+  uint64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0;                    // from configured prices; 0 for the extractive writer
+  std::string manifest_json;          // the evidence manifest (canonical JSON)
+  std::string manifest_sha256;
+  std::string manifest_hmac;          // "" when no key is configured
+};
+
+}  // namespace attest

@@ -1,0 +1,129 @@
+// The answer's JSON form and its evidence manifest (docs/answer.md, "Output" and "Manifest").
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <nlohmann/json.hpp>
+
+#include "answer/answer_pipeline.h"
+#include "common/checksum.h"
+
+namespace attest {
+namespace {
+
+constexpr const char* kPipelineVersion = "answer-pipeline/1";
+
+std::string HmacSha256Hex(const std::string& key, const std::string& data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+       data.size(), out, &len);
+  static const char* kHex = "0123456789abcdef";
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) {
+    hex.push_back(kHex[out[i] >> 4]);
+    hex.push_back(kHex[out[i] & 15]);
+  }
+  return hex;
+}
+
+nlohmann::json HitJson(const SearchHit& h) {
+  return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id}, {"score", h.score}, {"title", h.title},
+          {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
+          {"source_type", h.source_type}, {"snippet", h.snippet}};
+}
+
+nlohmann::json ClaimJson(const AnswerClaim& c) {
+  nlohmann::json cites = nlohmann::json::array();
+  for (const auto& x : c.cites) cites.push_back({{"source", x.source}, {"quote", x.quote}});
+  nlohmann::json j = {{"id", c.id}, {"text", c.text}, {"cites", cites}, {"verdict", c.verdict},
+                      {"reason", c.reason}, {"kept", c.kept}};
+  if (!c.version_label.empty()) j["version_label"] = c.version_label;
+  return j;
+}
+
+nlohmann::json SourceJson(const AnswerSource& s) {
+  nlohmann::json j = {{"id", s.id},         {"doc_id", s.doc_id},   {"chunk_id", s.chunk_id},
+                      {"title", s.title},   {"site", s.site},       {"url", s.url},
+                      {"date", s.date},     {"version", s.version}, {"source_type", s.source_type},
+                      {"authority", s.authority}, {"text", s.text}, {"score", s.score},
+                      {"cited", s.cited},   {"flagged", s.flagged}};
+  if (s.flagged) j["flag_reason"] = s.flag_reason;
+  return j;
+}
+
+}  // namespace
+
+void SealManifest(const AskOptions& options, AnswerResult* r) {
+  nlohmann::json sources = nlohmann::json::array();
+  for (size_t i = 0; i < r->sources.size(); ++i) {
+    const AnswerSource& s = r->sources[i];
+    sources.push_back({{"id", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}, {"rank", i + 1},
+                       {"text_sha256", Sha256Hex(s.text)}, {"cited", s.cited}});
+  }
+  nlohmann::json claims = nlohmann::json::array();
+  for (const AnswerClaim& c : r->claims) claims.push_back(ClaimJson(c));
+  nlohmann::json plan = r->plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r->plan_json, nullptr, false);
+  nlohmann::json m = {{"format", "attest-manifest/1"},
+                      {"question", options.question},
+                      {"tenant", options.filter.tenant},
+                      {"plan", plan},
+                      {"outcome", AnswerOutcomeName(r->outcome)},
+                      {"fallback_reason", r->fallback_reason},
+                      {"answer", r->text},
+                      {"sources", sources},
+                      {"claims", claims},
+                      {"snapshot_version", r->snapshot_version},
+                      {"as_of", r->as_of},
+                      {"components", {{"attest", ATTEST_VERSION}, {"pipeline", kPipelineVersion}}}};
+  r->manifest_json = m.dump();  // nlohmann orders object keys: a canonical form
+  r->manifest_sha256 = Sha256Hex(r->manifest_json);
+  r->manifest_hmac = options.manifest_key.empty() ? "" : HmacSha256Hex(options.manifest_key, r->manifest_json);
+}
+
+Status VerifyManifest(const std::string& manifest_json, const std::string& sha256, const std::string& hmac,
+                      const std::string& key) {
+  nlohmann::json m = nlohmann::json::parse(manifest_json, nullptr, false);
+  if (!m.is_object() || !m.contains("format") || m["format"] != "attest-manifest/1") {
+    return Status::Corruption("not an attest-manifest/1 document");
+  }
+  if (m.dump() != manifest_json) return Status::Corruption("manifest is not in canonical form (it was re-encoded)");
+  const std::string actual = Sha256Hex(manifest_json);
+  if (actual != sha256) return Status::Corruption("manifest SHA-256 is " + actual + ", the record says " + sha256);
+  if (!key.empty()) {
+    if (hmac.empty()) return Status::Corruption("manifest is unsigned but a key was given");
+    const std::string expected = HmacSha256Hex(key, manifest_json);
+    if (expected.size() != hmac.size() || CRYPTO_memcmp(expected.data(), hmac.data(), hmac.size()) != 0) {
+      return Status::Corruption("manifest HMAC does not match: wrong key or modified manifest");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string AnswerToJson(const AnswerResult& r, int indent) {
+  nlohmann::json claims = nlohmann::json::array(), sources = nlohmann::json::array(),
+                 results = nlohmann::json::array();
+  for (const auto& c : r.claims) claims.push_back(ClaimJson(c));
+  for (const auto& s : r.sources) sources.push_back(SourceJson(s));
+  for (const auto& h : r.results) results.push_back(HitJson(h));
+  nlohmann::json j = {{"outcome", AnswerOutcomeName(r.outcome)},
+                      {"answer", r.text},
+                      {"claims", claims},
+                      {"sources", sources},
+                      {"results", results},
+                      {"warnings", r.warnings},
+                      {"degraded", r.degraded},
+                      {"resolved_version", r.resolved_version},
+                      {"snapshot_version", r.snapshot_version},
+                      {"as_of", r.as_of},
+                      {"timings_ms", r.timings_ms},
+                      {"dropped_claims", r.dropped_claims},
+                      {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},
+                      {"cost", r.cost},
+                      {"manifest", {{"sha256", r.manifest_sha256}, {"hmac", r.manifest_hmac}}}};
+  if (r.outcome == AnswerOutcome::kFallback) j["fallback_reason"] = r.fallback_reason;
+  j["plan"] = r.plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.plan_json, nullptr, false);
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace attest

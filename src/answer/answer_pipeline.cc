@@ -1,0 +1,410 @@
+#include "answer/answer_pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <set>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "answer/evidence_builder.h"
+#include "answer/source_hierarchy.h"
+#include "lexical/lexical_searcher.h"
+#include "plan/query_plan.h"
+#include "verify/injection_screen.h"
+#include "verify/verifier.h"
+#include "write/extractive_writer.h"
+
+namespace attest {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double MsSince(SteadyClock::time_point t) {
+  return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
+}
+
+std::string TodayUtc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string IsoUtc(int64_t unix_ms) {
+  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Words that frame a question rather than name what it is about; they do not count toward the
+// evidence's coverage of the question.
+bool IsFrameTerm(const std::string& t) {
+  static const std::unordered_set<std::string> kFrame = {"latest", "newest", "recent", "current", "chang",
+                                                         "new",    "happen", "tell",   "explain", "know"};
+  return kFrame.count(t) > 0;
+}
+
+// BM25's IDF over the snapshot's segments.
+double Idf(const Snapshot& snap, const std::string& term) {
+  double n = 0, df = 0;
+  for (const SegmentView& v : snap.segments()) {
+    n += v.segment->num_docs();
+    df += v.segment->doc_freq(term);
+  }
+  return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+}
+
+bool WantsCurrentVersion(const QueryPlan& plan) {
+  return plan.time.needs_current_version || plan.time.relative == "latest" || plan.time.relative == "current";
+}
+
+// "latest" resolves to the newest version present in the index for the plan's entities (searched
+// with the caller's filter: a version only another tenant has does not count).
+Result<std::string> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter) {
+  std::string best;
+  for (const std::string& v : plan.mentioned_versions) {
+    if (best.empty() || CompareVersions(v, best) > 0) best = v;
+  }
+  if (!best.empty() || !WantsCurrentVersion(plan)) return best;
+  std::string query;
+  for (const auto& e : plan.entities) query += e.canonical + " " + e.text + " ";
+  for (const auto& t : plan.topic_terms) query += t + " ";
+  if (query.empty()) query = plan.standalone;
+  SearchOptions so;
+  so.query = query;
+  so.k = 200;
+  so.filter = filter;
+  so.mode = SearchMode::kBm25;
+  so.with_snippets = false;
+  auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
+  if (!r.ok()) return r.status().code() == StatusCode::kInvalidArgument ? Result<std::string>(std::string()) : r.status();
+  for (const SearchHit& h : r->hits) {
+    if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) best = h.version;
+  }
+  return best;
+}
+
+struct Retrieved {
+  std::vector<EvidenceCandidate> candidates;
+  std::vector<SearchHit> results;  // the first sub-query's hits, for the result list
+  size_t hits = 0;
+};
+
+Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, const AskOptions& options,
+                           const SearchFilter& filter) {
+  Retrieved out;
+  std::vector<std::pair<std::string, std::string>> queries;  // (sub-query id, text)
+  for (const SubQuery& sq : plan.subqueries) queries.emplace_back(sq.id, sq.text);
+  if (!plan.rewritten.empty()) queries.emplace_back("rewrite", plan.rewritten);
+  std::string version_suffix = plan.resolved_version.empty() ? "" : " " + plan.resolved_version;
+  std::vector<ChunkId> ids;
+  for (const auto& [id, text] : queries) {
+    SearchOptions so;
+    so.query = text;
+    if (id == "rewrite") so.query += version_suffix;
+    for (const auto& p : plan.operators.phrases) so.query += " \"" + p + "\"";
+    so.k = options.candidates_per_subquery;
+    so.filter = filter;
+    so.with_snippets = true;
+    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    if (!r.ok()) {
+      if (r.status().code() == StatusCode::kInvalidArgument) continue;  // nothing to search for in it
+      return r.status().WithContext("retrieval for " + id);
+    }
+    if (out.results.empty()) out.results = r->hits;
+    out.hits += r->hits.size();
+    uint32_t rank = 0;
+    for (const SearchHit& h : r->hits) {
+      EvidenceCandidate c;
+      c.hit = h;
+      c.subquery = id;
+      c.rank = ++rank;
+      out.candidates.push_back(std::move(c));
+      ids.push_back(ChunkId(h.chunk_id));
+    }
+  }
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
+  std::map<uint64_t, std::string> text_of;
+  for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
+  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id];
+  return out;
+}
+
+SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
+  SearchFilter f = options.filter;  // tenant and groups are the caller's: never widened
+  for (const auto& s : plan.operators.sites) f.sites.push_back(s);
+  for (const auto& t : plan.operators.types) f.source_types.push_back(t);
+  for (const auto& v : plan.operators.versions) f.versions.push_back(v);
+  if (plan.operators.after) f.date_from = *plan.operators.after;
+  if (plan.operators.before) f.date_to = *plan.operators.before;
+  return f;
+}
+
+std::vector<std::string> AnalyzedTerms(const Analyzer& analyzer, const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    for (auto& t : analyzer.Terms(w)) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void Fallback(AnswerResult* r, const char* reason) {
+  r->outcome = AnswerOutcome::kFallback;
+  r->fallback_reason = reason;
+  r->text.clear();
+}
+
+}  // namespace
+
+const char* AnswerOutcomeName(AnswerOutcome o) {
+  switch (o) {
+    case AnswerOutcome::kAnswer: return "answer";
+    case AnswerOutcome::kFallback: return "fallback";
+    case AnswerOutcome::kCalculation: return "calculation";
+    case AnswerOutcome::kGreeting: return "greeting";
+  }
+  return "fallback";
+}
+
+Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& options) {
+  const auto t_start = SteadyClock::now();
+  AnswerResult result;
+  result.snapshot_version = ctx.snapshot->version().get();
+  ATTEST_ASSIGN_OR_RETURN(int64_t committed, ctx.snapshot->CommittedAtUnixMs());
+  result.as_of = IsoUtc(committed);
+
+  // --- plan (earlier turns first, so a follow-up inherits the previous plan) ---
+  auto t = SteadyClock::now();
+  PlannerConfig config = PlannerConfig::Defaults();
+  if (!options.planner_config_json.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(config, PlannerConfig::FromJson(options.planner_config_json));
+  }
+  SourceHierarchy hierarchy = SourceHierarchy::Defaults();
+  if (!options.source_hierarchy_json.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(hierarchy, SourceHierarchy::FromJson(options.source_hierarchy_json));
+  }
+  const std::string today = options.today.empty() ? TodayUtc() : options.today;
+  std::optional<QueryPlan> previous;
+  for (const std::string& earlier : options.thread) {
+    PlanArgs pa{earlier, today, previous ? &*previous : nullptr};
+    auto p = PlanQuestion(pa, config);
+    if (!p.ok()) continue;  // an earlier turn that does not plan cannot help this one
+    auto v = ResolveVersion(ctx, *p, FilterOf(options, *p));
+    if (v.ok()) p->resolved_version = *v;
+    previous = std::move(p).value();
+  }
+  ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
+                          PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
+  const SearchFilter filter = FilterOf(options, plan);
+  if (plan.resolved_version.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(plan.resolved_version, ResolveVersion(ctx, plan, filter));
+  }
+  result.resolved_version = plan.resolved_version;
+  result.timings_ms["plan"] = MsSince(t);
+
+  if (!plan.needs_search) {
+    result.plan_json = plan.ToJson().dump();
+    if (plan.calculation) {
+      result.outcome = AnswerOutcome::kCalculation;
+      result.text = plan.calculation->text;
+    } else {
+      result.outcome = AnswerOutcome::kGreeting;
+      result.text = "Hello. Ask a question about the indexed documents and I will answer from them, with sources.";
+    }
+    result.timings_ms["total"] = MsSince(t_start);
+    SealManifest(options, &result);
+    return result;
+  }
+
+  // --- retrieve ---
+  t = SteadyClock::now();
+  ATTEST_ASSIGN_OR_RETURN(Retrieved got, Retrieve(ctx, plan, options, filter));
+  result.results = got.results;
+  result.timings_ms["retrieve"] = MsSince(t);
+  result.plan_json = plan.ToJson().dump();
+  if (got.hits == 0) {
+    // Nothing visible to this caller. Say whether documents of the tenant matched that the caller's
+    // groups do not admit (the tenant is never widened).
+    SearchFilter unrestricted = filter;
+    unrestricted.groups.reset();
+    bool hidden = false;
+    if (filter.groups) {
+      SearchOptions so;
+      so.query = plan.subqueries.empty() ? plan.standalone : plan.subqueries.front().text;
+      so.k = 1;
+      so.filter = unrestricted;
+      so.mode = SearchMode::kBm25;
+      so.with_snippets = false;
+      auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
+      hidden = r.ok() && !r->hits.empty();
+    }
+    Fallback(&result, hidden ? "filtered_by_access" : "no_documents");
+    result.timings_ms["total"] = MsSince(t_start);
+    SealManifest(options, &result);
+    return result;
+  }
+
+  // --- rerank, extract, pack ---
+  t = SteadyClock::now();
+  EvidenceQuery eq;
+  std::set<std::string> terms;
+  const std::string q0 = plan.subqueries.empty() ? plan.standalone : plan.subqueries.front().text;
+  for (auto& term : ctx.analyzer->Terms(q0)) {
+    if (!IsFrameTerm(term)) terms.insert(term);
+  }
+  for (const auto& e : plan.entities) {
+    for (auto& term : ctx.analyzer->Terms(e.canonical)) terms.insert(term);
+  }
+  for (const auto& c : plan.constraints.exclude) {
+    for (auto& term : ctx.analyzer->Terms(c)) terms.erase(term);
+  }
+  eq.terms.assign(terms.begin(), terms.end());
+  for (const auto& p : plan.operators.phrases) eq.phrases.push_back(Analyzer::Fold(p));
+  eq.exclude_terms = AnalyzedTerms(*ctx.analyzer, plan.constraints.exclude);
+  eq.scope_terms = AnalyzedTerms(*ctx.analyzer, plan.constraints.scope);
+  eq.resolved_version = plan.resolved_version;
+  if (plan.time.from) eq.from = ParseDate(*plan.time.from);
+  if (plan.time.to) eq.to = ParseDate(*plan.time.to);
+  const Snapshot* snap = ctx.snapshot;
+  eq.idf = [snap](const std::string& term) { return Idf(*snap, term); };
+  PackOptions po;
+  if (options.deadline_ms && MsSince(t_start) > options.deadline_ms) {
+    po.rerank = false;
+    result.degraded.push_back("rerank_skipped_deadline");
+  }
+  PackResult packed = BuildEvidence(got.candidates, eq, hierarchy, po);
+  std::vector<EvidencePassage> pack = std::move(packed.pack);
+  for (EvidencePassage& p : pack) {
+    InjectionFinding f = ScreenPassage(p.text);
+    p.flagged = f.flagged;
+    p.flag_reason = f.reason;
+  }
+  result.timings_ms["rerank"] = MsSince(t);
+
+  for (const EvidencePassage& p : pack) {
+    AnswerSource s;
+    s.id = p.id;
+    s.doc_id = p.doc_id;
+    s.chunk_id = p.chunk_id;
+    s.title = p.title;
+    s.site = p.site;
+    s.url = p.url;
+    s.date = p.date;
+    s.version = p.version;
+    s.source_type = p.source_type;
+    s.authority = p.authority;
+    s.text = p.text;
+    s.score = p.score;
+    s.flagged = p.flagged;
+    s.flag_reason = p.flag_reason;
+    result.sources.push_back(std::move(s));
+  }
+
+  // Abstain when the evidence does not cover the question, or only sources that cannot carry an
+  // answer alone (community tiers) speak to it.
+  bool usable = false, authoritative = false;
+  for (const EvidencePassage& p : pack) {
+    if (p.flagged) continue;
+    usable = true;
+    authoritative |= hierarchy.TierOf(p.source_type).can_answer_alone;
+  }
+  if (!usable || packed.best_coverage < 0.5 || !authoritative) {
+    Fallback(&result, "no_confident_answer");
+    if (usable && !authoritative) result.warnings.push_back("only community sources speak to this question");
+    result.timings_ms["total"] = MsSince(t_start);
+    SealManifest(options, &result);
+    return result;
+  }
+
+  // --- write: passages of the resolved version (or unversioned) go first; others are labelled ---
+  t = SteadyClock::now();
+  std::vector<EvidencePassage> writer_pack;
+  for (const EvidencePassage& p : pack) {
+    if (plan.resolved_version.empty() || p.version.empty() || CompareVersions(p.version, plan.resolved_version) == 0) {
+      writer_pack.push_back(p);
+    }
+  }
+  const bool version_scoped = !writer_pack.empty();
+  if (!version_scoped) writer_pack = pack;
+  WriteArgs wa;
+  wa.question = options.question;
+  wa.pack = &writer_pack;
+  wa.max_sentences = std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
+  ExtractiveWriter extractive;
+  AnswerWriter* writer = &extractive;
+  if (options.writer == WriterKind::kLlm) {
+    if (!ctx.llm_writer) return Status::InvalidArgument("the LLM writer is not configured (set a chat model)");
+    writer = ctx.llm_writer;
+  }
+  ATTEST_ASSIGN_OR_RETURN(Draft draft, writer->Write(wa));
+  result.prompt_tokens = draft.prompt_tokens;
+  result.completion_tokens = draft.completion_tokens;
+  result.timings_ms["write"] = MsSince(t);
+
+  // --- verify ---
+  t = SteadyClock::now();
+  std::vector<ClaimVerdict> verdicts = VerifyDraft(pack, draft.claims);
+  std::vector<std::string> kept_ids = KeptClaimIds(verdicts, /*keep_partial=*/true);
+  std::set<std::string> kept(kept_ids.begin(), kept_ids.end());
+  std::vector<std::string> kept_quotes;
+  for (const DraftClaim& c : draft.claims) {
+    if (!kept.count(c.id)) continue;
+    for (const Citation& cite : c.cites) kept_quotes.push_back(cite.quote);
+  }
+  // No link, command or call to action that no kept quote contains.
+  for (const DraftClaim& c : draft.claims) {
+    if (kept.count(c.id) && !UnsupportedActions(c.text, kept_quotes).empty()) kept.erase(c.id);
+  }
+  std::map<std::string, size_t> number_of;  // source id -> [n]
+  for (size_t i = 0; i < pack.size(); ++i) number_of[pack[i].id] = i + 1;
+  std::map<std::string, const EvidencePassage*> by_id;
+  for (const EvidencePassage& p : pack) by_id[p.id] = &p;
+  for (size_t i = 0; i < draft.claims.size(); ++i) {
+    const DraftClaim& c = draft.claims[i];
+    AnswerClaim ac;
+    ac.id = c.id;
+    ac.text = c.text;
+    for (const Citation& cite : c.cites) ac.cites.push_back({cite.source, cite.quote});
+    ac.verdict = i < verdicts.size() ? VerdictName(verdicts[i].verdict) : "unsupported";
+    ac.reason = i < verdicts.size() ? verdicts[i].reason : "not verified";
+    ac.kept = kept.count(c.id) > 0;
+    if (!ac.kept) {
+      ++result.dropped_claims;
+    } else {
+      std::string markers;
+      for (const Citation& cite : c.cites) {
+        auto it = by_id.find(cite.source);
+        if (it == by_id.end()) continue;
+        const EvidencePassage& p = *it->second;
+        if (!plan.resolved_version.empty() && !p.version.empty() &&
+            CompareVersions(p.version, plan.resolved_version) != 0) {
+          ac.version_label = p.version;
+        }
+        markers += " [" + std::to_string(number_of[cite.source]) + "]";
+        for (AnswerSource& s : result.sources) s.cited |= s.id == cite.source;
+      }
+      std::string sentence = ac.version_label.empty() ? c.text : "(version " + ac.version_label + ") " + c.text;
+      if (!result.text.empty()) result.text.push_back(' ');
+      result.text += sentence + markers;
+    }
+    result.claims.push_back(std::move(ac));
+  }
+  if (!version_scoped) result.warnings.push_back("no source of version " + plan.resolved_version +
+                                                 " was found; claims are labelled with their version");
+  result.timings_ms["verify"] = MsSince(t);
+  result.outcome = result.text.empty() ? AnswerOutcome::kFallback : AnswerOutcome::kAnswer;
+  if (result.text.empty()) Fallback(&result, "claims_unsupported");
+  result.timings_ms["total"] = MsSince(t_start);
+  SealManifest(options, &result);
+  return result;
+}
+
+}  // namespace attest

@@ -1,0 +1,42 @@
+// The answer pipeline over one pinned snapshot: plan -> resolve versions -> retrieve per sub-query
+// -> dedupe and rerank -> extract and pack evidence -> screen for injected instructions -> write ->
+// verify -> present (docs/answer.md).
+//
+// Every retrieval round reads `snapshot`, so the whole answer sees one version of the index; the
+// caller's filter (tenant, groups) is passed to every round unchanged.
+//
+// Thread-safety: RunAnswer is reentrant; concurrent calls on one snapshot are safe.
+#pragma once
+
+#include "attest/answer.h"
+#include "search/search_runner.h"
+#include "store/store.h"
+#include "text/analyzer.h"
+
+namespace attest {
+
+class AnswerWriter;
+
+struct AnswerContext {
+  const Snapshot* snapshot = nullptr;
+  const Analyzer* analyzer = nullptr;
+  VectorLegInput vector;               // the vector leg of `snapshot` (may be unavailable)
+  AnswerWriter* llm_writer = nullptr;  // for WriterKind::kLlm; null = not configured
+};
+
+Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);
+
+// Serializes `result` as the JSON `attest ask --json` prints (docs/answer.md, "Output").
+std::string AnswerToJson(const AnswerResult& result, int indent = 2);
+
+// The evidence manifest: canonical JSON of question, plan, sources (ids, chunk ids, ranks), claims,
+// verdicts, snapshot and component versions; its SHA-256; and HMAC-SHA256 over it when `key` is
+// non-empty. Fills result->manifest_*.
+void SealManifest(const AskOptions& options, AnswerResult* result);
+
+// Checks a manifest file's content: the SHA-256 matches, and the HMAC when `key` is given.
+// kCorruption naming what differs.
+Status VerifyManifest(const std::string& manifest_json, const std::string& sha256, const std::string& hmac,
+                      const std::string& key);
+
+}  // namespace attest
