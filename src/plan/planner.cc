@@ -369,7 +369,8 @@ Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config
   if (text.empty()) return Status::InvalidArgument("question: nothing left after operators");
   plan.standalone = text;
   Analyse(text, args.today, config, &plan);
-  if (args.previous != nullptr && IsFollowUp(words, plan)) {
+  // A greeting or a calculation has no retrieval context to carry over.
+  if (args.previous != nullptr && args.previous->needs_search && IsFollowUp(words, plan)) {
     const QueryPlan& prev = *args.previous;
     QueryPlan follow;
     follow.original = q;
