@@ -186,6 +186,17 @@ TEST(PlannerScenarioTest, FollowUpCarriesExcludeAndResolvesPronoun) {
   EXPECT_EQ(other.standalone, other.original);
 }
 
+// Regression (found by query_planner_fuzz): a short question after a calculation inherited the
+// calculation intent while still needing search.
+TEST(PlannerScenarioTest, FollowUpAfterCalculationIsAFreshQuestion) {
+  const QueryPlan calc = MustPlan("convert 30 C to F");
+  const QueryPlan p = MustPlan("and the refund policy?", &calc);
+  EXPECT_NE(p.intent, Intent::kCalculation);
+  EXPECT_TRUE(p.needs_search);
+  EXPECT_FALSE(p.calculation.has_value());
+  EXPECT_EQ(p.standalone, "and the refund policy?");
+}
+
 // ---- intents ----------------------------------------------------------------------------------------
 
 TEST(PlannerIntentTest, Greetings) {
