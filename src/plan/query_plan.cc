@@ -1,0 +1,124 @@
+// QueryPlan serialisation and the planner configuration (alias table).
+#include "plan/query_plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include "plan/plan_internal.h"
+
+namespace attest {
+
+const char* IntentName(Intent intent) {
+  switch (intent) {
+    case Intent::kFact: return "fact";
+    case Intent::kReleaseDelta: return "release_delta";
+    case Intent::kComparison: return "comparison";
+    case Intent::kHowTo: return "how_to";
+    case Intent::kDefinition: return "definition";
+    case Intent::kNavigational: return "navigational";
+    case Intent::kCalculation: return "calculation";
+    case Intent::kGreeting: return "greeting";
+    case Intent::kMultiHop: return "multi_hop";
+  }
+  return "fact";
+}
+
+namespace {
+nlohmann::json OptionalString(const std::optional<std::string>& s) {
+  return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
+}
+}  // namespace
+
+nlohmann::json QueryPlan::ToJson() const {
+  nlohmann::json j;
+  j["original"] = original;
+  j["standalone"] = standalone;
+  j["intent"] = IntentName(intent);
+  j["entities"] = nlohmann::json::array();
+  for (const PlanEntity& e : entities) {
+    j["entities"].push_back({{"text", e.text}, {"canonical", e.canonical}, {"type", e.type}});
+  }
+  j["topic_terms"] = topic_terms;
+  j["mentioned_versions"] = mentioned_versions;
+  j["time"] = {{"relative", time.relative},
+               {"from", OptionalString(time.from)},
+               {"to", OptionalString(time.to)},
+               {"resolved_at", time.resolved_at},
+               {"needs_current_version", time.needs_current_version}};
+  j["constraints"] = {{"exclude", constraints.exclude}, {"scope", constraints.scope}};
+  j["operators"] = {{"phrases", operators.phrases},
+                    {"sites", operators.sites},
+                    {"versions", operators.versions},
+                    {"types", operators.types},
+                    {"before", OptionalString(operators.before)},
+                    {"after", OptionalString(operators.after)}};
+  j["subqueries"] = nlohmann::json::array();
+  for (const SubQuery& q : subqueries) {
+    j["subqueries"].push_back({{"id", q.id}, {"text", q.text}, {"purpose", q.purpose}});
+  }
+  j["rewritten"] = rewritten;
+  j["needs_search"] = needs_search;
+  if (calculation) {
+    j["calculation"] = {{"expression", calculation->expression},
+                        {"value", calculation->value},
+                        {"unit", calculation->unit},
+                        {"text", calculation->text}};
+  } else {
+    j["calculation"] = nullptr;
+  }
+  j["resolved_version"] = resolved_version;
+  j["notes"] = notes;
+  return j;
+}
+
+PlannerConfig PlannerConfig::Defaults() {
+  PlannerConfig c;
+  const std::pair<const char*, const char*> kAliases[] = {
+      {"postgres", "postgresql"}, {"pg", "postgresql"},        {"postgresql", "postgresql"},
+      {"pgsql", "postgresql"},    {"k8s", "kubernetes"},       {"kube", "kubernetes"},
+      {"kubernetes", "kubernetes"}, {"mysql", "mysql"},        {"sqlite", "sqlite"},
+      {"sqlite3", "sqlite"},      {"mongo", "mongodb"},        {"mongodb", "mongodb"},
+      {"elasticsearch", "elasticsearch"}, {"elastic search", "elasticsearch"},
+      {"js", "javascript"},       {"javascript", "javascript"}, {"node.js", "nodejs"},
+      {"nodejs", "nodejs"}};
+  for (const auto& [alias, canonical] : kAliases) c.aliases[alias] = canonical;
+  for (const char* s : {"postgresql", "kubernetes", "mysql", "sqlite", "mongodb", "elasticsearch",
+                        "javascript", "nodejs"}) {
+    c.entity_types[s] = "software";
+  }
+  return c;
+}
+
+Result<PlannerConfig> PlannerConfig::FromJson(const std::string& json) {
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::InvalidArgument("planner config: not valid JSON");
+  if (!j.is_object()) return Status::InvalidArgument("planner config: expected a JSON object");
+  PlannerConfig c = Defaults();
+  for (const auto& [key, value] : j.items()) {
+    if (key != "aliases" && key != "entity_types") {
+      return Status::InvalidArgument("planner config: unknown field '" + key +
+                                     "' (expected aliases, entity_types)");
+    }
+    if (!value.is_object()) {
+      return Status::InvalidArgument("planner config: field '" + key + "' must be an object");
+    }
+    for (const auto& [k, v] : value.items()) {
+      const std::string field = key + "." + k;
+      if (!v.is_string()) {
+        return Status::InvalidArgument("planner config: field '" + field + "' must be a string");
+      }
+      const std::string name = plan_internal::CollapseSpaces(plan_internal::Lower(k));
+      const std::string target = plan_internal::CollapseSpaces(plan_internal::Lower(v.get<std::string>()));
+      if (name.empty() || target.empty()) {
+        return Status::InvalidArgument("planner config: field '" + field + "' has an empty name or value");
+      }
+      if (key == "aliases") {
+        c.aliases[name] = target;
+      } else {
+        c.entity_types[name] = target;
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace attest

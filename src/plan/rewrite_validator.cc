@@ -1,0 +1,111 @@
+// ValidateRewrite: no rewrite may silently drop a constraint (the seed's "publisher" failure: a
+// rewriter adds "publisher" as a neighbour term to a question that excluded publishers).
+#include <algorithm>
+
+#include "plan/plan_internal.h"
+#include "plan/query_plan.h"
+
+namespace attest {
+namespace {
+
+using plan_internal::Singularize;
+using plan_internal::SplitSpaces;
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+bool SameWord(const std::string& a, const std::string& b) { return a == b || Singularize(a) == Singularize(b); }
+
+// Index of the first occurrence of `phrase` (word sequence, plural-insensitive) in `words`.
+std::optional<size_t> FindPhrase(const std::vector<std::string>& words, const std::vector<std::string>& phrase) {
+  if (phrase.empty() || phrase.size() > words.size()) return std::nullopt;
+  for (size_t i = 0; i + phrase.size() <= words.size(); ++i) {
+    bool match = true;
+    for (size_t k = 0; k < phrase.size() && match; ++k) match = SameWord(words[i + k], phrase[k]);
+    if (match) return i;
+  }
+  return std::nullopt;
+}
+
+bool ContainsAllWords(const std::vector<std::string>& words, const std::vector<std::string>& needed) {
+  return std::all_of(needed.begin(), needed.end(), [&](const std::string& n) {
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return SameWord(w, n); });
+  });
+}
+
+}  // namespace
+
+Status ValidateRewrite(QueryPlan* plan) {
+  for (const std::string& e : plan->constraints.exclude) {
+    if (plan_internal::Trim(e).empty()) return Status::InvalidArgument("constraint exclude: empty term");
+    for (const std::string& s : plan->constraints.scope) {
+      if (SameWord(plan_internal::Lower(e), plan_internal::Lower(s))) {
+        return Status::InvalidArgument("constraint '" + e + "' is both excluded and in scope");
+      }
+    }
+  }
+  for (const std::string& s : plan->constraints.scope) {
+    if (plan_internal::Trim(s).empty()) return Status::InvalidArgument("constraint scope: empty term");
+  }
+  const std::string before = plan->rewritten;
+  std::vector<std::string> words = SplitSpaces(plan_internal::Lower(plan->rewritten));
+  // Exclude terms never appear as positive terms: remove each occurrence (plural forms too).
+  for (const std::string& e : plan->constraints.exclude) {
+    const std::vector<std::string> phrase = SplitSpaces(plan_internal::Lower(e));
+    bool removed = false;
+    while (const std::optional<size_t> at = FindPhrase(words, phrase)) {
+      words.erase(words.begin() + static_cast<long>(*at), words.begin() + static_cast<long>(*at + phrase.size()));
+      removed = true;
+    }
+    if (removed) plan->notes.push_back("validator: removed excluded term '" + e + "' from the rewrite");
+    plan->notes.push_back("exclude '" + e + "': enforced by the pipeline as a post-retrieval check");
+  }
+  // Scope terms are always present.
+  for (const std::string& s : plan->constraints.scope) {
+    const std::vector<std::string> phrase = SplitSpaces(plan_internal::Lower(s));
+    if (FindPhrase(words, phrase)) continue;
+    for (const std::string& w : phrase) words.push_back(w);
+    plan->notes.push_back("validator: added missing scope term '" + s + "' to the rewrite");
+  }
+  // Quoted phrases: their content words are present (the phrase itself is a pipeline filter).
+  for (const std::string& p : plan->operators.phrases) {
+    std::vector<std::string> needed;
+    for (const std::string& w : SplitSpaces(plan_internal::Lower(p))) {
+      if (!plan_internal::IsStopword(w)) needed.push_back(w);
+    }
+    if (!ContainsAllWords(words, needed)) {
+      for (const std::string& w : needed) {
+        if (!ContainsAllWords(words, {w})) words.push_back(w);
+      }
+      plan->notes.push_back("validator: added the words of phrase \"" + p + "\" to the rewrite");
+    }
+    plan->notes.push_back("phrase \"" + p + "\": enforced by the pipeline as a phrase filter");
+  }
+  for (const std::string& s : plan->operators.sites) plan->notes.push_back("site:" + s + ": enforced by the pipeline as a filter");
+  for (const std::string& v : plan->operators.versions) plan->notes.push_back("version:" + v + ": enforced by the pipeline as a filter");
+  for (const std::string& t : plan->operators.types) plan->notes.push_back("type:" + t + ": enforced by the pipeline as a filter");
+  if (plan->operators.before) plan->notes.push_back("before:" + *plan->operators.before + ": enforced by the pipeline as a date filter");
+  if (plan->operators.after) plan->notes.push_back("after:" + *plan->operators.after + ": enforced by the pipeline as a date filter");
+  // A scope term may share a word with an exclude phrase only if that exclude is multi-word; a
+  // final check keeps the guarantee exact.
+  for (const std::string& e : plan->constraints.exclude) {
+    if (FindPhrase(words, SplitSpaces(plan_internal::Lower(e)))) {
+      return Status::InvalidArgument("constraint exclude '" + e + "' cannot be kept out of the rewrite");
+    }
+  }
+  // De-duplicate, keeping the first occurrence.
+  std::vector<std::string> unique;
+  for (const std::string& w : words) {
+    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
+  }
+  plan->rewritten = Join(unique);
+  for (SubQuery& q : plan->subqueries) {
+    if (q.purpose == "rewrite" && q.text == before) q.text = plan->rewritten;
+  }
+  return Status::Ok();
+}
+
+}  // namespace attest
