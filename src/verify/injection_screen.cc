@@ -11,7 +11,7 @@
 namespace attest {
 namespace {
 
-using Alts = std::initializer_list<std::string_view>;
+using Alts = std::vector<std::string_view>;
 
 struct Step {
   Alts alts;
@@ -20,7 +20,7 @@ struct Step {
 
 struct PhrasePattern {
   const char* name;
-  std::initializer_list<Step> steps;
+  std::vector<Step> steps;
 };
 
 struct WordSpan {
@@ -46,7 +46,7 @@ std::vector<WordSpan> SplitWords(std::string_view s) {
   return out;
 }
 
-bool In(std::string_view w, Alts alts) { return std::find(alts.begin(), alts.end(), w) != alts.end(); }
+bool In(std::string_view w, const Alts& alts) { return std::find(alts.begin(), alts.end(), w) != alts.end(); }
 
 // The phrase patterns that address a model or reader. Each is a sequence of word alternatives with
 // small gaps; documentation rarely produces them (see the negatives in verify_injection_test.cc).

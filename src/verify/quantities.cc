@@ -169,7 +169,8 @@ std::string Quantity::Describe() const {
   if (unit.empty()) return scope ? "version " + value : value;
   if (unit == "%") return value + "%";
   if (unit == "$") return "$" + value;
-  return value + " " + unit + (value == "1" ? "" : "s");
+  const bool word_unit = unit.size() > 2 && unit != "kib" && unit != "mib" && unit != "gib" && unit != "tib";
+  return value + " " + unit + (word_unit && value != "1" ? "s" : "");
 }
 
 std::vector<Quantity> ExtractQuantities(std::string_view s) {
