@@ -67,6 +67,16 @@ TEST(QuoteMatch, SentenceContextOfAFragment) {
   EXPECT_EQ(p.SentencesAround(pos, pos + q.size()), "the option x now defaults to on.");
 }
 
+// Regression: ICU ends a sentence after "?" even with no space; the sentence-by-sentence
+// normalisation must not insert one, or a verbatim quote across that boundary is "not found".
+TEST(QuoteMatch, SentenceBoundaryWithoutSpaceKeepsVerbatimQuotes) {
+  const std::string passage = "Is it on?Yes, it is on by default.";
+  NormalizedPassage p(passage);
+  EXPECT_EQ(p.text(), NormalizeForQuoteMatch(passage));
+  EXPECT_NE(p.Find(NormalizeForQuoteMatch("on?Yes, it")), std::string::npos);
+  EXPECT_NE(VerifyOne(passage, "It is on by default.", "on?Yes, it is on by default").verdict, Verdict::kQuoteNotFound);
+}
+
 // ---- quantities --------------------------------------------------------------------------------
 
 std::vector<std::string> Values(std::string_view text) {

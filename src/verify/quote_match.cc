@@ -101,7 +101,13 @@ NormalizedPassage::NormalizedPassage(std::string_view passage) {
   auto append_piece = [&](std::string_view piece) {
     std::string n = NormalizeForQuoteMatch(piece);
     if (n.empty()) return;
-    if (!text_.empty()) text_.push_back(' ');
+    // ICU may end a sentence with no space after it ("ok?Next"): join with a space only where the
+    // passage had whitespace, so every verbatim substring of the passage is still found.
+    std::string folded;
+    AppendCaseFolded(piece, &folded);  // drops ignorables (a zero-width space before the blank)
+    size_t first = 0;
+    const bool had_space = !folded.empty() && IsSpace(NextCodePoint(folded, &first));
+    if (!text_.empty() && had_space) text_.push_back(' ');
     sentence_starts_.push_back(text_.size());
     text_ += n;
   };
