@@ -72,7 +72,7 @@ bool IsExecutableName(std::string_view t) {
   return false;
 }
 
-// Where a shell command that starts at token `i` ends: the end of its clause.
+// Where a shell command starting at byte `begin` ends: the end of its clause.
 size_t CommandEnd(std::string_view s, size_t begin) {
   size_t e = begin;
   while (e < s.size()) {
@@ -86,7 +86,7 @@ size_t CommandEnd(std::string_view s, size_t begin) {
   return e;
 }
 
-// A shell command starting at token `i`, or npos.
+// True when token `i` starts a shell command (a package manager install, sudo, curl with arguments...).
 bool StartsCommand(const std::vector<Piece>& tokens, size_t i) {
   const std::string t = LowerCopy(tokens[i].text);
   if (i + 1 >= tokens.size()) return false;
