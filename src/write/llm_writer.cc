@@ -55,8 +55,9 @@ bool TooDeep(std::string_view body) {
 
 // JSON text with every "<" written as \u003c ("<" only occurs inside strings in JSON, so this is a
 // pure re-encoding): a passage cannot produce "</evidence>" or "<evidence>".
-std::string SafeJson(const json& j) {
-  const std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+template <typename Json>
+std::string SafeJson(const Json& j) {
+  const std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::string out;
   out.reserve(s.size() + 16);
   for (char c : s) {
@@ -162,8 +163,9 @@ std::string LlmWriter::BuildUserMessage(const WriteArgs& args, bool structured) 
   for (size_t i = 0; args.pack != nullptr && i < args.pack->size(); ++i) {
     const EvidencePassage& p = (*args.pack)[i];
     if (p.flagged) continue;
-    json line = {{"n", i + 1}, {"id", p.id}, {"title", p.title}, {"date", p.date}, {"version", p.version},
-                 {"text", p.text}};
+    // Field order is kept (ordered_json): n, id, title, date, version, text.
+    nlohmann::ordered_json line = {{"n", i + 1}, {"id", p.id},           {"title", p.title},
+                                   {"date", p.date}, {"version", p.version}, {"text", p.text}};
     m += SafeJson(line);
     m += '\n';
   }
