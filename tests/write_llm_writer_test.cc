@@ -1,6 +1,7 @@
 // LlmWriter against the scripted chat server: the structured draft path, the prose fallback (on
 // HTTP 400 and on a non-JSON reply), validation of cited ids, the evidence block holding hostile
 // passages, streaming, timeouts, refusals and repair. Also RecoverQuote.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"  // designated initializers name only the fields a case needs
 #include "write/llm_writer.h"
 
 #include <gmock/gmock.h>

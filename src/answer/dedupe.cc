@@ -16,23 +16,9 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool IsVersionSegment(std::string_view seg) {
-  static const char* kWords[] = {"current", "stable", "latest", "devel", "dev", "master", "main"};
+bool IsMovingSegment(std::string_view seg) {
   std::string l = Lower(seg);
-  for (const char* w : kWords) {
-    if (l == w) return true;
-  }
-  if (!l.empty() && l[0] == 'v') l.erase(0, 1);
-  if (l.empty()) return false;
-  bool digit = false;
-  for (char c : l) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digit = true;
-    } else if (c != '.') {
-      return false;
-    }
-  }
-  return digit;
+  return l == "current" || l == "stable" || l == "latest";
 }
 
 bool IsTrackingParam(std::string_view key) {
@@ -46,7 +32,7 @@ bool IsTrackingParam(std::string_view key) {
 
 }  // namespace
 
-std::string CanonicalUrl(std::string_view url) {
+std::string CanonicalUrl(std::string_view url, std::string_view version) {
   if (url.empty()) return "";
   std::string_view rest = url;
   if (size_t hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
@@ -75,7 +61,7 @@ std::string CanonicalUrl(std::string_view url) {
     std::string_view seg = path.substr(i + 1, (j == std::string_view::npos ? path.size() : j) - i - 1);
     if (!seg.empty()) {
       out_path += '/';
-      out_path += IsVersionSegment(seg) ? std::string("{v}") : std::string(seg);
+      out_path += IsMovingSegment(seg) && !version.empty() ? std::string(version) : std::string(seg);
     }
     if (j == std::string_view::npos) break;
     i = j;

@@ -10,11 +10,13 @@
 
 namespace attest {
 
-// Lowercased scheme and host (a leading "www." dropped), no fragment, no tracking parameters
-// (utm_*, gclid, fbclid, mc_cid, mc_eid, ref, source) and the rest sorted, no trailing slash, and
-// version path segments ("current", "stable", "latest", "devel", and numbers such as "17" or "15.4")
-// replaced by "{v}" so that /docs/current/x and /docs/17/x compare equal. "" for "".
-std::string CanonicalUrl(std::string_view url);
+// Lowercased scheme and host (a leading "www." dropped, http taken as https), no fragment, no
+// tracking parameters (utm_*, gclid, fbclid, mc_cid, mc_eid, ref, source) and the rest sorted, no
+// trailing slash or index.html. A moving path segment ("current", "stable", "latest") is replaced by
+// `version`, the version the document described when it was fetched, so /docs/current/x of a
+// version-17 page equals /docs/17/x; without a version it stays (a page of another version is
+// another document). "" for "".
+std::string CanonicalUrl(std::string_view url, std::string_view version = {});
 
 // A fingerprint of the text: SHA-256 (16 hex digits) of its case-folded words joined by single
 // spaces, so whitespace, case and punctuation differences do not matter.

@@ -94,7 +94,6 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
   });
   std::set<std::string> urls, prints;
   std::map<std::string, std::string> doc_source;  // doc id -> kept doc id (copies map to it)
-  std::map<std::string, size_t> per_site;
   std::vector<size_t> kept;
   std::set<uint64_t> seen_chunks;
   for (size_t i : order) {
@@ -104,16 +103,14 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
       kept.push_back(i);
       continue;
     }
-    const std::string url = CanonicalUrl(c.hit.url);
+    const std::string url = CanonicalUrl(c.hit.url, c.hit.version);
     const std::string print = ContentFingerprint(c.text);
     if ((!url.empty() && urls.count(url)) || prints.count(print)) {
       ++result.duplicate_sources;
       continue;
     }
-    if (!c.hit.site.empty() && per_site[c.hit.site] >= options.per_site) continue;
     if (!url.empty()) urls.insert(url);
     prints.insert(print);
-    ++per_site[c.hit.site];
     doc_source[c.hit.doc_id] = c.hit.doc_id;
     ++result.sources;
     kept.push_back(i);
@@ -152,6 +149,16 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
       meta *= inside ? 1.0 : 0.6;
     }
     const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
+    {
+      // How much of the question the source as a whole (title, section, text) speaks to.
+      std::vector<std::string> all = analyzer.Terms(c.hit.title + "\n" + c.hit.section + "\n" + c.text);
+      std::unordered_set<std::string> chunk_terms(all.begin(), all.end());
+      double covered = 0;
+      for (const auto& t : qterms) {
+        if (chunk_terms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
+      }
+      if (idf_total > 0) result.best_coverage = std::max(result.best_coverage, covered / idf_total);
+    }
     for (const SentenceSpan& span : SplitSentences(c.text)) {
       std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
       std::vector<Token> tokens;
@@ -204,20 +211,23 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
     if (a.passage.score != b.passage.score) return a.passage.score > b.passage.score;
     return a.passage.chunk_id < b.passage.chunk_id;
   });
-  for (const Scored& s : scored) result.best_coverage = std::max(result.best_coverage, s.coverage);
 
   // 3. Pack: first the best passage of each sub-query that clears the threshold, then greedily.
   std::vector<const Scored*> chosen;
   std::map<std::string, size_t> per_doc;
+  std::map<std::string, std::set<std::string>> site_docs;  // site -> documents in the pack
   std::set<std::string> texts;
   size_t words = 0;
   auto try_add = [&](const Scored& s) {
     if (chosen.size() >= options.max_passages) return false;
     if (per_doc[s.passage.doc_id] >= options.per_source) return false;
+    std::set<std::string>& of_site = site_docs[s.passage.site];
+    if (!s.passage.site.empty() && !of_site.count(s.passage.doc_id) && of_site.size() >= options.per_site) return false;
     if (words + s.words > options.max_words && !chosen.empty()) return false;
     if (!texts.insert(Analyzer::Fold(s.passage.text)).second) return false;
     chosen.push_back(&s);
     ++per_doc[s.passage.doc_id];
+    of_site.insert(s.passage.doc_id);
     words += s.words;
     return true;
   };

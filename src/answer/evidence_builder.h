@@ -2,8 +2,7 @@
 // evidence pack a writer sees (docs/answer.md, "Evidence").
 //
 //  1. Dedupe: chunks whose documents share a canonical URL or whose texts share a content
-//     fingerprint are one source (the most authoritative, then best-ranked, copy is kept); at most
-//     `per_site` sources per site.
+//     fingerprint are one source (the most authoritative, then best-ranked, copy is kept).
 //  2. Passages: every sentence of every chunk is a candidate passage, scored by its passage
 //     features — IDF-weighted coverage of the query terms, proximity of the matched terms, exact
 //     phrases, query terms in the title or section, the chunk's vector similarity — times metadata
@@ -11,7 +10,8 @@
 //     resolved version, and recency only inside the plan's time scope. Sentences containing an
 //     excluded term (a "not X" constraint) are dropped: the post-retrieval check of the constraint.
 //     With `rerank` off (deadline), a passage's score is its chunk's retrieval score rank instead.
-//  3. Packing: greedy by score into a word budget, at most `per_source` passages per document, and
+//  3. Packing: greedy by score into a word budget, at most `per_source` passages per document and
+//     `per_site` documents per site, and
 //     at least one per sub-query whose best passage clears `min_subquery_score`. Ids S1..Sn follow
 //     pack order (best first).
 //
@@ -58,7 +58,7 @@ struct PackOptions {
 
 struct PackResult {
   std::vector<EvidencePassage> pack;
-  double best_coverage = 0;        // the best passage's query-term coverage (0..1)
+  double best_coverage = 0;        // the best source's IDF-weighted coverage of the query terms (0..1)
   size_t duplicate_sources = 0;    // chunks dropped as copies of a kept source
   size_t excluded_sentences = 0;   // sentences dropped by exclude constraints
   size_t sources = 0;              // distinct sources considered after dedupe
