@@ -47,9 +47,22 @@ std::string IsoUtc(int64_t unix_ms) {
 // Words that frame a question rather than name what it is about; they do not count toward the
 // evidence's coverage of the question.
 bool IsFrameTerm(const std::string& t) {
-  static const std::unordered_set<std::string> kFrame = {"latest", "newest", "recent", "current", "chang",
-                                                         "new",    "happen", "tell",   "explain", "know"};
+  // Analyzed (stemmed, case-folded) forms: question words, auxiliaries, pronouns, time words.
+  static const std::unordered_set<std::string> kFrame = {
+      "latest", "newest", "recent", "current", "chang", "new", "happen", "tell", "explain", "know",
+      "how",    "what",   "when",   "where",   "which", "who", "whom",   "whose", "why",  "do",
+      "doe",    "did",    "done",   "i",       "we",    "you", "me",     "my",    "our",  "your",
+      "can",    "could",  "would",  "should",  "may",   "might", "must", "shall", "ha",  "have",
+      "had",    "get",    "long",   "much",    "mani",  "there", "some", "ani",   "pleas"};
   return kFrame.count(t) > 0;
+}
+
+std::vector<std::string> QuestionTerms(const Analyzer& analyzer, const std::string& text) {
+  std::vector<std::string> out;
+  for (auto& t : analyzer.Terms(text)) {
+    if (!IsFrameTerm(t)) out.push_back(std::move(t));
+  }
+  return out;
 }
 
 // BM25's IDF over the snapshot's segments.
@@ -257,8 +270,13 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   EvidenceQuery eq;
   std::set<std::string> terms;
   const std::string q0 = plan.subqueries.empty() ? plan.standalone : plan.subqueries.front().text;
-  for (auto& term : ctx.analyzer->Terms(q0)) {
-    if (!IsFrameTerm(term)) terms.insert(term);
+  for (auto& term : QuestionTerms(*ctx.analyzer, q0)) terms.insert(term);
+  for (const SubQuery& sq : plan.subqueries) {
+    std::vector<std::string> st = QuestionTerms(*ctx.analyzer, sq.text);
+    for (const auto& c : plan.constraints.exclude) {
+      for (auto& term : ctx.analyzer->Terms(c)) st.erase(std::remove(st.begin(), st.end(), term), st.end());
+    }
+    eq.subquery_terms[sq.id] = std::move(st);
   }
   for (const auto& e : plan.entities) {
     for (auto& term : ctx.analyzer->Terms(e.canonical)) terms.insert(term);

@@ -150,14 +150,22 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
     }
     const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
     {
-      // How much of the question the source as a whole (title, section, text) speaks to.
+      // How much of each sub-query the source as a whole (title, section, text) speaks to.
       std::vector<std::string> all = analyzer.Terms(c.hit.title + "\n" + c.hit.section + "\n" + c.text);
       std::unordered_set<std::string> chunk_terms(all.begin(), all.end());
-      double covered = 0;
-      for (const auto& t : qterms) {
-        if (chunk_terms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
+      auto coverage_of = [&](const std::vector<std::string>& terms) {
+        double covered = 0, total = 0;
+        for (const auto& t : std::unordered_set<std::string>(terms.begin(), terms.end())) {
+          const double w = query.idf ? query.idf(t) : 1.0;
+          total += w;
+          if (chunk_terms.count(t)) covered += w;
+        }
+        return total > 0 ? covered / total : 0.0;
+      };
+      result.best_coverage = std::max(result.best_coverage, coverage_of(query.terms));
+      for (const auto& [id, terms] : query.subquery_terms) {
+        result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
       }
-      if (idf_total > 0) result.best_coverage = std::max(result.best_coverage, covered / idf_total);
     }
     for (const SentenceSpan& span : SplitSentences(c.text)) {
       std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);

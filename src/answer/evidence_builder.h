@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct EvidenceCandidate {
 
 struct EvidenceQuery {
   std::vector<std::string> terms;          // analyzed query terms (duplicates removed)
+  // Per sub-query, its own terms: the evidence must cover at least one sub-query well (a
+  // two-part question may be answerable in one part only).
+  std::map<std::string, std::vector<std::string>> subquery_terms;
   std::vector<std::string> phrases;        // case-folded phrases that must match verbatim
   std::vector<std::string> exclude_terms;  // analyzed forms of excluded words
   std::vector<std::string> scope_terms;    // analyzed forms of scope words (a bonus)
@@ -58,7 +62,7 @@ struct PackOptions {
 
 struct PackResult {
   std::vector<EvidencePassage> pack;
-  double best_coverage = 0;        // the best source's IDF-weighted coverage of the query terms (0..1)
+  double best_coverage = 0;        // the best source's IDF-weighted coverage of a sub-query's terms (0..1)
   size_t duplicate_sources = 0;    // chunks dropped as copies of a kept source
   size_t excluded_sentences = 0;   // sentences dropped by exclude constraints
   size_t sources = 0;              // distinct sources considered after dedupe
