@@ -149,9 +149,12 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
       meta *= inside ? 1.0 : 0.6;
     }
     const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
+    double chunk_coverage = 0;
     {
       // How much of each sub-query the source as a whole (title, section, text) speaks to.
-      std::vector<std::string> all = analyzer.Terms(c.hit.title + "\n" + c.hit.section + "\n" + c.text);
+      // The document's version label counts as mentioned ("... in ExampleDB 17" vs a v17 page).
+      std::vector<std::string> all =
+          analyzer.Terms(c.hit.title + "\n" + c.hit.section + "\n" + c.hit.version + "\n" + c.text);
       std::unordered_set<std::string> chunk_terms(all.begin(), all.end());
       auto coverage_of = [&](const std::vector<std::string>& terms) {
         double covered = 0, total = 0;
@@ -162,7 +165,8 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
         }
         return total > 0 ? covered / total : 0.0;
       };
-      result.best_coverage = std::max(result.best_coverage, coverage_of(query.terms));
+      chunk_coverage = coverage_of(query.terms);
+      result.best_coverage = std::max(result.best_coverage, chunk_coverage);
       for (const auto& [id, terms] : query.subquery_terms) {
         result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
       }
@@ -192,8 +196,10 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
       double scope_bonus = 0;
       for (const auto& t : scope) scope_bonus += sterms.count(t) ? 1.0 : 0.0;
       if (!scope.empty()) scope_bonus /= double(scope.size());
-      double features = 0.55 * coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase + 0.1 * title_match +
-                        0.1 * vec + 0.05 * scope_bonus;
+      // A sentence is read in its source: part of the weight is the whole chunk's coverage. A scope
+      // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
+      double features = 0.4 * coverage + 0.15 * chunk_coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase +
+                        0.1 * title_match + 0.1 * vec + (scope.empty() ? 0.05 * coverage : 0.25 * scope_bonus);
       if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
       Scored s;
       s.coverage = coverage;

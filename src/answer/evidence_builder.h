@@ -54,7 +54,7 @@ struct EvidenceQuery {
 struct PackOptions {
   size_t max_words = 600;
   size_t max_passages = 10;
-  size_t per_source = 2;
+  size_t per_source = 3;
   size_t per_site = 3;
   double min_subquery_score = 0.2;
   bool rerank = true;  // false under a deadline: passages keep their chunk's retrieval order

@@ -7,6 +7,9 @@
 namespace attest {
 namespace {
 
+// A passage scoring below this share of the best one is not worth a sentence of the answer.
+constexpr double kMinRelativeScore = 0.4;
+
 std::set<std::string> ContentTerms(const Analyzer& analyzer, const std::string& text) {
   std::vector<std::string> terms = analyzer.Terms(text);
   return std::set<std::string>(terms.begin(), terms.end());
@@ -28,9 +31,14 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
   Draft draft;
   std::vector<std::set<std::string>> said;
   std::string text;
+  double best = 0;
+  for (const EvidencePassage& p : *args.pack) {
+    if (!p.flagged) best = std::max(best, p.score);
+  }
   for (const EvidencePassage& p : *args.pack) {
     if (draft.claims.size() >= args.max_sentences) break;
     if (p.flagged || p.text.empty()) continue;
+    if (p.score < kMinRelativeScore * best) continue;  // filler far below the best evidence
     std::set<std::string> terms = ContentTerms(analyzer, p.text);
     bool repeats = false;
     for (const auto& s : said) repeats |= Overlap(terms, s) >= 0.7;
