@@ -65,6 +65,12 @@ std::vector<std::string> QuestionTerms(const Analyzer& analyzer, const std::stri
   return out;
 }
 
+uint64_t DocFreq(const Snapshot& snap, const std::string& term) {
+  uint64_t df = 0;
+  for (const SegmentView& v : snap.segments()) df += v.segment->doc_freq(term);
+  return df;
+}
+
 // BM25's IDF over the snapshot's segments.
 double Idf(const Snapshot& snap, const std::string& term) {
   double n = 0, df = 0;
@@ -283,6 +289,21 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   for (const auto& c : plan.constraints.exclude) {
     for (auto& term : ctx.analyzer->Terms(c)) terms.erase(term);
+  }
+  // An entity name that no indexed text contains (a corpus about one product rarely names it on
+  // every page) cannot tell evidence apart: it does not count against coverage. Other absent
+  // words do ("chief executive" in a corpus that never mentions one is a reason to abstain).
+  std::set<std::string> unnamed_entity_terms;
+  for (const auto& e : plan.entities) {
+    for (const std::string& name : {e.canonical, e.text}) {
+      for (auto& term : ctx.analyzer->Terms(name)) {
+        if (DocFreq(*ctx.snapshot, term) == 0) unnamed_entity_terms.insert(term);
+      }
+    }
+  }
+  for (const auto& term : unnamed_entity_terms) {
+    terms.erase(term);
+    for (auto& [id, st] : eq.subquery_terms) st.erase(std::remove(st.begin(), st.end(), term), st.end());
   }
   eq.terms.assign(terms.begin(), terms.end());
   for (const auto& p : plan.operators.phrases) eq.phrases.push_back(Analyzer::Fold(p));
