@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <regex>
 #include <set>
 #include <unordered_set>
 
@@ -85,14 +86,35 @@ bool WantsCurrentVersion(const QueryPlan& plan) {
   return plan.time.needs_current_version || plan.time.relative == "latest" || plan.time.relative == "current";
 }
 
+// Version labels listed in a feed's text ("Current releases: 18 (released 2026-09-24), 17 ..."):
+// numbers of at most three dot-separated parts, dates removed first.
+std::vector<std::string> VersionsInFeed(const std::string& text) {
+  static const std::regex kDate(R"(\b\d{4}-\d{2}-\d{2}\b)");
+  static const std::regex kVersion(R"((?:^|[^\w.])v?(\d{1,3}(?:\.\d{1,4}){0,2})(?![\w.]*\d))");
+  std::string undated = std::regex_replace(text, kDate, " ");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(undated.begin(), undated.end(), kVersion); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str());
+  }
+  return out;
+}
+
+struct VersionResolution {
+  std::string version;   // what "latest" means for this answer
+  std::string warning;   // set when an authoritative feed names a newer version than any source
+};
+
 // "latest" resolves to the newest version present in the index for the plan's entities (searched
-// with the caller's filter: a version only another tenant has does not count).
-Result<std::string> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter) {
-  std::string best;
+// with the caller's filter: a version only another tenant has does not count). A document marked
+// as an authoritative version feed may name a newer one: then that is the latest, and the answer
+// warns that its sources are stale.
+Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter) {
+  VersionResolution out;
+  std::string& best = out.version;
   for (const std::string& v : plan.mentioned_versions) {
     if (best.empty() || CompareVersions(v, best) > 0) best = v;
   }
-  if (!best.empty() || !WantsCurrentVersion(plan)) return best;
+  if (!best.empty() || !WantsCurrentVersion(plan)) return out;
   std::string query;
   for (const auto& e : plan.entities) query += e.canonical + " " + e.text + " ";
   for (const auto& t : plan.topic_terms) query += t + " ";
@@ -104,11 +126,35 @@ Result<std::string> ResolveVersion(const AnswerContext& ctx, const QueryPlan& pl
   so.mode = SearchMode::kBm25;
   so.with_snippets = false;
   auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
-  if (!r.ok()) return r.status().code() == StatusCode::kInvalidArgument ? Result<std::string>(std::string()) : r.status();
+  if (!r.ok()) return r.status().code() == StatusCode::kInvalidArgument ? Result<VersionResolution>(out) : r.status();
+  std::vector<ChunkId> feeds;
+  std::vector<const SearchHit*> feed_hits;
   for (const SearchHit& h : r->hits) {
-    if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) best = h.version;
+    if (h.feed == "versions") {
+      feeds.push_back(ChunkId(h.chunk_id));
+      feed_hits.push_back(&h);
+    } else if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) {
+      best = h.version;
+    }
   }
-  return best;
+  if (feeds.empty()) return out;
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(feeds));
+  std::string newest, source;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    for (const std::string& v : VersionsInFeed(chunks[i].text)) {
+      if (newest.empty() || CompareVersions(v, newest) > 0) {
+        newest = v;
+        source = feed_hits[std::min(i, feed_hits.size() - 1)]->title;
+      }
+    }
+  }
+  if (!newest.empty() && (best.empty() || CompareVersions(newest, best) > 0)) {
+    out.warning = "stale sources: " + (source.empty() ? std::string("an authoritative release list") : "\"" + source + "\"") +
+                  " names version " + newest + ", but the newest indexed source is " +
+                  (best.empty() ? std::string("unversioned") : "version " + best);
+    best = newest;
+  }
+  return out;
 }
 
 struct Retrieved {
@@ -217,14 +263,16 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
     auto p = PlanQuestion(pa, config);
     if (!p.ok()) continue;  // an earlier turn that does not plan cannot help this one
     auto v = ResolveVersion(ctx, *p, FilterOf(options, *p));
-    if (v.ok()) p->resolved_version = *v;
+    if (v.ok()) p->resolved_version = v->version;
     previous = std::move(p).value();
   }
   ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
                           PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
   const SearchFilter filter = FilterOf(options, plan);
   if (plan.resolved_version.empty()) {
-    ATTEST_ASSIGN_OR_RETURN(plan.resolved_version, ResolveVersion(ctx, plan, filter));
+    ATTEST_ASSIGN_OR_RETURN(VersionResolution vr, ResolveVersion(ctx, plan, filter));
+    plan.resolved_version = vr.version;
+    if (!vr.warning.empty()) result.warnings.push_back(vr.warning);
   }
   result.resolved_version = plan.resolved_version;
   result.timings_ms["plan"] = MsSince(t);
