@@ -66,6 +66,15 @@ struct AnswerSource {
   std::string flag_reason;
 };
 
+struct AnswerHop {
+  std::string id;        // the sub-query
+  std::string query;     // as run, earlier values bound
+  std::string value;     // the value found and bound into the next hop
+  std::string doc_id;    // the source that states it
+  std::string sentence;  // verbatim
+  bool supported = false;
+};
+
 struct AnswerResult {
   AnswerOutcome outcome = AnswerOutcome::kFallback;
   std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
@@ -83,6 +92,8 @@ struct AnswerResult {
   uint64_t dropped_claims = 0;        // claims removed by verification
   uint64_t prompt_tokens = 0, completion_tokens = 0;
   double cost = 0;                    // from configured prices; 0 for the extractive writer
+  std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
+  std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)
   std::string manifest_sha256;
   std::string manifest_hmac;          // "" when no key is configured

@@ -122,6 +122,15 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
                       {"cost", r.cost},
                       {"manifest", {{"sha256", r.manifest_sha256}, {"hmac", r.manifest_hmac}}}};
   if (r.outcome == AnswerOutcome::kFallback) j["fallback_reason"] = r.fallback_reason;
+  if (!r.hops.empty()) {
+    nlohmann::json hops = nlohmann::json::array();
+    for (const auto& h : r.hops) {
+      hops.push_back({{"id", h.id}, {"query", h.query}, {"value", h.value}, {"doc_id", h.doc_id},
+                      {"sentence", h.sentence}, {"supported", h.supported}});
+    }
+    j["hops"] = hops;
+  }
+  if (!r.verdict.empty()) j["verdict"] = r.verdict;
   j["plan"] = r.plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.plan_json, nullptr, false);
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }

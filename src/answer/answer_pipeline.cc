@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "answer/evidence_builder.h"
+#include "answer/multi_hop.h"
 #include "answer/source_hierarchy.h"
 #include "lexical/lexical_searcher.h"
 #include "plan/query_plan.h"
@@ -167,7 +168,9 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
                            const SearchFilter& filter) {
   Retrieved out;
   std::vector<std::pair<std::string, std::string>> queries;  // (sub-query id, text)
-  for (const SubQuery& sq : plan.subqueries) queries.emplace_back(sq.id, sq.text);
+  for (const SubQuery& sq : plan.subqueries) {
+    if (sq.text.find("{q") == std::string::npos) queries.emplace_back(sq.id, sq.text);  // hops run apart
+  }
   if (!plan.rewritten.empty()) queries.emplace_back("rewrite", plan.rewritten);
   std::string version_suffix = plan.resolved_version.empty() ? "" : " " + plan.resolved_version;
   std::vector<ChunkId> ids;
@@ -294,6 +297,17 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   // --- retrieve ---
   t = SteadyClock::now();
   ATTEST_ASSIGN_OR_RETURN(Retrieved got, Retrieve(ctx, plan, options, filter));
+  MultiHopResult hops;
+  const bool multi_hop = IsMultiHopPlan(plan);
+  if (multi_hop) {
+    ATTEST_ASSIGN_OR_RETURN(hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
+    got.hits += hops.candidates.size();
+    for (auto& c : hops.candidates) got.candidates.push_back(c);
+    for (const HopStep& h : hops.hops) {
+      result.hops.push_back(AnswerHop{h.id, h.query, h.value, h.doc_id, h.sentence, h.supported});
+    }
+    result.verdict = hops.verdict;
+  }
   result.results = got.results;
   result.timings_ms["retrieve"] = MsSince(t);
   result.plan_json = plan.ToJson().dump();
@@ -358,8 +372,9 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   eq.exclude_terms = AnalyzedTerms(*ctx.analyzer, plan.constraints.exclude);
   eq.scope_terms = AnalyzedTerms(*ctx.analyzer, plan.constraints.scope);
   eq.resolved_version = plan.resolved_version;
-  if (plan.time.from) eq.from = ParseDate(*plan.time.from);
-  if (plan.time.to) eq.to = ParseDate(*plan.time.to);
+  // An explicit date in a multi-hop question is a value to compare, not a scope for sources.
+  if (plan.time.from && !multi_hop) eq.from = ParseDate(*plan.time.from);
+  if (plan.time.to && !multi_hop) eq.to = ParseDate(*plan.time.to);
   const Snapshot* snap = ctx.snapshot;
   eq.idf = [snap](const std::string& term) { return Idf(*snap, term); };
   PackOptions po;
@@ -369,6 +384,43 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   PackResult packed = BuildEvidence(got.candidates, eq, hierarchy, po);
   std::vector<EvidencePassage> pack = std::move(packed.pack);
+  if (multi_hop) {
+    // The hops' sentences lead the pack, in hop order (added when packing left them out).
+    std::vector<EvidencePassage> front;
+    for (const HopStep& h : hops.hops) {
+      if (!h.supported || h.sentence.empty()) continue;
+      auto it = std::find_if(pack.begin(), pack.end(),
+                             [&](const EvidencePassage& p) { return p.chunk_id == h.chunk_id && p.text == h.sentence; });
+      if (it != pack.end()) {
+        front.push_back(*it);
+        pack.erase(it);
+        continue;
+      }
+      for (const EvidenceCandidate& c : got.candidates) {
+        if (c.hit.chunk_id != h.chunk_id) continue;
+        EvidencePassage p;
+        p.doc_id = c.hit.doc_id;
+        p.chunk_id = c.hit.chunk_id;
+        p.url = c.hit.url;
+        p.title = c.hit.title;
+        p.site = c.hit.site;
+        p.date = c.hit.date;
+        p.version = c.hit.version;
+        p.source_type = c.hit.source_type;
+        p.authority = hierarchy.TierOf(c.hit.source_type).name;
+        p.text = h.sentence;
+        p.subquery = h.id;
+        front.push_back(std::move(p));
+        break;
+      }
+    }
+    if (!front.empty()) {
+      const double top = pack.empty() ? 1.0 : pack.front().score;
+      for (auto& p : front) p.score = std::max(p.score, top);
+      pack.insert(pack.begin(), front.begin(), front.end());
+      for (size_t i = 0; i < pack.size(); ++i) pack[i].id = "S" + std::to_string(i + 1);
+    }
+  }
   for (EvidencePassage& p : pack) {
     InjectionFinding f = ScreenPassage(p.text);
     p.flagged = f.flagged;
@@ -421,6 +473,16 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   const bool version_scoped = !writer_pack.empty();
   if (!version_scoped) writer_pack = pack;
+  if (multi_hop && !hops.hops.empty()) {
+    // The answer is the hop chain: each hop's sentence, in order.
+    std::vector<EvidencePassage> chain;
+    for (const EvidencePassage& p : writer_pack) {
+      for (const HopStep& h : hops.hops) {
+        if (h.supported && p.chunk_id == h.chunk_id && p.text == h.sentence) chain.push_back(p);
+      }
+    }
+    if (!chain.empty()) writer_pack = std::move(chain);
+  }
   WriteArgs wa;
   wa.question = options.question;
   wa.pack = &writer_pack;
@@ -487,6 +549,10 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   if (!version_scoped) result.warnings.push_back("no source of version " + plan.resolved_version +
                                                  " was found; claims are labelled with their version");
   result.timings_ms["verify"] = MsSince(t);
+  if (!result.text.empty() && !hops.verdict_text.empty()) {
+    // Computed in code from the cited dates; it carries no quote of its own.
+    result.text = hops.verdict_text + " " + result.text;
+  }
   result.outcome = result.text.empty() ? AnswerOutcome::kFallback : AnswerOutcome::kAnswer;
   if (result.text.empty()) Fallback(&result, "claims_unsupported");
   result.timings_ms["total"] = MsSince(t_start);

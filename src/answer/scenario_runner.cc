@@ -133,8 +133,13 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
       }
       c.Add(key, want.is_number() && docs.size() <= want.get<size_t>(),
             std::to_string(docs.size()) + " distinct cited sources");
-    } else if (key == "hops_min" || key == "verdict") {
-      c.Add(key, false, "multi-hop answers are not implemented yet");
+    } else if (key == "hops_min") {
+      size_t supported = 0;
+      for (const auto& h : r.hops) supported += h.supported;
+      c.Add(key, want.is_number() && supported >= want.get<size_t>(),
+            std::to_string(supported) + " supported hop(s) of " + std::to_string(r.hops.size()));
+    } else if (key == "verdict") {
+      c.Add(key, want == r.verdict, "expected " + want.dump() + ", got \"" + r.verdict + "\"");
     } else {
       c.Add(key, false, "unknown expectation");
     }

@@ -1,0 +1,148 @@
+#include "answer/multi_hop.h"
+
+#include <chrono>
+#include <regex>
+#include <set>
+#include <unordered_set>
+
+#include "text/analyzer.h"
+#include "text/sentence_splitter.h"
+
+namespace attest {
+namespace {
+
+bool HasPlaceholder(const std::string& text) { return text.find("{q") != std::string::npos; }
+
+std::string Bind(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [id, v] : values) {
+    const std::string ph = "{" + id + "}";
+    for (size_t at; (at = text.find(ph)) != std::string::npos;) text.replace(at, ph.size(), v);
+  }
+  return text;
+}
+
+// Names in `sentence` the question does not mention: runs of capitalised words (a version number
+// may follow: "Foo 3.2"), or identifiers with a version. Best first: names with a version.
+std::vector<std::string> CandidateValues(const std::string& sentence, const std::string& question) {
+  static const std::regex kName(R"(\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+v?\d+(?:\.\d+)*)?)");
+  const std::string folded_q = Analyzer::Fold(question);
+  std::vector<std::string> with_version, plain;
+  for (auto it = std::sregex_iterator(sentence.begin(), sentence.end(), kName); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].str();
+    const std::string full = (*it)[0].str();
+    if (it->position(0) == 0 && !(*it)[2].matched) continue;  // a sentence-initial word is not a name
+    if (folded_q.find(Analyzer::Fold(name)) != std::string::npos) continue;
+    ((*it)[2].matched ? with_version : plain).push_back(full);
+  }
+  with_version.insert(with_version.end(), plain.begin(), plain.end());
+  return with_version;
+}
+
+std::vector<std::pair<size_t, std::string>> Dates(const std::string& text) {
+  static const std::regex kDate(R"(\b(\d{4}-\d{2}-\d{2})\b)");
+  std::vector<std::pair<size_t, std::string>> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kDate); it != std::sregex_iterator(); ++it) {
+    out.emplace_back(static_cast<size_t>(it->position(1)), (*it)[1].str());
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsMultiHopPlan(const QueryPlan& plan) {
+  if (plan.intent != Intent::kMultiHop) return false;
+  for (const SubQuery& sq : plan.subqueries) {
+    if (HasPlaceholder(sq.text)) return true;
+  }
+  return false;
+}
+
+Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                   const MultiHopOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  MultiHopResult out;
+  std::map<std::string, std::string> values;
+  const std::string question = plan.standalone;
+  for (const SubQuery& sq : plan.subqueries) {
+    if (sq.id == "q0") continue;
+    if (out.hops.size() >= options.max_hops) break;
+    if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > options.budget_ms) {
+      break;
+    }
+    HopStep hop;
+    hop.id = sq.id;
+    hop.query = Bind(sq.text, values);
+    if (HasPlaceholder(hop.query)) break;  // an earlier hop found nothing to bind
+    SearchOptions so;
+    so.query = hop.query;
+    so.k = options.k;
+    so.filter = filter;
+    so.with_snippets = true;
+    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    if (!r.ok()) {
+      if (r.status().code() == StatusCode::kInvalidArgument) break;
+      return r.status().WithContext("hop " + sq.id);
+    }
+    std::vector<ChunkId> ids;
+    for (const SearchHit& h : r->hits) ids.push_back(ChunkId(h.chunk_id));
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
+    std::map<uint64_t, std::string> text_of;
+    for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
+    // The hop's sentence: in rank order, the first sentence covering most of the hop's terms (for
+    // a bound hop, the one containing the bound value).
+    std::vector<std::string> hop_terms = ctx.analyzer->Terms(hop.query);
+    std::unordered_set<std::string> want(hop_terms.begin(), hop_terms.end());
+    const std::string bound = values.empty() ? "" : values.rbegin()->second;
+    double best = -1;
+    uint32_t rank = 0;
+    for (const SearchHit& h : r->hits) {
+      EvidenceCandidate c;
+      c.hit = h;
+      c.text = text_of[h.chunk_id];
+      c.subquery = sq.id;
+      c.rank = ++rank;
+      for (const SentenceSpan& span : SplitSentences(c.text)) {
+        const std::string sentence = c.text.substr(span.start, span.end - span.start);
+        if (!bound.empty() && sentence.find(bound) == std::string::npos) continue;
+        std::vector<std::string> st = ctx.analyzer->Terms(sentence);
+        double covered = 0;
+        for (const auto& t : std::unordered_set<std::string>(st.begin(), st.end())) covered += want.count(t);
+        const double score = covered - 0.01 * rank;
+        if (score > best) {
+          best = score;
+          hop.doc_id = h.doc_id;
+          hop.chunk_id = h.chunk_id;
+          hop.sentence = sentence;
+        }
+      }
+      out.candidates.push_back(std::move(c));
+    }
+    if (!hop.sentence.empty()) {
+      std::vector<std::string> found = CandidateValues(hop.sentence, question + " " + hop.query);
+      if (!found.empty()) hop.value = found.front();
+      hop.supported = !hop.value.empty() && hop.sentence.find(hop.value) != std::string::npos;
+      if (!bound.empty()) hop.supported = hop.sentence.find(bound) != std::string::npos;
+    }
+    if (!hop.value.empty()) values[sq.id] = hop.value;
+    out.hops.push_back(std::move(hop));
+  }
+
+  // A date in the question compared, in code, with the date the last hop's sentence gives after
+  // the hop's own words ("security fixes until 2026-06-30").
+  auto asked = Dates(question);
+  if (!asked.empty() && !out.hops.empty() && !out.hops.back().sentence.empty() && out.hops.back().supported) {
+    const HopStep& last = out.hops.back();
+    auto found = Dates(last.sentence);
+    if (!found.empty()) {
+      const std::string& when = asked.front().second;
+      const std::string& limit = found.front().second;  // the first date after the bound value
+      const bool yes = when <= limit;                    // ISO dates compare as strings
+      out.verdict = yes ? "yes" : "no";
+      out.verdict_text = yes ? "Yes: " + when + " is not after " + limit + "."
+                             : "No: " + when + " is after " + limit + ".";
+    }
+  }
+  return out;
+}
+
+}  // namespace attest
