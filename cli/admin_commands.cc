@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/terminal.h"
 #include "engine/beir_evaluation.h"
+#include "engine/qa_evaluation.h"
 
 namespace attest::cli {
 
@@ -113,6 +114,36 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   auto eo = MakeEngineOptions(g, /*read_only=*/false);
   if (!eo.ok()) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  if (a.task == "qa") {
+    QaEvaluationArgs qa;
+    qa.beir_dir = a.dir;
+    qa.split = a.split;
+    qa.data_dir = a.index_dir;
+    qa.threads = g.threads;
+    qa.multi_hop = !a.no_multi_hop;
+    qa.max_queries = a.max_queries;
+    qa.embedder = eo->embedder;
+    auto r = RunQaEvaluation(qa);
+    if (!r.ok()) {
+      std::fprintf(stderr, "attest: eval failed: %s\n", r.status().ToString().c_str());
+      return kExitFailure;
+    }
+    std::printf("dataset %s, split %s (qa%s)\n%s", r->dataset.c_str(), a.split.c_str(),
+                qa.multi_hop ? "" : ", multi-hop off", FormatQaReport(*r).c_str());
+    if (!a.json_file.empty()) {
+      std::ofstream out(a.json_file);
+      out << QaReportToJson(*r) << "\n";
+      if (!out) {
+        std::fprintf(stderr, "attest: cannot write %s\n", a.json_file.c_str());
+        return kExitFailure;
+      }
+    }
+    return r->ingest.issues.empty() ? kExitOk : kExitPartial;
+  }
+  if (a.task != "retrieval") {
+    std::fprintf(stderr, "attest: --task '%s' is unknown (retrieval, qa)\n", a.task.c_str());
     return kExitUsage;
   }
   args.embedder = eo->embedder;

@@ -72,6 +72,9 @@ struct EvalArgs {
   size_t k = 100;
   std::string modes = "bm25,vector,hybrid";  // comma-separated
   RetrievalArgs retrieval;
+  std::string task = "retrieval";            // or "qa": the whole answer pipeline
+  bool no_multi_hop = false;
+  size_t max_queries = 0;
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);

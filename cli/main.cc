@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   eval->add_option("--mode", ea.modes, "comma-separated modes to report: bm25, vector, hybrid, auto")
       ->capture_default_str();
   add_retrieval(eval, ea.retrieval);
+  eval->add_option("--task", ea.task, "retrieval (ranking metrics) or qa (answers: containment, citations)")
+      ->capture_default_str();
+  eval->add_flag("--no-multi-hop", ea.no_multi_hop, "qa: do not run the multi-hop loop");
+  eval->add_option("--max-queries", ea.max_queries, "qa: stop after this many questions (0 = all)");
 
   AskArgs aa;
   auto* ask = app.add_subcommand("ask", "answer a question with cited claims (or a result list with the reason)");

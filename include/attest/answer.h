@@ -37,6 +37,7 @@ struct AskOptions {
   std::string planner_config_json;     // aliases, entity types (docs/planner.md); "" = defaults
   std::string source_hierarchy_json;   // authority tiers (docs/answer.md); "" = defaults
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
+  bool multi_hop = true;               // run the hop loop for multi-hop plans
 };
 
 struct AnswerCitation {

@@ -298,7 +298,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   t = SteadyClock::now();
   ATTEST_ASSIGN_OR_RETURN(Retrieved got, Retrieve(ctx, plan, options, filter));
   MultiHopResult hops;
-  const bool multi_hop = IsMultiHopPlan(plan);
+  const bool multi_hop = options.multi_hop && IsMultiHopPlan(plan);
   if (multi_hop) {
     ATTEST_ASSIGN_OR_RETURN(hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
     got.hits += hops.candidates.size();

@@ -1,0 +1,212 @@
+#include "engine/qa_evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attest/answer.h"
+#include "common/file_util.h"
+#include "eval/beir.h"
+
+namespace attest {
+namespace {
+
+std::vector<std::string> JsonStrings(const std::map<std::string, std::string>& meta, const std::string& key) {
+  std::vector<std::string> out;
+  auto it = meta.find(key);
+  if (it == meta.end()) return out;
+  nlohmann::json j = nlohmann::json::parse(it->second, nullptr, false);
+  if (j.is_string()) out.push_back(j.get<std::string>());
+  if (j.is_array()) {
+    for (const auto& x : j) {
+      if (x.is_string()) out.push_back(x.get<std::string>());
+    }
+  }
+  if (j.is_discarded()) out.push_back(it->second);  // a plain string value
+  return out;
+}
+
+}  // namespace
+
+std::string SquadNormalize(const std::string& text) {
+  std::string lower;
+  for (unsigned char c : text) {
+    if (std::ispunct(c)) continue;
+    lower.push_back(static_cast<char>(std::tolower(c)));
+  }
+  std::istringstream in(lower);
+  std::string word, out;
+  while (in >> word) {
+    if (word == "a" || word == "an" || word == "the") continue;
+    if (!out.empty()) out.push_back(' ');
+    out += word;
+  }
+  return out;
+}
+
+double SquadF1(const std::string& prediction, const std::string& gold) {
+  auto tokens = [](const std::string& s) {
+    std::vector<std::string> t;
+    std::istringstream in(SquadNormalize(s));
+    for (std::string w; in >> w;) t.push_back(w);
+    return t;
+  };
+  std::vector<std::string> p = tokens(prediction), g = tokens(gold);
+  if (p.empty() || g.empty()) return p == g ? 1.0 : 0.0;
+  std::map<std::string, int> count;
+  for (const auto& w : g) ++count[w];
+  int same = 0;
+  for (const auto& w : p) {
+    if (count[w] > 0) --count[w], ++same;
+  }
+  if (same == 0) return 0;
+  const double precision = double(same) / p.size(), recall = double(same) / g.size();
+  return 2 * precision * recall / (precision + recall);
+}
+
+Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
+  const std::filesystem::path dir(args.beir_dir);
+  ATTEST_ASSIGN_OR_RETURN(BeirSplit split, LoadBeirSplit(dir, args.split));
+  std::optional<ScopedTempDir> temp;
+  EngineOptions eo;
+  if (args.data_dir.empty()) {
+    temp.emplace("attest-qa");
+    eo.data_dir = temp->path().string();
+  } else {
+    eo.data_dir = args.data_dir;
+  }
+  eo.threads = args.threads;
+  eo.embedder = args.embedder;
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(eo));
+  QaEvaluationReport rep;
+  rep.dataset = dir.lexically_normal().string();
+  IngestOptions io;
+  io.paths = {BeirCorpusPath(dir).string()};
+  io.batch_documents = 100000;
+  ATTEST_ASSIGN_OR_RETURN(rep.ingest, engine->Ingest(io));
+
+  std::vector<double> latencies;
+  double top5 = 0, sup_recall = 0, sup_all = 0, contains = 0, em = 0, f1 = 0;
+  size_t integrity_ok = 0;
+  for (const BeirQuery& q : split.queries) {
+    if (args.max_queries && rep.questions >= args.max_queries) break;
+    ++rep.questions;
+    AskOptions ao;
+    ao.question = q.text;
+    ao.multi_hop = args.multi_hop;
+    ao.today = "2026-01-01";
+    const auto t0 = std::chrono::steady_clock::now();
+    Result<AnswerResult> r = engine->Ask(ao);
+    latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (!r.ok()) {
+      if (r.status().code() != StatusCode::kInvalidArgument) return r.status().WithContext("question " + q.id);
+      ++rep.outcomes["error:" + std::string(StatusCodeName(r.status().code()))];
+      continue;
+    }
+    const AnswerResult& a = *r;
+    ++rep.outcomes[a.outcome == AnswerOutcome::kFallback ? "fallback:" + a.fallback_reason
+                                                         : std::string(AnswerOutcomeName(a.outcome))];
+    const std::vector<std::string> answers = JsonStrings(q.metadata, "answers");
+    const std::vector<std::string> gold = JsonStrings(q.metadata, "gold_paragraph");
+    const std::vector<std::string> supporting = JsonStrings(q.metadata, "supporting");
+    if (!gold.empty()) {
+      ++rep.with_gold_paragraph;
+      for (size_t i = 0; i < a.results.size() && i < 5; ++i) {
+        if (a.results[i].doc_id == gold.front()) {
+          top5 += 1;
+          break;
+        }
+      }
+    }
+    if (!supporting.empty()) {
+      ++rep.with_supporting;
+      std::set<std::string> evidence;
+      for (const auto& s : a.sources) evidence.insert(s.doc_id);
+      size_t found = 0;
+      for (const auto& s : supporting) found += evidence.count(s);
+      sup_recall += double(found) / supporting.size();
+      sup_all += found == supporting.size();
+    }
+    if (!answers.empty()) {
+      ++rep.with_answers;
+      const std::string norm = SquadNormalize(a.text);
+      double best_f1 = 0, best_em = 0, hit = 0;
+      for (const auto& g : answers) {
+        const std::string ng = SquadNormalize(g);
+        if (!ng.empty() && (" " + norm + " ").find(" " + ng + " ") != std::string::npos) hit = 1;
+        best_em = std::max(best_em, norm == ng ? 1.0 : 0.0);
+        best_f1 = std::max(best_f1, SquadF1(a.text, g));
+      }
+      contains += hit;
+      em += best_em;
+      f1 += best_f1;
+    }
+    // Citation integrity, checked independently of the verifier.
+    std::map<std::string, const AnswerSource*> by_id;
+    for (const auto& s : a.sources) by_id[s.id] = &s;
+    for (const auto& c : a.claims) {
+      if (!c.kept) continue;
+      ++rep.kept_claims;
+      bool ok = !c.cites.empty();
+      for (const auto& cite : c.cites) {
+        auto it = by_id.find(cite.source);
+        if (it == by_id.end()) {
+          ++rep.foreign_citations;
+          ok = false;
+        } else if (cite.quote.empty() || it->second->text.find(cite.quote) == std::string::npos) {
+          ok = false;
+        }
+      }
+      integrity_ok += ok;
+    }
+  }
+  auto ratio = [](double x, size_t n) { return n ? x / n : 0.0; };
+  rep.gold_in_top5 = ratio(top5, rep.with_gold_paragraph);
+  rep.supporting_recall = ratio(sup_recall, rep.with_supporting);
+  rep.supporting_all = ratio(sup_all, rep.with_supporting);
+  rep.answer_containment = ratio(contains, rep.with_answers);
+  rep.em = ratio(em, rep.with_answers);
+  rep.f1 = ratio(f1, rep.with_answers);
+  rep.citation_integrity = rep.kept_claims ? double(integrity_ok) / rep.kept_claims : 1.0;
+  rep.latency = SummarizeLatencies(latencies);
+  return rep;
+}
+
+std::string QaReportToJson(const QaEvaluationReport& r, int indent) {
+  nlohmann::json j = {{"dataset", r.dataset},
+                      {"questions", r.questions},
+                      {"gold_in_top5", r.gold_in_top5},
+                      {"supporting_recall", r.supporting_recall},
+                      {"supporting_all", r.supporting_all},
+                      {"answer_containment", r.answer_containment},
+                      {"em", r.em},
+                      {"f1", r.f1},
+                      {"kept_claims", r.kept_claims},
+                      {"citation_integrity", r.citation_integrity},
+                      {"foreign_citations", r.foreign_citations},
+                      {"outcomes", r.outcomes},
+                      {"latency_ms", {{"p50", r.latency.p50_ms}, {"p95", r.latency.p95_ms}, {"p99", r.latency.p99_ms}}}};
+  return j.dump(indent);
+}
+
+std::string FormatQaReport(const QaEvaluationReport& r) {
+  char buf[1024];
+  std::string out;
+  std::snprintf(buf, sizeof buf,
+                "questions %zu | gold-in-top-5 %.4f (%zu with a gold paragraph) | supporting recall %.4f, both %.4f "
+                "(%zu with supporting paragraphs)\nanswer containment %.4f | EM %.4f | F1 %.4f (%zu with answers) | "
+                "citation integrity %.4f over %zu kept claims, %zu foreign citations\nlatency p50 %.2f ms, p95 %.2f "
+                "ms, p99 %.2f ms\noutcomes:",
+                r.questions, r.gold_in_top5, r.with_gold_paragraph, r.supporting_recall, r.supporting_all,
+                r.with_supporting, r.answer_containment, r.em, r.f1, r.with_answers, r.citation_integrity,
+                r.kept_claims, r.foreign_citations, r.latency.p50_ms, r.latency.p95_ms, r.latency.p99_ms);
+  out = buf;
+  for (const auto& [k, n] : r.outcomes) out += " " + k + "=" + std::to_string(n);
+  return out + "\n";
+}
+
+}  // namespace attest

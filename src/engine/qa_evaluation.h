@@ -1,0 +1,61 @@
+// `attest eval DIR --task qa`: every query of a BEIR-layout folder through the whole answer
+// pipeline (ingest the corpus into a temporary store, then Engine::Ask per query), scored where
+// queries carry `metadata.answers` and `metadata.gold_paragraph` (SQuAD) or `metadata.supporting`
+// (HotpotQA):
+//   gold_in_top5          the gold paragraph is among the first 5 retrieved documents
+//   supporting_recall     share of supporting paragraphs in the evidence pack (mean), and
+//   supporting_all        share of questions with every supporting paragraph in the evidence
+//   answer_containment    the delivered answer contains a gold answer (SQuAD normalisation)
+//   em / f1               of the delivered answer text against the gold answers (official SQuAD
+//                         normalisation and token F1); the answer is sentences, not a short span,
+//                         so EM is near zero by construction
+//   citation_integrity    share of kept claims whose every quote occurs verbatim in the passage it
+//                         cites; `foreign_citations` counts citations of ids not in the pack (must be 0)
+//   fallback rate by reason, latency percentiles of Ask.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "attest/engine.h"
+#include "eval/metrics.h"
+
+namespace attest {
+
+struct QaEvaluationArgs {
+  std::string beir_dir;
+  std::string split = "test";
+  std::string data_dir;        // "" = a temporary store
+  unsigned threads = 0;
+  bool multi_hop = true;
+  size_t max_queries = 0;      // 0 = all
+  EmbedderOptions embedder;
+};
+
+struct QaEvaluationReport {
+  std::string dataset;
+  size_t questions = 0;
+  size_t with_gold_paragraph = 0, with_supporting = 0, with_answers = 0;
+  double gold_in_top5 = 0;
+  double supporting_recall = 0;
+  double supporting_all = 0;
+  double answer_containment = 0;
+  double em = 0, f1 = 0;
+  size_t kept_claims = 0;
+  double citation_integrity = 1.0;
+  size_t foreign_citations = 0;
+  std::map<std::string, size_t> outcomes;   // answer / fallback:<reason> / calculation / greeting
+  LatencySummary latency;
+  IngestReport ingest;
+};
+
+Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args);
+std::string QaReportToJson(const QaEvaluationReport& report, int indent = 2);
+std::string FormatQaReport(const QaEvaluationReport& report);
+
+// SQuAD v1.1's official normalisation (lower case, no punctuation, no articles a/an/the, single
+// spaces) and its metrics.
+std::string SquadNormalize(const std::string& text);
+double SquadF1(const std::string& prediction, const std::string& gold);
+
+}  // namespace attest
