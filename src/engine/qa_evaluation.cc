@@ -108,6 +108,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
       continue;
     }
     const AnswerResult& a = *r;
+    rep.multi_hop_questions += !a.hops.empty();
     ++rep.outcomes[a.outcome == AnswerOutcome::kFallback ? "fallback:" + a.fallback_reason
                                                          : std::string(AnswerOutcomeName(a.outcome))];
     const std::vector<std::string> answers = JsonStrings(q.metadata, "answers");
@@ -186,6 +187,7 @@ std::string QaReportToJson(const QaEvaluationReport& r, int indent) {
                       {"em", r.em},
                       {"f1", r.f1},
                       {"kept_claims", r.kept_claims},
+                      {"multi_hop_questions", r.multi_hop_questions},
                       {"citation_integrity", r.citation_integrity},
                       {"foreign_citations", r.foreign_citations},
                       {"outcomes", r.outcomes},
@@ -206,6 +208,7 @@ std::string FormatQaReport(const QaEvaluationReport& r) {
                 r.kept_claims, r.foreign_citations, r.latency.p50_ms, r.latency.p95_ms, r.latency.p99_ms);
   out = buf;
   for (const auto& [k, n] : r.outcomes) out += " " + k + "=" + std::to_string(n);
+  out += "; hop loop ran for " + std::to_string(r.multi_hop_questions) + " question(s)";
   return out + "\n";
 }
 

@@ -41,6 +41,7 @@ struct QaEvaluationReport {
   double supporting_all = 0;
   double answer_containment = 0;
   double em = 0, f1 = 0;
+  size_t multi_hop_questions = 0;  // questions whose answer ran the hop loop
   size_t kept_claims = 0;
   double citation_integrity = 1.0;
   size_t foreign_citations = 0;
