@@ -299,6 +299,13 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   ATTEST_ASSIGN_OR_RETURN(Retrieved got, Retrieve(ctx, plan, options, filter));
   MultiHopResult hops;
   const bool multi_hop = options.multi_hop && IsMultiHopPlan(plan);
+  const bool bridge_hop = options.multi_hop && !multi_hop && plan.intent != Intent::kCalculation &&
+                          plan.intent != Intent::kGreeting && plan.intent != Intent::kNavigational;
+  MultiHopResult bridges;
+  if (bridge_hop) {
+    ATTEST_ASSIGN_OR_RETURN(bridges, RunBridgeHop(ctx, plan, filter, got.candidates, MultiHopOptions{}));
+    for (auto& c : bridges.candidates) got.candidates.push_back(c);
+  }
   if (multi_hop) {
     ATTEST_ASSIGN_OR_RETURN(hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
     got.hits += hops.candidates.size();
@@ -378,6 +385,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   const Snapshot* snap = ctx.snapshot;
   eq.idf = [snap](const std::string& term) { return Idf(*snap, term); };
   PackOptions po;
+  for (const HopStep& h : bridges.hops) po.guaranteed_subqueries.insert(h.id);
   if (options.deadline_ms && MsSince(t_start) > options.deadline_ms) {
     po.rerank = false;
     result.degraded.push_back("rerank_skipped_deadline");

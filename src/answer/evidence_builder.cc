@@ -247,7 +247,10 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
   };
   std::set<std::string> subqueries_done;
   for (const Scored& s : scored) {
-    if (subqueries_done.count(s.passage.subquery) || s.passage.score < options.min_subquery_score) continue;
+    const bool guaranteed = options.guaranteed_subqueries.count(s.passage.subquery) > 0;
+    if (subqueries_done.count(s.passage.subquery) || (!guaranteed && s.passage.score < options.min_subquery_score)) {
+      continue;
+    }
     if (try_add(s)) subqueries_done.insert(s.passage.subquery);
   }
   for (const Scored& s : scored) {

@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ struct PackOptions {
   size_t per_source = 3;
   size_t per_site = 3;
   double min_subquery_score = 0.2;
+  // Sub-queries whose best passage is packed whatever its score (bridge hops: their documents
+  // rarely share words with the question, which is why a hop was needed).
+  std::set<std::string> guaranteed_subqueries;
   bool rerank = true;  // false under a deadline: passages keep their chunk's retrieval order
 };
 

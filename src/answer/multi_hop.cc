@@ -145,4 +145,76 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
   return out;
 }
 
+Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options) {
+  MultiHopResult out;
+  const std::string question = plan.standalone;
+  const std::string folded_question = Analyzer::Fold(question);
+  std::vector<std::string> qterms = ctx.analyzer->Terms(plan.rewritten.empty() ? question : plan.rewritten);
+  std::unordered_set<std::string> want(qterms.begin(), qterms.end());
+  // Names in the best sentences of the first-round sources, best sources first.
+  std::vector<std::string> names;
+  std::set<std::string> seen_docs;
+  std::set<std::string> seen_names;
+  for (const EvidenceCandidate& c : first_round) {
+    if (c.subquery != "q0" || seen_docs.size() >= options.bridge_sources) continue;
+    if (!seen_docs.insert(c.hit.doc_id).second) continue;
+    std::vector<std::pair<double, std::string>> sentences;
+    for (const SentenceSpan& span : SplitSentences(c.text)) {
+      std::string sentence = c.text.substr(span.start, span.end - span.start);
+      std::vector<std::string> st = ctx.analyzer->Terms(sentence);
+      double covered = 0;
+      for (const auto& t : std::unordered_set<std::string>(st.begin(), st.end())) covered += want.count(t);
+      sentences.emplace_back(-covered, std::move(sentence));
+    }
+    std::stable_sort(sentences.begin(), sentences.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [neg, sentence] : sentences) {
+      if (neg == 0) break;  // sentences sharing no word with the question name nothing relevant
+      for (const std::string& name : CandidateValues(sentence, question)) {
+        const std::string key = Analyzer::Fold(name);
+        if (key.size() < 3 || folded_question.find(key) != std::string::npos) continue;
+        if (Analyzer::Fold(c.hit.title) == key) continue;  // the source itself
+        if (seen_names.insert(key).second) names.push_back(name);
+      }
+    }
+  }
+  if (names.size() > options.max_bridges) names.resize(options.max_bridges);
+  for (const std::string& name : names) {
+    HopStep hop;
+    hop.id = "bridge:" + name;
+    hop.query = name + " " + (plan.rewritten.empty() ? question : plan.rewritten);
+    hop.value = name;
+    SearchOptions so;
+    so.query = hop.query;
+    so.k = 3;
+    so.filter = filter;
+    so.with_snippets = true;
+    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    if (!r.ok()) continue;
+    std::vector<ChunkId> ids;
+    for (const SearchHit& h : r->hits) ids.push_back(ChunkId(h.chunk_id));
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
+    std::map<uint64_t, std::string> text_of;
+    for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
+    uint32_t rank = 0;
+    for (const SearchHit& h : r->hits) {
+      EvidenceCandidate c;
+      c.hit = h;
+      c.text = text_of[h.chunk_id];
+      c.subquery = hop.id;
+      c.rank = ++rank;
+      // The hop is supported when a retrieved source names the bridge.
+      if (!hop.supported && c.text.find(name) != std::string::npos) {
+        hop.supported = true;
+        hop.doc_id = h.doc_id;
+        hop.chunk_id = h.chunk_id;
+      }
+      out.candidates.push_back(std::move(c));
+    }
+    out.hops.push_back(std::move(hop));
+  }
+  return out;
+}
+
 }  // namespace attest

@@ -41,11 +41,20 @@ struct MultiHopResult {
 
 struct MultiHopOptions {
   size_t max_hops = 3;
+  size_t max_bridges = 3;      // RunBridgeHop: names searched
+  size_t bridge_sources = 2;   // RunBridgeHop: first-round sources read for names
   double budget_ms = 500;
   size_t k = 10;
 };
 
 bool IsMultiHopPlan(const QueryPlan& plan);
+
+// The bridge hop for questions the planner did not split: names that the best first-round sources
+// mention but the question does not ("the woman who portrayed Corliss Archer" -> a page naming
+// "Shirley Temple") are each searched with the question's words; what they retrieve joins the
+// candidates under sub-query "bridge:<name>". `first_round` is the original question's retrieval.
+Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options);
 
 Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
                                    const MultiHopOptions& options);
