@@ -305,6 +305,9 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   if (bridge_hop) {
     ATTEST_ASSIGN_OR_RETURN(bridges, RunBridgeHop(ctx, plan, filter, got.candidates, MultiHopOptions{}));
     for (auto& c : bridges.candidates) got.candidates.push_back(c);
+    for (const HopStep& h : bridges.hops) {
+      result.hops.push_back(AnswerHop{h.id, h.query, h.value, h.doc_id, h.sentence, h.supported});
+    }
   }
   if (multi_hop) {
     ATTEST_ASSIGN_OR_RETURN(hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
