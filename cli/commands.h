@@ -28,6 +28,12 @@ struct GlobalArgs {
   uint64_t embed_min_chunks = 100;
   double retrain_growth = 0.5;
   std::string vector_index = "hnsw";
+  // LLM writer (ask --writer llm): an OpenAI-compatible chat server.
+  std::string llm_url;
+  std::string llm_model;
+  std::string llm_key_env = "ATTEST_LLM_API_KEY";
+  double llm_prompt_price = 0;      // per million tokens
+  double llm_completion_price = 0;
 };
 
 // Retrieval mode and fusion flags shared by `search` and `eval`.

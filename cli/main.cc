@@ -42,6 +42,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--vector-index", g.vector_index, "vector index of new segments: hnsw, flat, ivfpq")
       ->capture_default_str();
+  app.add_option("--llm-url", g.llm_url, "OpenAI-compatible chat server for ask --writer llm");
+  app.add_option("--llm-model", g.llm_model, "chat model name");
+  app.add_option("--llm-key-env", g.llm_key_env, "environment variable holding the chat API key")
+      ->capture_default_str();
+  app.add_option("--llm-prompt-price", g.llm_prompt_price, "price per million prompt tokens (cost accounting)");
+  app.add_option("--llm-completion-price", g.llm_completion_price, "price per million completion tokens");
   auto add_retrieval = [](CLI::App* cmd, RetrievalArgs& r) {
     cmd->add_option("--fusion", r.fusion, "hybrid fusion: linear (normalized weighted sum) or rrf")
         ->capture_default_str();

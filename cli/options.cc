@@ -22,6 +22,12 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   if (eo.embedder.kind == EmbedderKind::kOpenAi && (g.embed_url.empty() || g.embed_model.empty())) {
     return Status::InvalidArgument("--embedder openai needs --embed-url and --embed-model");
   }
+  eo.llm.base_url = g.llm_url;
+  eo.llm.model = g.llm_model;
+  eo.llm.api_key_env = g.llm_key_env;
+  eo.llm.prompt_price_per_mtok = g.llm_prompt_price;
+  eo.llm.completion_price_per_mtok = g.llm_completion_price;
+  if (!g.llm_url.empty() && g.llm_model.empty()) return Status::InvalidArgument("--llm-url needs --llm-model");
   if (g.vector_index == "hnsw") {
     eo.vector_index = VectorIndexType::kHnsw;
   } else if (g.vector_index == "flat") {

@@ -46,11 +46,24 @@ struct EmbedderOptions {
 // The vector index kind of each segment (docs/vector_format.md).
 enum class VectorIndexType { kHnsw, kFlat, kIvfPq };
 
+// The chat model of the LLM writer (`attest ask --writer llm`): an OpenAI-compatible
+// /v1/chat/completions server. Empty base_url = no LLM writer.
+struct LlmOptions {
+  std::string base_url;
+  std::string model;
+  std::string api_key_env = "ATTEST_LLM_API_KEY";
+  uint32_t timeout_ms = 60000;
+  uint32_t max_tokens = 1024;
+  double prompt_price_per_mtok = 0;      // cost accounting, from configuration
+  double completion_price_per_mtok = 0;
+};
+
 struct EngineOptions {
   std::string data_dir = "attest-data";
   bool read_only = false;          // search/stats only; works while another process ingests
   unsigned threads = 0;            // analysis threads for ingestion; 0 = hardware concurrency
   EmbedderOptions embedder;
+  LlmOptions llm;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.

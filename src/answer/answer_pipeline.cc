@@ -18,6 +18,7 @@
 #include "verify/injection_screen.h"
 #include "verify/verifier.h"
 #include "write/extractive_writer.h"
+#include "write/llm_writer.h"
 
 namespace attest {
 namespace {
@@ -512,6 +513,23 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   // --- verify ---
   t = SteadyClock::now();
   std::vector<ClaimVerdict> verdicts = VerifyDraft(pack, draft.claims);
+  if (options.writer == WriterKind::kLlm) {
+    // The LLM writer may be asked once to repair the claims the verifier rejected.
+    bool failing = false;
+    for (const ClaimVerdict& v : verdicts) failing |= v.verdict != Verdict::kSupported;
+    if (failing) {
+      auto repaired = ctx.llm_writer->Repair(wa, draft, verdicts);
+      if (repaired.ok()) {
+        draft = std::move(repaired).value();
+        result.prompt_tokens += draft.prompt_tokens;
+        result.completion_tokens += draft.completion_tokens;
+        verdicts = VerifyDraft(pack, draft.claims);
+        result.warnings.push_back("the model was asked once to repair unsupported claims");
+      } else {
+        result.degraded.push_back("repair_failed: " + repaired.status().message());
+      }
+    }
+  }
   std::vector<std::string> kept_ids = KeptClaimIds(verdicts, /*keep_partial=*/true);
   std::set<std::string> kept(kept_ids.begin(), kept_ids.end());
   std::vector<std::string> kept_quotes;

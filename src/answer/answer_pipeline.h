@@ -15,13 +15,13 @@
 
 namespace attest {
 
-class AnswerWriter;
+class LlmWriter;
 
 struct AnswerContext {
   const Snapshot* snapshot = nullptr;
   const Analyzer* analyzer = nullptr;
   VectorLegInput vector;               // the vector leg of `snapshot` (may be unavailable)
-  AnswerWriter* llm_writer = nullptr;  // for WriterKind::kLlm; null = not configured
+  LlmWriter* llm_writer = nullptr;     // for WriterKind::kLlm; null = not configured
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

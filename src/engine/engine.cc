@@ -10,6 +10,8 @@
 #include "engine/document_indexer.h"
 #include "engine/ingest_pipeline.h"
 #include "engine/vector_leg.h"
+#include "llm/chat_client.h"
+#include "write/llm_writer.h"
 #include "search/search_runner.h"
 #include "store/store.h"
 #include "text/analyzer.h"
@@ -31,6 +33,18 @@ class EngineImpl final : public Engine {
     so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
+    if (!options_.llm.base_url.empty()) {
+      ChatClientOptions co;
+      co.base_url = options_.llm.base_url;
+      co.model = options_.llm.model;
+      co.api_key_env = options_.llm.api_key_env;
+      co.timeout_ms = options_.llm.timeout_ms;
+      co.max_tokens = options_.llm.max_tokens;
+      ATTEST_ASSIGN_OR_RETURN(chat_, ChatClient::Create(co));
+      LlmWriterOptions wo;
+      wo.max_tokens = options_.llm.max_tokens;
+      llm_writer_ = std::make_unique<LlmWriter>(*chat_, wo);
+    }
     return Status::Ok();
   }
 
@@ -93,7 +107,11 @@ class EngineImpl final : public Engine {
     ctx.snapshot = snap.get();
     ctx.analyzer = &analyzer_;
     ctx.vector = vin;
-    return RunAnswer(ctx, options);
+    ctx.llm_writer = llm_writer_.get();
+    ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
+    r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
+              double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
+    return r;
   }
 
   Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {
@@ -134,6 +152,8 @@ class EngineImpl final : public Engine {
   DocumentIndexer indexer_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
+  std::unique_ptr<ChatClient> chat_;    // the LLM writer's model, when configured
+  std::unique_ptr<LlmWriter> llm_writer_;
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

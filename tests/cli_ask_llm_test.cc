@@ -1,0 +1,95 @@
+// `attest ask --writer llm` end to end against the local OpenAI-protocol chat server: the
+// structured draft's claims are verified (a fabricated quote and a citation outside the evidence
+// pack never reach the answer), the model is asked once to repair, tokens and cost are reported,
+// and the evidence travels as data in the user message, never in the system instructions.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/chat_test_server.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using testing_support::ChatReply;
+using testing_support::ChatTestServer;
+using testing_support::RunAttest;
+using testing_support::TempDir;
+using testing_support::WriteFile;
+
+TEST(CliAskLlmTest, StructuredDraftIsVerifiedRepairedAndAccounted) {
+  ChatTestServer chat;
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl",
+            "{\"_id\":\"notes\",\"title\":\"Release 17 notes\",\"text\":\"Subscribers can now apply large "
+            "streamed transactions with parallel workers.\",\"metadata\":{\"source_type\":\"release_notes\"}}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+
+  nlohmann::json draft = {
+      {"answer", "x"},
+      {"claims",
+       {{{"id", "c1"}, {"text", "Subscribers can apply large streamed transactions with parallel workers."},
+         {"cites", {{{"source", "S1"}, {"quote", "apply large streamed transactions with parallel workers"}}}}},
+        {{"id", "c2"}, {"text", "Parallel workers are always enabled."},
+         {"cites", {{{"source", "S1"}, {"quote", "workers are always enabled"}}}}},
+        {{"id", "c3"}, {"text", "It was released in 2019."},
+         {"cites", {{{"source", "S9"}, {"quote", "released in 2019"}}}}}}}};
+  ChatReply first;
+  first.content = draft.dump();
+  first.prompt_tokens = 120;
+  first.completion_tokens = 40;
+  chat.PushReply(first);
+  ChatReply repair;  // the repair keeps only the supported claim
+  nlohmann::json repaired = draft;
+  repaired["claims"] = nlohmann::json::array({draft["claims"][0]});
+  repair.content = repaired.dump();
+  repair.prompt_tokens = 150;
+  repair.completion_tokens = 20;
+  chat.PushReply(repair);
+
+  auto r = RunAttest({"--data", data, "--llm-url", chat.base_url(), "--llm-model", "m", "--llm-prompt-price", "2",
+                      "--llm-completion-price", "10", "ask", "--writer", "llm", "--json",
+                      "Can subscribers apply streamed transactions with parallel workers?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["outcome"], "answer") << j.dump(2);
+  EXPECT_NE(j["answer"].get<std::string>().find("parallel workers"), std::string::npos);
+  EXPECT_EQ(j["answer"].get<std::string>().find("always"), std::string::npos);
+  EXPECT_EQ(j["answer"].get<std::string>().find("2019"), std::string::npos);
+  for (const auto& c : j["claims"]) EXPECT_EQ(c["verdict"], "supported") << c.dump();
+  EXPECT_EQ(j["tokens"]["prompt"], 270);
+  EXPECT_EQ(j["tokens"]["completion"], 60);
+  EXPECT_NEAR(j["cost"].get<double>(), (270 * 2.0 + 60 * 10.0) / 1e6, 1e-12);
+
+  auto requests = chat.chat_requests();
+  ASSERT_EQ(requests.size(), 2u) << "one draft, one repair";
+  const auto& messages = requests[0]["messages"];
+  ASSERT_GE(messages.size(), 2u);
+  EXPECT_EQ(messages[0]["role"], "system");
+  EXPECT_EQ(messages[0]["content"].get<std::string>().find("streamed transactions"), std::string::npos)
+      << "the evidence never enters the system instructions";
+  EXPECT_NE(messages[1]["content"].get<std::string>().find("streamed transactions"), std::string::npos);
+  EXPECT_TRUE(requests[0].contains("response_format"));
+}
+
+TEST(CliAskLlmTest, ServerErrorsAreClear) {
+  ChatTestServer chat;
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl", "{\"_id\":\"a\",\"title\":\"Vacuum\",\"text\":\"Autovacuum reclaims dead tuples.\"}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  ChatReply refusal;
+  refusal.refusal = "I cannot help with that.";
+  refusal.content = "";
+  chat.PushReply(refusal);
+  auto r = RunAttest({"--data", data, "--llm-url", chat.base_url(), "--llm-model", "m", "ask", "--writer", "llm",
+                      "autovacuum dead tuples"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("refus"), std::string::npos) << r.err;
+  r = RunAttest({"--data", data, "--llm-url", chat.base_url(), "ask", "autovacuum"});
+  EXPECT_EQ(r.exit_code, 2) << "--llm-url without --llm-model";
+}
+
+}  // namespace
+}  // namespace attest
