@@ -98,8 +98,8 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((tmp.path() / "catalog.db").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
-                         "DROP TABLE embedders; UPDATE meta SET value = 1 WHERE key = 'schema_version'; "
-                         "PRAGMA user_version = 1;",
+                         "DROP TABLE embedders; ALTER TABLE documents DROP COLUMN feed; "
+                         "UPDATE meta SET value = 1 WHERE key = 'schema_version'; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
@@ -110,10 +110,20 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
     auto reader = OpenOrDie(ro);  // a reader accepts version 1 and sees no embedder
     ASSERT_TRUE(reader);
     EXPECT_FALSE(reader->Pin()->embedder().has_value());
+    auto doc = reader->Pin()->FindDocument({"", "a"});  // no `feed` column yet: read as ""
+    ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+    EXPECT_EQ(doc->feed, "");
   }
-  auto store = OpenOrDie(Options(tmp.path()));
+  auto store = OpenOrDie(Options(tmp.path()));  // the writer migrates 1 -> 2 -> 3
   ASSERT_TRUE(store);
   EXPECT_EQ(store_test::Search(*store->Pin(), "alpha").size(), 1u);
+  WriteBatch feed;
+  feed.upserts.push_back(MakeDoc("releases", {"Current releases: 18, 17"}));
+  feed.upserts.back().record.feed = "versions";
+  ASSERT_TRUE(store->Commit(std::move(feed)).ok());
+  auto got = store->Pin()->FindDocument({"", "releases"});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->feed, "versions");
   ASSERT_TRUE(store->ActivateEmbedder(Record("k1", 16)).ok());
   EXPECT_EQ(store->Pin()->embedder()->key, "k1");
 }
