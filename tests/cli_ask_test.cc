@@ -164,3 +164,54 @@ TEST(CliCheckTest, EverySeedScenarioPasses) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// Disagreeing sources: at equal rank both views are shown with their dates; otherwise the source
+// hierarchy decides and the less authoritative claim is dropped.
+TEST(CliAskConflictTest, EqualRankShowsBothViewsHigherRankWins) {
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl",
+            "{\"_id\":\"a\",\"title\":\"Retention policy\",\"text\":\"The default retention period for audit logs is "
+            "30 days.\",\"metadata\":{\"source_type\":\"official\",\"published\":\"2025-01-10\"}}\n"
+            "{\"_id\":\"b\",\"title\":\"Retention FAQ\",\"text\":\"The default retention period for audit logs is "
+            "60 days.\",\"metadata\":{\"source_type\":\"official\",\"published\":\"2025-06-01\"}}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  auto r = RunAttest({"--data", data, "ask", "--json", "What is the default retention period for audit logs?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["outcome"], "answer") << j.dump(2);
+  const std::string answer = j["answer"];
+  EXPECT_NE(answer.find("According to Retention policy (2025-01-10): "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("According to Retention FAQ (2025-06-01): "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("30 days"), std::string::npos);
+  EXPECT_NE(answer.find("60 days"), std::string::npos);
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find("disagree") != std::string::npos;
+  EXPECT_TRUE(warned);
+
+  TempDir tmp2;
+  const std::string data2 = tmp2.str("data");
+  WriteFile(tmp2.path() / "d.jsonl",
+            "{\"_id\":\"a\",\"title\":\"Retention policy\",\"text\":\"The default retention period for audit logs is "
+            "30 days.\",\"metadata\":{\"source_type\":\"official\"}}\n"
+            "{\"_id\":\"w\",\"title\":\"Team wiki\",\"text\":\"The default retention period for audit logs is "
+            "90 days.\",\"metadata\":{\"source_type\":\"wiki\"}}\n");
+  ASSERT_EQ(RunAttest({"--data", data2, "ingest", tmp2.str("d.jsonl")}).exit_code, 0);
+  r = RunAttest({"--data", data2, "ask", "--json", "What is the default retention period for audit logs?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["outcome"], "answer") << j.dump(2);
+  EXPECT_NE(j["answer"].get<std::string>().find("30 days"), std::string::npos);
+  EXPECT_EQ(j["answer"].get<std::string>().find("90 days"), std::string::npos) << j["answer"];
+  bool overruled = false;
+  for (const auto& c : j["claims"]) {
+    overruled |= !c["kept"].get<bool>() && c["reason"].get<std::string>().find("more authoritative") != std::string::npos;
+  }
+  EXPECT_TRUE(overruled) << j["claims"].dump(2);
+}
+
+}  // namespace
+}  // namespace attest

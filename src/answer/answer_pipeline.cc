@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "answer/conflicts.h"
 #include "answer/evidence_builder.h"
 #include "answer/multi_hop.h"
 #include "answer/source_hierarchy.h"
@@ -541,6 +542,41 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   for (const DraftClaim& c : draft.claims) {
     if (kept.count(c.id) && !UnsupportedActions(c.text, kept_quotes).empty()) kept.erase(c.id);
   }
+  // Disagreeing sources: the hierarchy decides; at equal rank both views are shown with dates.
+  std::map<std::string, std::string> attribution;   // claim id -> "According to X (date), "
+  std::map<std::string, std::string> overruled;     // claim id -> reason
+  {
+    std::map<std::string, const EvidencePassage*> passage_of;
+    for (const EvidencePassage& p : pack) passage_of[p.id] = &p;
+    std::vector<const DraftClaim*> claims;
+    std::vector<const EvidencePassage*> passages;
+    for (const DraftClaim& c : draft.claims) {
+      if (!kept.count(c.id) || c.cites.empty() || !passage_of.count(c.cites.front().source)) continue;
+      claims.push_back(&c);
+      passages.push_back(passage_of[c.cites.front().source]);
+    }
+    for (const Conflict& x : FindConflicts(passages)) {
+      const EvidencePassage& a = *passages[x.a];
+      const EvidencePassage& b = *passages[x.b];
+      const int ra = hierarchy.TierOf(a.source_type).rank, rb = hierarchy.TierOf(b.source_type).rank;
+      if (ra != rb) {
+        const bool drop_b = ra > rb;
+        const DraftClaim& loser = drop_b ? *claims[x.b] : *claims[x.a];
+        const EvidencePassage& winner = drop_b ? a : b;
+        overruled[loser.id] = "conflicts with the more authoritative " + winner.id + " (" + x.reason + ")";
+        result.warnings.push_back("sources disagree (" + x.reason + "); the more authoritative " + winner.id + " (" +
+                                  (winner.title.empty() ? winner.doc_id : winner.title) + ") was followed");
+        continue;
+      }
+      auto label = [](const EvidencePassage& p) {
+        return "According to " + (p.title.empty() ? p.doc_id : p.title) + (p.date.empty() ? "" : " (" + p.date + ")") + ": ";
+      };
+      attribution[claims[x.a]->id] = label(a);
+      attribution[claims[x.b]->id] = label(b);
+      result.warnings.push_back("sources of equal standing disagree (" + x.reason + "): both views are shown with their dates");
+    }
+    for (const auto& [id, reason] : overruled) kept.erase(id);
+  }
   std::map<std::string, size_t> number_of;  // source id -> [n]
   for (size_t i = 0; i < pack.size(); ++i) number_of[pack[i].id] = i + 1;
   std::map<std::string, const EvidencePassage*> by_id;
@@ -554,6 +590,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
     ac.verdict = i < verdicts.size() ? VerdictName(verdicts[i].verdict) : "unsupported";
     ac.reason = i < verdicts.size() ? verdicts[i].reason : "not verified";
     ac.kept = kept.count(c.id) > 0;
+    if (overruled.count(c.id)) ac.reason = overruled[c.id];
     if (!ac.kept) {
       ++result.dropped_claims;
     } else {
@@ -570,6 +607,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
         for (AnswerSource& s : result.sources) s.cited |= s.id == cite.source;
       }
       std::string sentence = ac.version_label.empty() ? c.text : "(version " + ac.version_label + ") " + c.text;
+      if (attribution.count(c.id)) sentence = attribution[c.id] + sentence;
       if (!result.text.empty()) result.text.push_back(' ');
       result.text += sentence + markers;
     }

@@ -40,8 +40,16 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
     if (p.flagged || p.text.empty()) continue;
     if (p.score < kMinRelativeScore * best) continue;  // filler far below the best evidence
     std::set<std::string> terms = ContentTerms(analyzer, p.text);
+    // A repeat says nothing new: most of its words were said and it adds no number. A sentence that
+    // differs in a value is not a repeat but possibly a disagreement, which the pipeline handles.
     bool repeats = false;
-    for (const auto& s : said) repeats |= Overlap(terms, s) >= 0.7;
+    for (const auto& s : said) {
+      bool new_value = false;
+      for (const auto& t : terms) {
+        if (!s.count(t) && t.find_first_of("0123456789") != std::string::npos) new_value = true;
+      }
+      repeats |= Overlap(terms, s) >= 0.7 && !new_value;
+    }
     if (repeats) continue;
     said.push_back(terms);
     DraftClaim c;
