@@ -16,6 +16,7 @@
 #include "answer/source_hierarchy.h"
 #include "lexical/lexical_searcher.h"
 #include "plan/query_plan.h"
+#include "rerank/reranker.h"
 #include "verify/injection_screen.h"
 #include "verify/verifier.h"
 #include "write/extractive_writer.h"
@@ -397,6 +398,30 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   PackResult packed = BuildEvidence(got.candidates, eq, hierarchy, po);
   std::vector<EvidencePassage> pack = std::move(packed.pack);
+  if (ctx.reranker && !pack.empty()) {
+    if (!po.rerank || (options.deadline_ms && MsSince(t_start) > options.deadline_ms)) {
+      if (po.rerank) result.degraded.push_back("rerank_skipped_deadline");
+    } else {
+      // The cross-encoder reorders the pack: each passage's score (built-in features times the
+      // metadata signals) is scaled by 0.5 + its min-max normalized cross-encoder score.
+      std::vector<std::string> texts;
+      for (const EvidencePassage& p : pack) texts.push_back(p.title.empty() ? p.text : p.title + "\n" + p.text);
+      auto scores = ctx.reranker->Score(options.question, texts);
+      if (!scores.ok() || scores->size() != pack.size()) {
+        result.degraded.push_back("rerank_failed: " + (scores.ok() ? std::string("wrong number of scores")
+                                                                   : scores.status().message()));
+      } else {
+        const auto [lo, hi] = std::minmax_element(scores->begin(), scores->end());
+        for (size_t i = 0; i < pack.size(); ++i) {
+          const double norm = *hi > *lo ? ((*scores)[i] - *lo) / (*hi - *lo) : 1.0;
+          pack[i].score *= 0.5 + norm;
+        }
+        std::stable_sort(pack.begin(), pack.end(),
+                         [](const EvidencePassage& a, const EvidencePassage& b) { return a.score > b.score; });
+        for (size_t i = 0; i < pack.size(); ++i) pack[i].id = "S" + std::to_string(i + 1);
+      }
+    }
+  }
   if (multi_hop) {
     // The hops' sentences lead the pack, in hop order (added when packing left them out).
     std::vector<EvidencePassage> front;

@@ -16,12 +16,14 @@
 namespace attest {
 
 class LlmWriter;
+class Reranker;
 
 struct AnswerContext {
   const Snapshot* snapshot = nullptr;
   const Analyzer* analyzer = nullptr;
   VectorLegInput vector;               // the vector leg of `snapshot` (may be unavailable)
   LlmWriter* llm_writer = nullptr;     // for WriterKind::kLlm; null = not configured
+  const Reranker* reranker = nullptr;  // an external cross-encoder; null = built-in features only
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);
