@@ -20,6 +20,7 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   ao.filter.tenant = a.tenant;
   if (a.groups) ao.filter.groups = SplitList(*a.groups);
   ao.today = a.now.substr(0, 10);
+  ao.deadline_ms = a.deadline_ms;
   if (a.writer == "llm") {
     ao.writer = WriterKind::kLlm;
   } else if (a.writer != "extractive") {

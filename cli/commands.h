@@ -97,6 +97,7 @@ struct AskArgs {
   bool explain = false;
   std::string manifest_out;        // write the evidence manifest here
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
+  uint32_t deadline_ms = 0;        // planning + retrieval + reranking budget; 0 = none
 };
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
