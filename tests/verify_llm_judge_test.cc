@@ -328,6 +328,7 @@ TEST_F(LlmJudgeTest, HostilePassageStaysInsideTheDataBlock) {
 }
 
 TEST_F(LlmJudgeTest, WorksOnTheVerifiersOwnVerdictsAndRejectsMisalignedInput) {
+  claims_[0].cites[0].quote = "The Acme Nova 3 has a 5,000 mAh battery.";
   std::vector<ClaimVerdict> mech = VerifyDraft(pack_, claims_);
   ASSERT_EQ(mech.size(), 2u);
   ASSERT_EQ(mech[0].verdict, Verdict::kSupported) << mech[0].reason;  // so the judge is asked
