@@ -21,6 +21,12 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   if (a.groups) ao.filter.groups = SplitList(*a.groups);
   ao.today = a.now.substr(0, 10);
   ao.deadline_ms = a.deadline_ms;
+  if (a.judge == "llm") {
+    ao.llm_judge = true;
+  } else if (a.judge != "builtin") {
+    std::fprintf(stderr, "attest: --judge '%s' is unknown (builtin, llm)\n", a.judge.c_str());
+    return kExitUsage;
+  }
   if (a.writer == "llm") {
     ao.writer = WriterKind::kLlm;
   } else if (a.writer != "extractive") {

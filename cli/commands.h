@@ -98,6 +98,7 @@ struct AskArgs {
   std::string manifest_out;        // write the evidence manifest here
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
   uint32_t deadline_ms = 0;        // planning + retrieval + reranking budget; 0 = none
+  std::string judge = "builtin";   // or "llm": the chat model also judges support
 };
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);

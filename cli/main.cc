@@ -119,6 +119,8 @@ int main(int argc, char** argv) {
   ask->add_option("--writer", aa.writer, "extractive (default, offline) or llm")->capture_default_str();
   ask->add_option("--now", aa.now, "the clock for 'latest', 'this year'...: YYYY-MM-DD");
   ask->add_flag("--json", aa.json, "JSON output");
+  ask->add_option("--judge", aa.judge, "builtin (default) or llm: the chat model also judges each claim")
+      ->capture_default_str();
   ask->add_option("--deadline-ms", aa.deadline_ms,
                   "budget for planning, retrieval and reranking; past it reranking is skipped (degraded)");
   ask->add_flag("--explain", aa.explain, "show the plan, verdicts, timings and manifest hash");

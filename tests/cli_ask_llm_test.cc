@@ -93,3 +93,38 @@ TEST(CliAskLlmTest, ServerErrorsAreClear) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// The optional LLM judge over the extractive writer's claims: it can downgrade a claim the
+// built-in checks passed (here to unsupported, so nothing survives and the answer falls back),
+// and it needs a chat model.
+TEST(CliAskLlmTest, LlmJudgeDowngradesAndNeedsAModel) {
+  ChatTestServer chat;
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl",
+            "{\"_id\":\"a\",\"title\":\"Vacuum\",\"text\":\"Autovacuum reclaims dead tuples in the background.\"}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  ChatReply verdicts;
+  verdicts.content = R"({"verdicts": [{"id": "c1", "verdict": "unsupported", "reason": "the quote is about something else"}]})";
+  chat.PushReply(verdicts);
+  auto r = RunAttest({"--data", data, "--llm-url", chat.base_url(), "--llm-model", "m", "ask", "--judge", "llm",
+                      "--json", "What does autovacuum reclaim?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "fallback") << j.dump(2);
+  EXPECT_EQ(j["fallback_reason"], "claims_unsupported");
+  ASSERT_FALSE(j["claims"].empty());
+  EXPECT_EQ(j["claims"][0]["verdict"], "unsupported");
+  EXPECT_NE(j["claims"][0]["reason"].get<std::string>().find("judge"), std::string::npos);
+  EXPECT_EQ(chat.chat_requests().size(), 1u);
+
+  r = RunAttest({"--data", data, "ask", "--judge", "llm", "What does autovacuum reclaim?"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("judge needs a chat model"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace attest

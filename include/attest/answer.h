@@ -38,6 +38,7 @@ struct AskOptions {
   std::string source_hierarchy_json;   // authority tiers (docs/answer.md); "" = defaults
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
   bool multi_hop = true;               // run the hop loop for multi-hop plans
+  bool llm_judge = false;              // also ask the chat model to judge support (downgrades only)
 };
 
 struct AnswerCitation {

@@ -18,6 +18,7 @@
 #include "plan/query_plan.h"
 #include "rerank/reranker.h"
 #include "verify/injection_screen.h"
+#include "verify/llm_judge.h"
 #include "verify/verifier.h"
 #include "write/extractive_writer.h"
 #include "write/llm_writer.h"
@@ -538,7 +539,21 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
 
   // --- verify ---
   t = SteadyClock::now();
-  std::vector<ClaimVerdict> verdicts = VerifyDraft(pack, draft.claims);
+  if (options.llm_judge && !ctx.judge) return Status::InvalidArgument("the LLM judge needs a chat model (--llm-url)");
+  // The built-in checks, then (optionally) the judge, which can only confirm or downgrade.
+  auto verify = [&](const Draft& d) {
+    std::vector<ClaimVerdict> v = VerifyDraft(pack, d.claims);
+    if (options.llm_judge) {
+      auto judged = ctx.judge->Judge(pack, d.claims, v);
+      if (judged.ok()) {
+        v = std::move(judged).value();
+      } else {
+        result.degraded.push_back("llm_judge_failed: " + judged.status().message());
+      }
+    }
+    return v;
+  };
+  std::vector<ClaimVerdict> verdicts = verify(draft);
   if (options.writer == WriterKind::kLlm) {
     // The LLM writer may be asked once to repair the claims the verifier rejected.
     bool failing = false;
@@ -549,7 +564,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
         draft = std::move(repaired).value();
         result.prompt_tokens += draft.prompt_tokens;
         result.completion_tokens += draft.completion_tokens;
-        verdicts = VerifyDraft(pack, draft.claims);
+        verdicts = verify(draft);
         result.warnings.push_back("the model was asked once to repair unsupported claims");
       } else {
         result.degraded.push_back("repair_failed: " + repaired.status().message());

@@ -16,6 +16,7 @@
 namespace attest {
 
 class LlmWriter;
+class LlmJudge;
 class Reranker;
 
 struct AnswerContext {
@@ -24,6 +25,7 @@ struct AnswerContext {
   VectorLegInput vector;               // the vector leg of `snapshot` (may be unavailable)
   LlmWriter* llm_writer = nullptr;     // for WriterKind::kLlm; null = not configured
   const Reranker* reranker = nullptr;  // an external cross-encoder; null = built-in features only
+  const LlmJudge* judge = nullptr;     // for AskOptions::llm_judge; null = not configured
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

@@ -11,6 +11,7 @@
 #include "engine/ingest_pipeline.h"
 #include "engine/vector_leg.h"
 #include "llm/chat_client.h"
+#include "verify/llm_judge.h"
 #include "write/llm_writer.h"
 #include "search/search_runner.h"
 #include "store/store.h"
@@ -44,6 +45,7 @@ class EngineImpl final : public Engine {
       LlmWriterOptions wo;
       wo.max_tokens = options_.llm.max_tokens;
       llm_writer_ = std::make_unique<LlmWriter>(*chat_, wo);
+      judge_ = std::make_unique<LlmJudge>(*chat_);
     }
     return Status::Ok();
   }
@@ -108,6 +110,7 @@ class EngineImpl final : public Engine {
     ctx.analyzer = &analyzer_;
     ctx.vector = vin;
     ctx.llm_writer = llm_writer_.get();
+    ctx.judge = judge_.get();
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
               double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
@@ -154,6 +157,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
   std::unique_ptr<ChatClient> chat_;    // the LLM writer's model, when configured
   std::unique_ptr<LlmWriter> llm_writer_;
+  std::unique_ptr<LlmJudge> judge_;
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 
