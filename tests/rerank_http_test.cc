@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "net/model_http_util.h"
@@ -39,7 +40,7 @@ struct SleepRecorder {
 
 const std::string kQuery = "solar panel efficiency in winter";
 
-// Scores 1.0, 0.2, 0.6, 0.0, 0.8 by word overlap: the server's (best-first) order is 0, 4, 2, 1, 3.
+// Scores 1.0, 0.4, 0.6, 0.0, 0.8 by word overlap: the server's (best-first) order is 0, 4, 2, 1, 3.
 std::vector<std::string> FivePassages() {
   return {"Solar panel efficiency in winter drops with snow cover.",
           "Wind turbines in winter.",
@@ -92,7 +93,7 @@ TEST_P(HttpRerankerApiTest, ScoresComeBackInInputOrder) {
   auto scores = r->Score(kQuery, passages);
   ASSERT_TRUE(scores.ok()) << scores.status().ToString();
   ASSERT_EQ(scores->size(), passages.size());
-  const std::vector<double> expected = {1.0, 0.2, 0.6, 0.0, 0.8};
+  const std::vector<double> expected = {1.0, 0.4, 0.6, 0.0, 0.8};
   for (size_t i = 0; i < passages.size(); ++i) {
     EXPECT_DOUBLE_EQ((*scores)[i], expected[i]) << "passage " << i;
     EXPECT_DOUBLE_EQ((*scores)[i], RerankTestServer::OverlapScore(kQuery, passages[i]));
@@ -249,6 +250,29 @@ TEST_F(HttpRerankerTest, ApiKeyIsSentAsBearer) {
   EXPECT_EQ(reqs[0].header("authorization"), "Bearer sekret-123");
 }
 
+TEST_F(HttpRerankerTest, ConcurrentCallsAreIndependent) {
+  auto r = MakeOrDie(Options(RerankApi::kCohere));
+  ASSERT_NE(r, nullptr);
+  std::vector<std::vector<double>> results(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::string> passages = FivePassages();
+      passages.push_back("solar thread " + std::to_string(t));
+      auto s = r->Score(kQuery, passages);
+      if (s.ok()) results[t] = *s;
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const auto& res : results) {
+    ASSERT_EQ(res.size(), 6u);
+    EXPECT_DOUBLE_EQ(res[0], 1.0);
+    EXPECT_DOUBLE_EQ(res[5], 0.2);
+  }
+  EXPECT_EQ(r->stats().requests, 4u);
+  EXPECT_EQ(r->stats().passages, 24u);
+}
+
 // ---- retry policy -----------------------------------------------------------------------------
 
 TEST_F(HttpRerankerTest, RetriesA429ThenSucceedsHonouringRetryAfter) {
@@ -305,6 +329,7 @@ TEST_F(HttpRerankerTest, ServerValidationErrorsSurfacePerShape) {
             "invalid_request_error: bad");
   EXPECT_EQ(ExtractHttpErrorMessage("plain\ntext"), "plain text");
   EXPECT_EQ(ExtractHttpErrorMessage(""), "(empty body)");
+  EXPECT_EQ(ExtractHttpErrorMessage(R"({"code":1e400})"), R"({"code":1e400})");  // no throw on overflow
   // End to end: TEI answers 422 to a request without texts; simulate with a verbatim body.
   auto r = MakeOrDie(Options(RerankApi::kTei));
   ASSERT_NE(r, nullptr);
@@ -368,7 +393,7 @@ TEST_F(HttpRerankerTest, MalformedAnswersAreCorruptionNamingTheProblem) {
   const std::vector<Case> cases = {
       {RerankAnswerFault::kDuplicateIndex, "duplicate index"},
       {RerankAnswerFault::kOutOfRangeIndex, ".index 5 is out of range 0..4"},
-      {RerankAnswerFault::kNonFiniteScore, "results[0].relevance_score is not a finite number"},
+      {RerankAnswerFault::kNonFiniteScore, "number overflow parsing '1e400'"},
       {RerankAnswerFault::kStringScore, "results[0].relevance_score must be a number, not string"},
   };
   for (const Case& c : cases) {
@@ -409,6 +434,8 @@ TEST(RerankParseTest, RejectsEveryBadShape) {
               HasSubstr("12 of 12 passages not scored (index 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...)"));
   EXPECT_THAT(err(RerankApi::kJina, std::string(100, '[') + std::string(100, ']'), 1), HasSubstr("nested deeper"));
   EXPECT_THAT(err(RerankApi::kJina, "", 1), HasSubstr("malformed JSON"));
+  // Regression: nlohmann throws out_of_range (not parse_error) on a number that overflows a double.
+  EXPECT_THAT(err(RerankApi::kTei, R"([{"index":0,"score":-1e400}])", 1), HasSubstr("number overflow"));
 }
 
 // ---- options and endpoints --------------------------------------------------------------------

@@ -145,7 +145,8 @@ Result<std::vector<double>> ParseRerankResponse(RerankApi api, std::string_view 
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for numbers that overflow a double (e.g. 1e400).
     return corrupt("malformed JSON: " + CleanJsonMessage(e.what()));
   }
   const bool tei = api == RerankApi::kTei;
