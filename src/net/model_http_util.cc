@@ -1,0 +1,115 @@
+#include "net/model_http_util.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace attest {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxErrorJsonDepth = 32;
+constexpr size_t kSnippetBytes = 200;
+constexpr size_t kMessageBytes = 1000;
+
+// Up to `n` bytes of `s`, cut at a UTF-8 boundary, with control characters replaced by spaces.
+std::string Snippet(std::string_view s, size_t n) {
+  if (s.size() > n) {
+    size_t cut = n;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    s = s.substr(0, cut);
+  }
+  std::string out(s);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return out;
+}
+
+const std::string* StringField(const json& j, const char* name) {
+  auto it = j.find(name);
+  return it != j.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+}  // namespace
+
+bool IsRetryableHttpStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
+
+StatusCode StatusCodeForHttpStatus(int status) {
+  if (status == 404) return StatusCode::kNotFound;
+  if (status == 413 || status == 429) return StatusCode::kResourceExhausted;
+  if (status >= 500) return StatusCode::kIOError;
+  return StatusCode::kInvalidArgument;
+}
+
+std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response) {
+  auto parse = [](std::string_view v) -> std::optional<double> {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    double x = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0) return std::nullopt;
+    return x;
+  };
+  if (auto ms = response.Header("retry-after-ms")) {
+    if (auto x = parse(*ms)) return static_cast<int64_t>(std::min(*x, 1e12));
+  }
+  if (auto s = response.Header("retry-after")) {
+    if (auto x = parse(*s)) return static_cast<int64_t>(std::min(*x, 1e9) * 1000.0);
+  }
+  return std::nullopt;
+}
+
+bool JsonNestingExceeds(std::string_view body, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return true;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::string ExtractHttpErrorMessage(std::string_view body) {
+  if (!JsonNestingExceeds(body, kMaxErrorJsonDepth)) {
+    const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded() && j.is_object()) {
+      auto err = j.find("error");
+      if (err != j.end() && err->is_object()) {
+        if (const std::string* m = StringField(*err, "message")) {
+          const std::string* t = StringField(*err, "type");
+          return (t != nullptr && !t->empty() ? Snippet(*t, 100) + ": " : std::string()) + Snippet(*m, kMessageBytes);
+        }
+      } else if (err != j.end() && err->is_string()) {
+        return Snippet(err->get_ref<const std::string&>(), kMessageBytes);
+      }
+      if (const std::string* m = StringField(j, "message")) return Snippet(*m, kMessageBytes);
+      auto detail = j.find("detail");
+      if (detail != j.end() && detail->is_string()) {
+        return Snippet(detail->get_ref<const std::string&>(), kMessageBytes);
+      }
+      if (detail != j.end() && detail->is_array() && !detail->empty() && (*detail)[0].is_object()) {
+        if (const std::string* m = StringField((*detail)[0], "msg")) return Snippet(*m, kMessageBytes);
+      }
+    }
+  }
+  if (body.empty()) return "(empty body)";
+  return Snippet(body, kSnippetBytes);
+}
+
+}  // namespace attest

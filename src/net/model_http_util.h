@@ -1,0 +1,40 @@
+// Helpers shared by the HTTP clients of remote models (rerankers now; the embeddings and chat
+// clients keep private copies of the same policy and can move here): which HTTP statuses are worth
+// retrying, the domain code for a final HTTP status, the server's requested retry delay, a guard
+// against deeply nested JSON (nlohmann's parser recurses) and the error message of an error body
+// in the shapes the common servers use.
+//
+// Thread-safety: all functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "attest/status.h"
+#include "net/http_client.h"
+
+namespace attest {
+
+// True for HTTP 429 and 5xx: the same request may succeed later.
+bool IsRetryableHttpStatus(int status);
+
+// Domain code for a final non-2xx status: 404 -> kNotFound; 413, 429 -> kResourceExhausted;
+// 5xx -> kIOError; any other -> kInvalidArgument.
+StatusCode StatusCodeForHttpStatus(int status);
+
+// Delay requested by the server, if any: "retry-after-ms" (OpenAI) or "Retry-After" in seconds.
+// HTTP-date forms of Retry-After are ignored (the caller's backoff is used instead).
+std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response);
+
+// True when `body` nests arrays/objects deeper than `max_depth` (string contents are skipped).
+bool JsonNestingExceeds(std::string_view body, int max_depth);
+
+// The message of an error body: {"error": {"message", "type"}} (OpenAI), {"error": "..."} (TEI,
+// llama.cpp, Ollama), {"message": "..."} (Cohere, vLLM), {"detail": "..."} or
+// {"detail": [{"msg": ...}]} (Jina, FastAPI); else the first 200 bytes of the body, control
+// characters replaced by spaces. Never fails.
+std::string ExtractHttpErrorMessage(std::string_view body);
+
+}  // namespace attest

@@ -1,0 +1,144 @@
+// HttpReranker: a Reranker that calls a cross-encoder rerank endpoint over HTTP. Four wire shapes
+// (docs/rerank.md has the same text with examples):
+//
+//   kTei       Text Embeddings Inference.
+//              POST {base}/rerank
+//              {"query": q, "texts": [p0, p1, ...], "raw_scores": false, "truncate": true}
+//              -> [{"index": i, "score": s}, ...]                       (any order)
+//              ("truncate": true lets TEI cut passages longer than the model's window instead of
+//              answering 413; the model name is only a label: a TEI server serves one model.)
+//   kJina      Jina AI, llama.cpp server (--reranking), vLLM, Infinity.
+//              POST {base}/v1/rerank
+//              {"model": m, "query": q, "documents": [p0, ...], "top_n": n}
+//              -> {"results": [{"index": i, "relevance_score": s}, ...], ...}   (any order)
+//   kCohere    Cohere v1: same request and response as kJina at POST {base}/v1/rerank.
+//   kCohereV2  Cohere v2: same request and response at POST {base}/v2/rerank.
+//
+// Extra fields in a response ("document", "text", "usage", "meta"...) are ignored. `n` is the
+// batch size, so every passage must come back scored. base_url may be given with or without a
+// trailing "/", "/v1" (kJina, kCohere) or "/v2" (kCohereV2); a URL already ending in "/rerank" is
+// used verbatim (e.g. "https://api.jina.ai/v1/rerank").
+//
+// Passages are sent in batches of max_batch (one request each, sequentially) and the scores are
+// put back in input order; cross-encoder scores are per (query, passage) pair, so scores of
+// different batches are comparable. A passage longer than max_passage_chars Unicode code points
+// is cut to that length (at a code point boundary) before it is sent; invalid UTF-8 is replaced by
+// U+FFFD. Passages that are empty or only whitespace are not sent (servers reject them) and get
+// the lowest score of the call (0 when nothing was sent). An empty passage list returns an empty
+// vector without a request; an empty or blank query with passages is kInvalidArgument.
+//
+// Validation of every answer: the right JSON shape, every index an integer in range and unique,
+// every sent passage scored (missing ones are named), every score a finite number.
+//
+// Retries: at most max_retries extra attempts, only for HTTP 429, 5xx and transport connect
+// failures, timeouts and broken transfers; delay backoff_initial_ms * 2^attempt capped at
+// backoff_max_ms, with jitter (uniform in [half, all]); a Retry-After / retry-after-ms header
+// replaces it, capped at retry_after_max_ms. Any other status fails at once with the server's
+// message (src/net/model_http_util.h: ExtractHttpErrorMessage).
+//
+// Error codes: kInvalidArgument (bad options or query; 400/401/403/422), kNotFound (404: wrong URL
+// or API shape), kResourceExhausted (429 after the retries, 413, response over the size cap),
+// kIOError (5xx after the retries; transport failures including timeouts), kCorruption (a 2xx
+// answer that is not a valid rerank answer). Messages name the method, the URL (credentials
+// removed), the model and the passage range of the failing batch.
+//
+// Auth: "Authorization: Bearer <key>" when the environment variable named by api_key_env is set
+// and non-empty (read once, in Create()).
+//
+// Thread-safety: Score() may be called concurrently; the object is immutable after Create() except
+// for the HTTP handle pool, the jitter generator and the counters (guarded by mutexes).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/http_client.h"
+#include "rerank/reranker.h"
+
+namespace attest {
+
+enum class RerankApi { kTei, kJina, kCohere, kCohereV2 };
+
+// "tei", "jina", "cohere", "cohere-v2".
+std::string_view RerankApiName(RerankApi api);
+// Inverse of RerankApiName (also accepts "cohere_v2" and "cohere2"); kInvalidArgument otherwise.
+Result<RerankApi> ParseRerankApi(std::string_view name);
+
+struct HttpRerankerOptions {
+  std::string base_url;  // "http://host:port" (see the header comment for accepted forms)
+  std::string model;     // required; sent for kJina/kCohere*, a label only for kTei
+  RerankApi api = RerankApi::kJina;
+  std::string api_key_env = "ATTEST_RERANK_API_KEY";  // "" = never send a key
+  int64_t timeout_ms = 10000;         // per request (whole transfer)
+  int64_t connect_timeout_ms = 3000;
+  uint32_t max_retries = 2;           // 0..20 extra attempts
+  int64_t backoff_initial_ms = 200;
+  int64_t backoff_max_ms = 2000;
+  int64_t retry_after_max_ms = 10000;  // cap on a server's Retry-After
+  size_t max_batch = 64;               // 1..1024 passages per request
+  size_t max_passage_chars = 4000;     // code points per passage (longer ones are cut); 0 = no cut
+  size_t max_response_bytes = size_t{16} << 20;
+  // Sleeps between attempts; null = std::this_thread::sleep_for. Tests substitute a recorder.
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+// Counters for observability and tests.
+struct HttpRerankerStats {
+  uint64_t requests = 0;   // HTTP attempts, including retries
+  uint64_t retries = 0;
+  uint64_t passages = 0;   // passages scored by the server
+  uint64_t truncated = 0;  // passages cut to max_passage_chars
+};
+
+class HttpReranker final : public Reranker {
+ public:
+  static Result<std::unique_ptr<HttpReranker>> Create(HttpRerankerOptions options);
+
+  Result<std::vector<double>> Score(std::string_view query, const std::vector<std::string>& passages) const override;
+  std::string name() const override;  // "<api>:<model>", e.g. "tei:BAAI/bge-reranker-base"
+
+  // The resolved endpoint, e.g. "http://127.0.0.1:8080/v1/rerank".
+  const std::string& endpoint() const { return endpoint_; }
+  HttpRerankerStats stats() const;
+
+ private:
+  HttpReranker(HttpRerankerOptions options, std::string endpoint, std::string api_key);
+
+  // Scores one batch (already truncated, non-blank) with retries; `out` gets one score per input.
+  Status ScoreBatch(std::string_view query, const std::vector<std::string>& inputs, std::vector<double>* out) const;
+  std::chrono::milliseconds BackoffDelay(uint32_t attempt) const;
+  void Sleep(std::chrono::milliseconds delay) const;
+
+  const HttpRerankerOptions options_;
+  const std::string endpoint_;
+  const std::string api_key_;
+  HttpClient http_;
+
+  mutable std::mutex mu_;
+  mutable std::mt19937_64 jitter_rng_;  // guarded by mu_
+  mutable HttpRerankerStats stats_;     // guarded by mu_
+};
+
+// Resolves base_url to the endpoint of `api`, or kInvalidArgument naming what is wrong.
+Result<std::string> ResolveRerankEndpoint(std::string_view base_url, RerankApi api);
+
+// The JSON request body for one batch.
+std::string BuildRerankRequestBody(RerankApi api, std::string_view model, std::string_view query,
+                                   const std::vector<std::string>& passages);
+
+// Parses a 2xx answer for `count` passages into one score per passage, in input order.
+// kCorruption naming the first problem. Exposed for tests and fuzzing.
+Result<std::vector<double>> ParseRerankResponse(RerankApi api, std::string_view body, size_t count);
+
+// `text` cut to at most `max_chars` UTF-8 code points (never inside a sequence); 0 = unchanged.
+std::string_view TruncateUtf8(std::string_view text, size_t max_chars);
+
+}  // namespace attest

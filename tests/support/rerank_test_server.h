@@ -1,0 +1,65 @@
+// RerankTestServer: adds cross-encoder rerank routes to an OpenAiTestServer (whose fault queue,
+// request recording and other routes stay as they are):
+//
+//   POST /rerank     TEI shape: {"query", "texts", "raw_scores"?, "truncate"?} -> [{"index", "score"}]
+//   POST /v1/rerank  Jina / Cohere v1 shape: {"model", "query", "documents", "top_n"?}
+//                    -> {"results": [{"index", "relevance_score", "document": {"text"}}], "model", "usage"}
+//   POST /v2/rerank  Cohere v2 shape: same request, {"id", "results": [{"index", "relevance_score"}], "meta"}
+//
+// - Scores are deterministic: OverlapScore(query, passage) = the fraction of the query's distinct
+//   lowercased words that occur in the passage (TEI with "raw_scores": true answers 10 * s - 5).
+//   Results come back sorted by score, best first, ties by descending index, so the order differs
+//   from the input order; "top_n" is honoured (only the best top_n are returned).
+// - Requests are validated like the real servers: a bad one gets TEI's 422
+//   {"error", "error_type": "Validation"}, Jina's 400 {"detail"} on /v1, Cohere's 400 {"message"} on /v2.
+// - Answer faults (PushAnswerFault, FIFO, consumed by rerank requests that reach the handler):
+//   a missing item, a duplicate or out-of-range index, a non-finite or string score, the wrong
+//   JSON shape. Generic faults (status, body, delay, Retry-After, malformed JSON) come from
+//   server().PushFault().
+//
+// Thread-safety: all public methods may be called from any thread while the server runs.
+#pragma once
+
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/openai_test_server.h"
+
+namespace attest::testing_support {
+
+enum class RerankAnswerFault {
+  kNone,
+  kMissingIndex,     // the item of the last input index is dropped
+  kDuplicateIndex,   // the last item repeats the first item's index
+  kOutOfRangeIndex,  // the first item's index becomes the number of inputs
+  kNonFiniteScore,   // the first item's score is the JSON number 1e400 (overflows a double)
+  kStringScore,      // the first item's score is a string
+  kWrongShape,       // TEI answers {"results": []}, the others answer a bare array
+};
+
+class RerankTestServer {
+ public:
+  explicit RerankTestServer(OpenAiTestServerOptions options = {});
+
+  OpenAiTestServer& server() { return server_; }
+  std::string base_url() const { return server_.base_url(); }
+
+  void PushAnswerFault(RerankAnswerFault fault, int times = 1);
+  // Recorded requests to the rerank routes only, oldest first.
+  std::vector<RecordedRequest> rerank_requests() const;
+
+  static double OverlapScore(std::string_view query, std::string_view passage);
+
+ private:
+  void Handle(const httplib::Request& req, httplib::Response& res);
+  RerankAnswerFault PopAnswerFault();
+
+  OpenAiTestServer server_;
+  mutable std::mutex mu_;
+  std::deque<RerankAnswerFault> answer_faults_;  // guarded by mu_
+};
+
+}  // namespace attest::testing_support
