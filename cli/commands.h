@@ -34,6 +34,10 @@ struct GlobalArgs {
   std::string llm_key_env = "ATTEST_LLM_API_KEY";
   double llm_prompt_price = 0;      // per million tokens
   double llm_completion_price = 0;
+  // Cross-encoder reranker for answers.
+  std::string rerank_url;
+  std::string rerank_model;
+  std::string rerank_api = "jina";
 };
 
 // Retrieval mode and fusion flags shared by `search` and `eval`.

@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--llm-prompt-price", g.llm_prompt_price, "price per million prompt tokens (cost accounting)");
   app.add_option("--llm-completion-price", g.llm_completion_price, "price per million completion tokens");
+  app.add_option("--rerank-url", g.rerank_url, "cross-encoder rerank server for answers (TEI, Jina, Cohere, llama.cpp)");
+  app.add_option("--rerank-model", g.rerank_model, "rerank model name");
+  app.add_option("--rerank-api", g.rerank_api, "tei, jina (also llama.cpp, vLLM), cohere, cohere-v2")
+      ->capture_default_str();
   auto add_retrieval = [](CLI::App* cmd, RetrievalArgs& r) {
     cmd->add_option("--fusion", r.fusion, "hybrid fusion: linear (normalized weighted sum) or rrf")
         ->capture_default_str();

@@ -28,6 +28,12 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   eo.llm.prompt_price_per_mtok = g.llm_prompt_price;
   eo.llm.completion_price_per_mtok = g.llm_completion_price;
   if (!g.llm_url.empty() && g.llm_model.empty()) return Status::InvalidArgument("--llm-url needs --llm-model");
+  eo.rerank.base_url = g.rerank_url;
+  eo.rerank.model = g.rerank_model;
+  eo.rerank.api = g.rerank_api;
+  if (!g.rerank_url.empty() && g.rerank_model.empty()) {
+    return Status::InvalidArgument("--rerank-url needs --rerank-model");
+  }
   if (g.vector_index == "hnsw") {
     eo.vector_index = VectorIndexType::kHnsw;
   } else if (g.vector_index == "flat") {

@@ -128,3 +128,49 @@ TEST(CliAskLlmTest, LlmJudgeDowngradesAndNeedsAModel) {
 
 }  // namespace
 }  // namespace attest
+
+#include "support/rerank_test_server.h"
+
+namespace attest {
+namespace {
+
+using testing_support::OpenAiFault;
+using testing_support::RerankTestServer;
+
+// An external cross-encoder reorders the evidence; when it fails the answer is still given from
+// the built-in ranking and marked degraded.
+TEST(CliAskRerankTest, CrossEncoderReordersAndFailuresDegrade) {
+  RerankTestServer rerank;
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl",
+            "{\"_id\":\"a\",\"title\":\"Vacuum\",\"text\":\"Autovacuum reclaims dead tuples. It runs in the "
+            "background.\"}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  const std::vector<std::string> base = {"--data", data, "--rerank-url", rerank.base_url(), "--rerank-model", "bge",
+                                         "--rerank-api", "tei", "ask", "--json", "What does autovacuum reclaim?"};
+  auto r = RunAttest(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "answer");
+  EXPECT_TRUE(j["degraded"].empty()) << j["degraded"].dump();
+  ASSERT_EQ(rerank.rerank_requests().size(), 1u);
+  EXPECT_NE(rerank.rerank_requests()[0].body.find("What does autovacuum reclaim?"), std::string::npos);
+
+  OpenAiFault down;
+  down.status = 503;
+  rerank.server().PushFault(down, 10);
+  r = RunAttest(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "answer");
+  ASSERT_FALSE(j["degraded"].empty());
+  EXPECT_NE(j["degraded"][0].get<std::string>().find("rerank_failed"), std::string::npos);
+
+  r = RunAttest({"--data", data, "--rerank-url", rerank.base_url(), "--rerank-model", "bge", "--rerank-api", "colbert",
+                 "ask", "autovacuum"});
+  EXPECT_NE(r.exit_code, 0);
+}
+
+}  // namespace
+}  // namespace attest

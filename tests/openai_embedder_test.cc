@@ -501,3 +501,24 @@ TEST(OpenAiEmbedderOptionsTest, ErrorMessageExtraction) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// A number too large for a double makes nlohmann::json throw out_of_range, not parse_error: the
+// client must turn it into an error, not crash.
+TEST_F(OpenAiEmbedderTest, NumbersBeyondDoubleAreAnErrorNotACrash) {
+  OpenAiTestServer server;
+  auto e = MakeOrDie(Options(server));
+  ASSERT_TRUE(e);
+  OpenAiFault f;
+  f.body = BodyWithRows({Row(0, "1e400")});
+  server.PushFault(f, 1);
+  std::vector<std::string> texts = {"one"};
+  auto r = e->Embed(Views(texts), EmbedPurpose::kDocument);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace attest

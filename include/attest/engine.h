@@ -58,12 +58,23 @@ struct LlmOptions {
   double completion_price_per_mtok = 0;
 };
 
+// An external cross-encoder reranker for the answer pipeline (docs/rerank.md). Empty base_url =
+// the built-in passage features only.
+struct RerankOptions {
+  std::string base_url;
+  std::string model;
+  std::string api = "jina";        // tei, jina (also llama.cpp, vLLM), cohere, cohere-v2
+  std::string api_key_env = "ATTEST_RERANK_API_KEY";
+  uint32_t timeout_ms = 10000;
+};
+
 struct EngineOptions {
   std::string data_dir = "attest-data";
   bool read_only = false;          // search/stats only; works while another process ingests
   unsigned threads = 0;            // analysis threads for ingestion; 0 = hardware concurrency
   EmbedderOptions embedder;
   LlmOptions llm;
+  RerankOptions rerank;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.

@@ -180,7 +180,7 @@ Status ParseEmbeddingsResponse(std::string_view body, size_t count, uint32_t exp
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     return corrupt("malformed JSON: " + CleanJsonMessage(e.what()));
   }
   if (!j.is_object()) return corrupt(std::string("expected a JSON object, got ") + j.type_name());

@@ -11,6 +11,7 @@
 #include "engine/ingest_pipeline.h"
 #include "engine/vector_leg.h"
 #include "llm/chat_client.h"
+#include "rerank/http_reranker.h"
 #include "verify/llm_judge.h"
 #include "write/llm_writer.h"
 #include "search/search_runner.h"
@@ -34,6 +35,15 @@ class EngineImpl final : public Engine {
     so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
+    if (!options_.rerank.base_url.empty()) {
+      HttpRerankerOptions ro;
+      ro.base_url = options_.rerank.base_url;
+      ro.model = options_.rerank.model;
+      ATTEST_ASSIGN_OR_RETURN(ro.api, ParseRerankApi(options_.rerank.api));
+      ro.api_key_env = options_.rerank.api_key_env;
+      ro.timeout_ms = options_.rerank.timeout_ms;
+      ATTEST_ASSIGN_OR_RETURN(reranker_, HttpReranker::Create(ro));
+    }
     if (!options_.llm.base_url.empty()) {
       ChatClientOptions co;
       co.base_url = options_.llm.base_url;
@@ -111,6 +121,7 @@ class EngineImpl final : public Engine {
     ctx.vector = vin;
     ctx.llm_writer = llm_writer_.get();
     ctx.judge = judge_.get();
+    ctx.reranker = reranker_.get();
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
               double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
@@ -158,6 +169,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<ChatClient> chat_;    // the LLM writer's model, when configured
   std::unique_ptr<LlmWriter> llm_writer_;
   std::unique_ptr<LlmJudge> judge_;
+  std::unique_ptr<HttpReranker> reranker_;  // optional cross-encoder for answers
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

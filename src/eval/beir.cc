@@ -46,7 +46,7 @@ Result<json> ParseObject(std::string_view line) {
   json j;
   try {
     j = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     return Status::InvalidArgument(std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) return Status::InvalidArgument("expected a JSON object");

@@ -58,7 +58,7 @@ Result<json> ParseJsonObject(std::string_view text, const std::string& what) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     return Status::Corruption(what + ": malformed JSON: " + CleanJsonMessage(e.what()));
   }
   if (!j.is_object()) return Status::Corruption(what + ": expected a JSON object, got " + j.type_name());
