@@ -1,4 +1,5 @@
 #include "embed/openai_embedder.h"
+#include "net/model_http_util.h"
 
 #include <algorithm>
 #include <charconv>
@@ -20,37 +21,7 @@ constexpr int kMaxJsonDepth = 64;
 constexpr size_t kErrorSnippetBytes = 200;
 constexpr std::string_view kProbeText = "dimension probe";
 
-// True when `body` nests arrays/objects deeper than kMaxJsonDepth (strings are skipped).
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
-// nlohmann messages start with "[json.exception.parse_error.101] "; drop that tag.
-std::string CleanJsonMessage(std::string_view what) {
-  if (!what.empty() && what.front() == '[') {
-    const size_t close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
 
 // Up to `n` bytes of `s`, cut at a UTF-8 boundary, with control characters replaced by spaces.
 std::string Snippet(std::string_view s, size_t n) {
@@ -77,25 +48,7 @@ StatusCode CodeForHttpStatus(int status) {
   return StatusCode::kInvalidArgument;
 }
 
-bool RetryableStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
 
-// Delay requested by the server, if any: "retry-after-ms" (OpenAI) or "Retry-After" in seconds.
-// HTTP-date forms of Retry-After are ignored (the computed backoff is used instead).
-std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response) {
-  auto parse = [](std::string_view v) -> std::optional<double> {
-    double x = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0) return std::nullopt;
-    return x;
-  };
-  if (auto ms = response.Header("retry-after-ms")) {
-    if (auto x = parse(*ms)) return static_cast<int64_t>(std::min(*x, 1e12));
-  }
-  if (auto s = response.Header("retry-after")) {
-    if (auto x = parse(*s)) return static_cast<int64_t>(std::min(*x, 1e9) * 1000.0);
-  }
-  return std::nullopt;
-}
 
 Status ValidateOptions(const OpenAiEmbedderOptions& o) {
   auto bad = [](const std::string& m) { return Status::InvalidArgument("openai embedder: " + m); };
@@ -148,7 +101,7 @@ Result<std::string> ResolveEmbeddingsEndpoint(std::string_view base_url) {
 }
 
 std::string ExtractApiErrorMessage(std::string_view body) {
-  if (!TooDeep(body)) {
+  if (!JsonNestingExceeds(body, kMaxJsonDepth)) {
     try {
       const json j = json::parse(body);
       const json* err = j.is_object() && j.contains("error") ? &j["error"] : nullptr;
@@ -176,12 +129,12 @@ std::string ExtractApiErrorMessage(std::string_view body) {
 Status ParseEmbeddingsResponse(std::string_view body, size_t count, uint32_t expected_dim,
                                std::vector<float>* out, uint32_t* dim) {
   auto corrupt = [](const std::string& m) { return Status::Corruption("embeddings response: " + m); };
-  if (TooDeep(body)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (JsonNestingExceeds(body, kMaxJsonDepth)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   json j;
   try {
     j = json::parse(body);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
-    return corrupt("malformed JSON: " + CleanJsonMessage(e.what()));
+    return corrupt("malformed JSON: " + CleanJsonErrorMessage(e.what()));
   }
   if (!j.is_object()) return corrupt(std::string("expected a JSON object, got ") + j.type_name());
   auto data_it = j.find("data");
@@ -339,9 +292,9 @@ Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32
       if (!st.ok()) return st.WithContext(where + " (model " + options_.model + ")");
       return Status::Ok();
     }
-    if (!RetryableStatus(status) || last) {
+    if (!IsRetryableHttpStatus(status) || last) {
       return Status(CodeForHttpStatus(status), where + ": HTTP " + std::to_string(status) +
-                                                   (RetryableStatus(status) ? tries : "") + ": " +
+                                                   (IsRetryableHttpStatus(status) ? tries : "") + ": " +
                                                    ExtractApiErrorMessage(response->body));
     }
     std::chrono::milliseconds delay = BackoffDelay(attempt);

@@ -1,4 +1,5 @@
 #include "llm/chat_client.h"
+#include "net/model_http_util.h"
 
 #include <algorithm>
 #include <charconv>
@@ -19,47 +20,17 @@ using nlohmann::json;
 constexpr uint32_t kMaxRetries = 20;
 constexpr int kMaxJsonDepth = 64;
 
-// True when `body` nests arrays/objects deeper than kMaxJsonDepth (strings are skipped), so that
-// the recursive JSON parser is never handed a stack-exhausting document.
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
-std::string CleanJsonMessage(std::string_view what) {
-  if (!what.empty() && what.front() == '[') {
-    const size_t close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
 
 Result<json> ParseJsonObject(std::string_view text, const std::string& what) {
-  if (TooDeep(text)) {
+  if (JsonNestingExceeds(text, kMaxJsonDepth)) {
     return Status::Corruption(what + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   json j;
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
-    return Status::Corruption(what + ": malformed JSON: " + CleanJsonMessage(e.what()));
+    return Status::Corruption(what + ": malformed JSON: " + CleanJsonErrorMessage(e.what()));
   }
   if (!j.is_object()) return Status::Corruption(what + ": expected a JSON object, got " + j.type_name());
   return j;
@@ -120,23 +91,7 @@ StatusCode CodeForHttpStatus(int status) {
   return StatusCode::kInvalidArgument;
 }
 
-bool RetryableStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
 
-std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response) {
-  auto parse = [](std::string_view v) -> std::optional<double> {
-    double x = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0) return std::nullopt;
-    return x;
-  };
-  if (auto ms = response.Header("retry-after-ms")) {
-    if (auto x = parse(*ms)) return static_cast<int64_t>(std::min(*x, 1e12));
-  }
-  if (auto s = response.Header("retry-after")) {
-    if (auto x = parse(*s)) return static_cast<int64_t>(std::min(*x, 1e9) * 1000.0);
-  }
-  return std::nullopt;
-}
 
 Status ValidateOptions(const ChatClientOptions& o) {
   auto bad = [](const std::string& m) { return Status::InvalidArgument("chat client: " + m); };
@@ -459,9 +414,9 @@ Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDelta
       stats_.completion_tokens += parsed->completion_tokens;
       return parsed;
     }
-    if (!RetryableStatus(status) || last) {
+    if (!IsRetryableHttpStatus(status) || last) {
       return Status(CodeForHttpStatus(status), where + ": HTTP " + std::to_string(status) +
-                                                   (RetryableStatus(status) ? tries : "") + ": " +
+                                                   (IsRetryableHttpStatus(status) ? tries : "") + ": " +
                                                    ExtractApiErrorMessage(response->body));
     }
     std::chrono::milliseconds delay = BackoffDelay(attempt);

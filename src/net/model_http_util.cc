@@ -112,4 +112,25 @@ std::string ExtractHttpErrorMessage(std::string_view body) {
   return Snippet(body, kSnippetBytes);
 }
 
+std::string CleanJsonErrorMessage(std::string_view what) {
+  if (!what.empty() && what.front() == '[') {
+    const size_t close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
+std::string EscapeForDataBlock(std::string_view json_text) {
+  std::string out;
+  out.reserve(json_text.size() + 16);
+  for (char c : json_text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace attest

@@ -1,5 +1,5 @@
-// Helpers shared by the HTTP clients of remote models (rerankers now; the embeddings and chat
-// clients keep private copies of the same policy and can move here): which HTTP statuses are worth
+// Helpers shared by the HTTP clients of remote models (embeddings, chat, rerank) and the model
+// writers and judge: which HTTP statuses are worth
 // retrying, the domain code for a final HTTP status, the server's requested retry delay, a guard
 // against deeply nested JSON (nlohmann's parser recurses) and the error message of an error body
 // in the shapes the common servers use.
@@ -30,6 +30,13 @@ std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response);
 
 // True when `body` nests arrays/objects deeper than `max_depth` (string contents are skipped).
 bool JsonNestingExceeds(std::string_view body, int max_depth);
+
+// JSON text safe inside a delimited data block of a prompt: every '<' becomes "\u003c", so passage
+// text cannot close the block (`</evidence>`); decoding gives back the exact text.
+std::string EscapeForDataBlock(std::string_view json_text);
+
+// An nlohmann::json exception message without its "[json.exception.parse_error.101] " tag.
+std::string CleanJsonErrorMessage(std::string_view what);
 
 // The message of an error body: {"error": {"message", "type"}} (OpenAI), {"error": "..."} (TEI,
 // llama.cpp, Ollama), {"message": "..."} (Cohere, vLLM), {"detail": "..."} or

@@ -22,13 +22,6 @@ constexpr size_t kMaxNamedMissing = 10;
 
 bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
 
-std::string CleanJsonMessage(std::string_view what) {
-  if (!what.empty() && what.front() == '[') {
-    const size_t close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
 
 Status ValidateOptions(const HttpRerankerOptions& o) {
   auto bad = [](const std::string& m) { return Status::InvalidArgument("http reranker: " + m); };
@@ -147,7 +140,7 @@ Result<std::vector<double>> ParseRerankResponse(RerankApi api, std::string_view 
     j = json::parse(body);
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for numbers that overflow a double (e.g. 1e400).
-    return corrupt("malformed JSON: " + CleanJsonMessage(e.what()));
+    return corrupt("malformed JSON: " + CleanJsonErrorMessage(e.what()));
   }
   const bool tei = api == RerankApi::kTei;
   const char* score_key = tei ? "score" : "relevance_score";

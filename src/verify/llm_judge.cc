@@ -1,4 +1,5 @@
 #include "verify/llm_judge.h"
+#include "net/model_http_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -39,17 +40,7 @@ constexpr int kMaxJsonDepth = 32;
 // pure re-encoding): a passage cannot produce "</data>" or "<data>". Same scheme as LlmWriter.
 template <typename Json>
 std::string SafeJson(const Json& j) {
-  const std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  std::string out;
-  out.reserve(s.size() + 16);
-  for (char c : s) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return EscapeForDataBlock(j.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 std::string_view Trim(std::string_view s) {
@@ -66,27 +57,6 @@ std::string Cut(std::string_view s, size_t limit) {
   return std::string(s.substr(0, cut)) + "...";
 }
 
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
 // 0 supported, 1 partial, 2 unsupported (and the mechanical failures, which are never sent).
 int Strictness(Verdict v) {
@@ -160,7 +130,7 @@ Status ParseJudgeReply(std::string_view content, const std::set<std::string, std
     if (s.ends_with("```")) s = Trim(s.substr(0, s.size() - 3));
   }
   if (s.empty()) return corrupt("empty reply");
-  if (TooDeep(s)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (JsonNestingExceeds(s, kMaxJsonDepth)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   const json j = json::parse(s, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return corrupt("the reply is not JSON");
   if (!j.is_object()) return corrupt(std::string("expected an object, got ") + j.type_name());

@@ -1,4 +1,5 @@
 #include "write/llm_writer.h"
+#include "net/model_http_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,43 +32,12 @@ using nlohmann::json;
 
 constexpr int kMaxJsonDepth = 64;
 
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
 // JSON text with every "<" written as \u003c ("<" only occurs inside strings in JSON, so this is a
 // pure re-encoding): a passage cannot produce "</evidence>" or "<evidence>".
 template <typename Json>
 std::string SafeJson(const Json& j) {
-  const std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  std::string out;
-  out.reserve(s.size() + 16);
-  for (char c : s) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return EscapeForDataBlock(j.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 std::string_view Trim(std::string_view s) {
@@ -201,7 +171,7 @@ Status ParseStructuredDraft(std::string_view content, const std::vector<Evidence
     if (s.ends_with("```")) s = Trim(s.substr(0, s.size() - 3));
   }
   if (s.empty()) return corrupt("empty reply");
-  if (TooDeep(s)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (JsonNestingExceeds(s, kMaxJsonDepth)) return corrupt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   json j = json::parse(s, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return corrupt("the reply is not JSON");
   if (!j.is_object()) return corrupt(std::string("expected an object, got ") + j.type_name());
