@@ -418,3 +418,19 @@ TEST(PlannerJsonTest, EveryFieldWithStableKeys) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// "without <verb>ing" describes how the wanted solution works: it must not become an exclusion
+// (which would drop the sentences that explain it); "without <noun>" still excludes.
+TEST(PlannerConstraintTest, WithoutAGerundIsNotAnExclusion) {
+  const QueryPlan p = MustPlan("How do I create an index without locking writes on the table?");
+  EXPECT_TRUE(p.constraints.exclude.empty()) << p.ToJson().dump();
+  const QueryPlan q = MustPlan("logical replication changes without publishers");
+  ASSERT_EQ(q.constraints.exclude.size(), 1u) << q.ToJson().dump();
+  EXPECT_EQ(q.constraints.exclude[0], "publisher");
+}
+
+}  // namespace
+}  // namespace attest

@@ -134,7 +134,7 @@ Status VectorLeg::RunPolicy() {
     const EmbedderOptions& o = options_.embedder;
     if (o.kind == EmbedderKind::kNone) return Status::Ok();
     if (IsCorpusKind(o.kind) && stats.chunks < o.min_chunks) {
-      spdlog::info("vectors: {} chunks, fewer than the {} needed to train a corpus model; BM25 only for now",
+      spdlog::debug("vectors: {} chunks, fewer than the {} needed to train a corpus model; BM25 only for now",
                    stats.chunks, o.min_chunks);
       return Status::Ok();
     }

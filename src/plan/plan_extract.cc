@@ -166,6 +166,13 @@ void ExtractConstraints(std::vector<Word>* words_ptr, PlanConstraints* constrain
     const std::string_view w = word(i);
     const bool prep_next = word(i + 1) == "for" || word(i + 1) == "on" || word(i + 1) == "in" ||
                            word(i + 1) == "about" || word(i + 1) == "including";
+    const std::string_view next = word(i + 1);
+    const bool gerund = next.size() > 4 && next.substr(next.size() - 3) == "ing";
+    if (w == "without" && gerund) {
+      // "without locking writes", "without restarting": how the wanted solution works, not a kind
+      // of source to leave out (an exclusion would drop the very sentences that explain it).
+      continue;
+    }
     if (w == "except" || w == "excluding" || w == "without") {
       apply(i, prep_next ? i + 2 : i + 1, prep_next ? i + 2 : i + 1, true);
     } else if (w == "other" && word(i + 1) == "than") {
