@@ -26,7 +26,7 @@ demo: build
 	$(ATTEST) --data $(DATA_DIR) search --k 3 --explain "prevent transaction id wraparound"
 	$(ATTEST) --data $(DATA_DIR) search --k 3 --mode vector "standby server replays changes from the primary"
 	$(ATTEST) --data $(DATA_DIR) ask "What changed in the latest PostgreSQL release for logical replication?"
-	$(ATTEST) --data $(DATA_DIR) ask "How can I build an index while the table keeps accepting writes?"
+	$(ATTEST) --data $(DATA_DIR) ask "How do I create an index without locking writes on the table?"
 	$(ATTEST) --data $(DATA_DIR) ask "convert 8 GB to MiB"
 
 test: build
