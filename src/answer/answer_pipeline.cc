@@ -512,6 +512,23 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   const bool version_scoped = !writer_pack.empty();
   if (!version_scoped) writer_pack = pack;
+  if (!plan.constraints.scope.empty()) {
+    // A scope ("for logical replication", "for subscribers") is what the question is about: when
+    // some passages speak to it, claims come only from those.
+    std::vector<EvidencePassage> in_scope;
+    for (const EvidencePassage& p : writer_pack) {
+      std::vector<std::string> terms = ctx.analyzer->Terms(p.title + " " + p.text);
+      std::set<std::string> have(terms.begin(), terms.end());
+      for (const std::string& phrase : plan.constraints.scope) {
+        std::vector<std::string> want = ctx.analyzer->Terms(phrase);
+        if (!want.empty() && std::all_of(want.begin(), want.end(), [&](const std::string& t) { return have.count(t) > 0; })) {
+          in_scope.push_back(p);
+          break;
+        }
+      }
+    }
+    if (!in_scope.empty()) writer_pack = std::move(in_scope);
+  }
   if (multi_hop && !hops.hops.empty()) {
     // The answer is the hop chain: each hop's sentence, in order.
     std::vector<EvidencePassage> chain;
