@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <regex>
 #include <set>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
+#include "answer/answer_retrieval.h"
 #include "answer/conflicts.h"
 #include "answer/evidence_builder.h"
 #include "answer/multi_hop.h"
@@ -69,155 +69,6 @@ std::vector<std::string> QuestionTerms(const Analyzer& analyzer, const std::stri
     if (!IsFrameTerm(t)) out.push_back(std::move(t));
   }
   return out;
-}
-
-uint64_t DocFreq(const Snapshot& snap, const std::string& term) {
-  uint64_t df = 0;
-  for (const SegmentView& v : snap.segments()) df += v.segment->doc_freq(term);
-  return df;
-}
-
-// BM25's IDF over the snapshot's segments.
-double Idf(const Snapshot& snap, const std::string& term) {
-  double n = 0, df = 0;
-  for (const SegmentView& v : snap.segments()) {
-    n += v.segment->num_docs();
-    df += v.segment->doc_freq(term);
-  }
-  return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-}
-
-bool WantsCurrentVersion(const QueryPlan& plan) {
-  return plan.time.needs_current_version || plan.time.relative == "latest" || plan.time.relative == "current";
-}
-
-// Version labels listed in a feed's text ("Current releases: 18 (released 2026-09-24), 17 ..."):
-// numbers of at most three dot-separated parts, dates removed first.
-std::vector<std::string> VersionsInFeed(const std::string& text) {
-  static const std::regex kDate(R"(\b\d{4}-\d{2}-\d{2}\b)");
-  static const std::regex kVersion(R"((?:^|[^\w.])v?(\d{1,3}(?:\.\d{1,4}){0,2})(?![\w.]*\d))");
-  std::string undated = std::regex_replace(text, kDate, " ");
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(undated.begin(), undated.end(), kVersion); it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[1].str());
-  }
-  return out;
-}
-
-struct VersionResolution {
-  std::string version;   // what "latest" means for this answer
-  std::string warning;   // set when an authoritative feed names a newer version than any source
-};
-
-// "latest" resolves to the newest version present in the index for the plan's entities (searched
-// with the caller's filter: a version only another tenant has does not count). A document marked
-// as an authoritative version feed may name a newer one: then that is the latest, and the answer
-// warns that its sources are stale.
-Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter) {
-  VersionResolution out;
-  std::string& best = out.version;
-  for (const std::string& v : plan.mentioned_versions) {
-    if (best.empty() || CompareVersions(v, best) > 0) best = v;
-  }
-  if (!best.empty() || !WantsCurrentVersion(plan)) return out;
-  std::string query;
-  for (const auto& e : plan.entities) query += e.canonical + " " + e.text + " ";
-  for (const auto& t : plan.topic_terms) query += t + " ";
-  if (query.empty()) query = plan.standalone;
-  SearchOptions so;
-  so.query = query;
-  so.k = 200;
-  so.filter = filter;
-  so.mode = SearchMode::kBm25;
-  so.with_snippets = false;
-  auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
-  if (!r.ok()) return r.status().code() == StatusCode::kInvalidArgument ? Result<VersionResolution>(out) : r.status();
-  std::vector<ChunkId> feeds;
-  std::vector<const SearchHit*> feed_hits;
-  for (const SearchHit& h : r->hits) {
-    if (h.feed == "versions") {
-      feeds.push_back(ChunkId(h.chunk_id));
-      feed_hits.push_back(&h);
-    } else if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) {
-      best = h.version;
-    }
-  }
-  if (feeds.empty()) return out;
-  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(feeds));
-  std::string newest, source;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    for (const std::string& v : VersionsInFeed(chunks[i].text)) {
-      if (newest.empty() || CompareVersions(v, newest) > 0) {
-        newest = v;
-        source = feed_hits[std::min(i, feed_hits.size() - 1)]->title;
-      }
-    }
-  }
-  if (!newest.empty() && (best.empty() || CompareVersions(newest, best) > 0)) {
-    out.warning = "stale sources: " + (source.empty() ? std::string("an authoritative release list") : "\"" + source + "\"") +
-                  " names version " + newest + ", but the newest indexed source is " +
-                  (best.empty() ? std::string("unversioned") : "version " + best);
-    best = newest;
-  }
-  return out;
-}
-
-struct Retrieved {
-  std::vector<EvidenceCandidate> candidates;
-  std::vector<SearchHit> results;  // the first sub-query's hits, for the result list
-  size_t hits = 0;
-};
-
-Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, const AskOptions& options,
-                           const SearchFilter& filter) {
-  Retrieved out;
-  std::vector<std::pair<std::string, std::string>> queries;  // (sub-query id, text)
-  for (const SubQuery& sq : plan.subqueries) {
-    if (sq.text.find("{q") == std::string::npos) queries.emplace_back(sq.id, sq.text);  // hops run apart
-  }
-  if (!plan.rewritten.empty()) queries.emplace_back("rewrite", plan.rewritten);
-  std::string version_suffix = plan.resolved_version.empty() ? "" : " " + plan.resolved_version;
-  std::vector<ChunkId> ids;
-  for (const auto& [id, text] : queries) {
-    SearchOptions so;
-    so.query = text;
-    if (id == "rewrite") so.query += version_suffix;
-    for (const auto& p : plan.operators.phrases) so.query += " \"" + p + "\"";
-    so.k = options.candidates_per_subquery;
-    so.filter = filter;
-    so.with_snippets = true;
-    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
-    if (!r.ok()) {
-      if (r.status().code() == StatusCode::kInvalidArgument) continue;  // nothing to search for in it
-      return r.status().WithContext("retrieval for " + id);
-    }
-    if (out.results.empty()) out.results = r->hits;
-    out.hits += r->hits.size();
-    uint32_t rank = 0;
-    for (const SearchHit& h : r->hits) {
-      EvidenceCandidate c;
-      c.hit = h;
-      c.subquery = id;
-      c.rank = ++rank;
-      out.candidates.push_back(std::move(c));
-      ids.push_back(ChunkId(h.chunk_id));
-    }
-  }
-  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-  std::map<uint64_t, std::string> text_of;
-  for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
-  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id];
-  return out;
-}
-
-SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
-  SearchFilter f = options.filter;  // tenant and groups are the caller's: never widened
-  for (const auto& s : plan.operators.sites) f.sites.push_back(s);
-  for (const auto& t : plan.operators.types) f.source_types.push_back(t);
-  for (const auto& v : plan.operators.versions) f.versions.push_back(v);
-  if (plan.operators.after) f.date_from = *plan.operators.after;
-  if (plan.operators.before) f.date_to = *plan.operators.before;
-  return f;
 }
 
 std::vector<std::string> AnalyzedTerms(const Analyzer& analyzer, const std::vector<std::string>& words) {

@@ -1,0 +1,50 @@
+// Retrieval for the answer pipeline (docs/answer.md, "Retrieval"): index statistics, the
+// resolution of "latest" against the index and authoritative version feeds, the caller's filter
+// narrowed by plan operators, and one search per sub-query over the pinned snapshot.
+//
+// Thread-safety: reentrant; functions read an immutable snapshot.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "answer/answer_pipeline.h"
+#include "answer/evidence_builder.h"
+#include "plan/query_plan.h"
+
+namespace attest {
+
+uint64_t DocFreq(const Snapshot& snap, const std::string& term);
+// BM25's IDF over the snapshot's segments.
+double Idf(const Snapshot& snap, const std::string& term);
+
+// Version labels listed in a feed's text ("Current releases: 18 (released 2026-09-24), 17 ..."):
+// numbers of at most three dot-separated parts, dates removed first.
+std::vector<std::string> VersionsInFeed(const std::string& text);
+
+struct VersionResolution {
+  std::string version;   // what "latest" means for this answer
+  std::string warning;   // set when an authoritative feed names a newer version than any source
+};
+
+// "latest" resolves to the newest version present in the index for the plan's entities (searched
+// with the caller's filter: a version only another tenant has does not count). A document marked
+// as an authoritative version feed may name a newer one: then that is the latest, and the answer
+// warns that its sources are stale.
+Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter);
+
+struct Retrieved {
+  std::vector<EvidenceCandidate> candidates;
+  std::vector<SearchHit> results;  // the first sub-query's hits, for the result list
+  size_t hits = 0;
+};
+
+// One search per sub-query (hop chains excluded: they run in src/answer/multi_hop.h) with the
+// caller's filter, then the chunk texts of every hit.
+Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, const AskOptions& options,
+                           const SearchFilter& filter);
+
+// The caller's filter (tenant and groups never widened) narrowed by the plan's operators.
+SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan);
+
+}  // namespace attest
