@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "answer/answer_pipeline.h"
@@ -75,23 +76,41 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
                   RenderHighlighted(h.snippet, h.highlights, ansi).c_str());
     }
   }
+  if (r->outcome == AnswerOutcome::kAnswer && !r->resolved_version.empty()) {
+    // Which version "latest" (or the question) meant, with the date of its newest cited source.
+    std::string date;
+    for (const auto& s : r->sources) {
+      if (s.cited && s.version == r->resolved_version && s.date > date) date = s.date;
+    }
+    std::printf("(version %s%s)\n", r->resolved_version.c_str(), date.empty() ? "" : (", " + date).c_str());
+  }
   for (const auto& w : r->warnings) std::printf("warning: %s\n", w.c_str());
   bool any_cited = false;
   for (const auto& s : r->sources) any_cited |= s.cited;
   if (any_cited) {
+    // One entry per cited document, listing the markers of its passages and each passage used.
     std::printf("\nSources:\n");
-    size_t n = 0;
-    for (const auto& s : r->sources) {
-      ++n;
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<size_t>> passages_of;  // doc id -> indexes into r->sources
+    for (size_t i = 0; i < r->sources.size(); ++i) {
+      const AnswerSource& s = r->sources[i];
       if (!s.cited) continue;
+      if (!passages_of.count(s.doc_id)) order.push_back(s.doc_id);
+      passages_of[s.doc_id].push_back(i);
+    }
+    for (const std::string& doc : order) {
+      const std::vector<size_t>& idx = passages_of[doc];
+      const AnswerSource& s = r->sources[idx.front()];
+      std::string markers;
+      for (size_t i : idx) markers += "[" + std::to_string(i + 1) + "]";
       std::string meta = s.site;
       if (!s.date.empty()) meta += (meta.empty() ? "" : " | ") + s.date;
       if (!s.version.empty()) meta += (meta.empty() ? "" : " | ") + std::string("v") + s.version;
       if (!s.authority.empty()) meta += (meta.empty() ? "" : " | ") + s.authority;
-      std::printf("[%zu] %s%s%s\n", n, s.title.empty() ? s.doc_id.c_str() : s.title.c_str(),
+      std::printf("%s %s%s%s\n", markers.c_str(), s.title.empty() ? s.doc_id.c_str() : s.title.c_str(),
                   s.url.empty() ? "" : "  ", s.url.c_str());
       if (!meta.empty()) std::printf("    (%s)\n", meta.c_str());
-      std::printf("    \"%s\"\n", s.text.c_str());
+      for (size_t i : idx) std::printf("    [%zu] \"%s\"\n", i + 1, r->sources[i].text.c_str());
     }
   }
   std::printf("\nas of %s (snapshot %llu)\n", r->as_of.c_str(), static_cast<unsigned long long>(r->snapshot_version));

@@ -215,3 +215,30 @@ TEST(CliAskConflictTest, EqualRankShowsBothViewsHigherRankWins) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// The text form: the answer with markers, the version it is about with its date, and one source
+// entry per cited document listing its markers and the passages used.
+TEST(CliAskTextTest, ShowsVersionAndSourcesGroupedByDocument) {
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  WriteFile(tmp.path() / "d.jsonl",
+            "{\"_id\":\"n17\",\"title\":\"Release 17 notes\",\"text\":\"The ExampleDB 17 release adds parallel apply "
+            "for subscribers. The ExampleDB 17 release also adds column lists for publishers.\",\"metadata\":{\"version\":\"17\","
+            "\"source_type\":\"release_notes\",\"published\":\"2025-09-25\",\"url\":\"https://x.example/17\"}}\n"
+            "{\"_id\":\"n16\",\"title\":\"Release 16 notes\",\"text\":\"ExampleDB 16 was released on 2024-09-26. "
+            "Publishers gain row filters.\",\"metadata\":{\"version\":\"16\",\"source_type\":\"release_notes\","
+            "\"published\":\"2024-09-26\",\"url\":\"https://x.example/16\"}}\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  auto r = RunAttest({"--data", data, "ask", "What does the latest ExampleDB release add?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(version 17, 2025-09-25)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Sources:\n[1][2] Release 17 notes  https://x.example/17"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Release 16 notes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("as of "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attest
