@@ -13,6 +13,7 @@
 // Every loop is bounded in count and time. Prints a human summary and one JSON line.
 //
 // Usage: stream_load PORT STREAMS SHORTS -- SERVER_BINARY [ARGS...]
+// Env STREAM_CONNECT_GAP_US=N paces the stream connects N microseconds apart (default: one burst).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -86,7 +87,10 @@ class StreamSet {
   StreamSet(int port, int n) : streams_(n) {
     ep_ = epoll_create1(0);
     const std::string req = "GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
+    const char* gap = std::getenv("STREAM_CONNECT_GAP_US");  // optional pacing between stream connects
+    const int gap_us = gap ? std::atoi(gap) : 0;
     for (int i = 0; i < n; ++i) {
+      if (gap_us > 0 && i > 0) std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
       Stream& s = streams_[i];
       s.fd = Connect(port, false);
       if (s.fd < 0 || !SendAll(s.fd, req)) continue;
