@@ -19,40 +19,13 @@
 
 #include "attest/answer.h"
 #include "attest/engine.h"
+#include "common/latency_runs.h"
 
-namespace {
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * (v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
-std::vector<std::string> LoadQueries(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    if (line[0] == '{') {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_object() && j.contains("text") && j["text"].is_string()) out.push_back(j["text"].get<std::string>());
-    } else {
-      out.push_back(line);
-    }
-  }
-  return out;
-}
-
-struct Spread {
-  double median, lo, hi;
-};
-Spread Summarize(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
-}  // namespace
+using attest::bench::LoadQuestions;
+using attest::bench::Percentile;
+using attest::bench::Spread;
+using attest::bench::Summarize;
 
 int main(int argc, char** argv) {
   std::string data, queries_path, json_out;
@@ -73,7 +46,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<std::string> queries = LoadQueries(queries_path);
+  std::vector<std::string> queries = LoadQuestions(queries_path);
   if (data.empty() || queries.empty() || rounds < 1) {
     std::fprintf(stderr, "ask_latency: need --data and a non-empty --queries file\n");
     return 2;

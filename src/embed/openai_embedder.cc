@@ -225,7 +225,7 @@ OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::string endpoi
       endpoint_(std::move(endpoint)),
       api_key_(std::move(api_key)),
       http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      jitter_rng_(std::random_device{}()) {
+      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {
   identity_.name = "openai:" + options_.model;
   identity_.dim = options_.dimension;
   identity_.version = options_.version;
@@ -236,21 +236,7 @@ OpenAiEmbedderStats OpenAiEmbedder::stats() const {
   return stats_;
 }
 
-std::chrono::milliseconds OpenAiEmbedder::BackoffDelay(uint32_t attempt) const {
-  double base = static_cast<double>(options_.backoff_initial_ms) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
-  base = std::min(base, static_cast<double>(options_.backoff_max_ms));
-  std::lock_guard<std::mutex> lock(mu_);
-  std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(jitter_rng_)));
-}
 
-void OpenAiEmbedder::Sleep(std::chrono::milliseconds delay) const {
-  if (options_.sleep) {
-    options_.sleep(delay);
-  } else if (delay.count() > 0) {
-    std::this_thread::sleep_for(delay);
-  }
-}
 
 Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32_t expected_dim,
                                   std::vector<float>* out, uint32_t* got_dim) const {
@@ -283,7 +269,7 @@ Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32
         const Status& st = response.status();
         return Status(st.code(), st.message() + (IsTransientHttpFailure(failure) ? tries : ""));
       }
-      Sleep(BackoffDelay(attempt));
+      backoff_.Sleep(backoff_.Delay(attempt));
       continue;
     }
     const int status = response->status;
@@ -297,11 +283,11 @@ Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32
                                                    (IsRetryableHttpStatus(status) ? tries : "") + ": " +
                                                    ExtractApiErrorMessage(response->body));
     }
-    std::chrono::milliseconds delay = BackoffDelay(attempt);
+    std::chrono::milliseconds delay = backoff_.Delay(attempt);
     if (auto server_ms = ServerRetryDelayMs(*response)) {
       delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
     }
-    Sleep(delay);
+    backoff_.Sleep(delay);
   }
 }
 

@@ -48,6 +48,7 @@
 
 #include "embed/embedder.h"
 #include "net/http_client.h"
+#include "net/model_http_util.h"
 
 namespace attest {
 
@@ -97,17 +98,15 @@ class OpenAiEmbedder final : public Embedder {
   // retrying as configured. `expected_dim` 0 accepts any dimension (the probe).
   Status EmbedBatch(const std::vector<std::string>& inputs, uint32_t expected_dim,
                     std::vector<float>* out, uint32_t* got_dim) const;
-  std::chrono::milliseconds BackoffDelay(uint32_t attempt) const;
-  void Sleep(std::chrono::milliseconds delay) const;
 
   const OpenAiEmbedderOptions options_;
   const std::string endpoint_;
   const std::string api_key_;
   EmbedderIdentity identity_;  // set in Create(), immutable afterwards
   HttpClient http_;
+  RetryBackoff backoff_;
 
   mutable std::mutex mu_;
-  mutable std::mt19937_64 jitter_rng_;  // guarded by mu_
   mutable OpenAiEmbedderStats stats_;   // guarded by mu_
 };
 

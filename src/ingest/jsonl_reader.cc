@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_guard.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -17,36 +18,7 @@ constexpr int kMaxJsonDepth = 64;
 // After this many errors in one file only a count is reported.
 constexpr uint64_t kMaxErrorsPerFile = 1000;
 
-bool ExceedsDepth(std::string_view line) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
-// nlohmann messages start with "[json.exception.parse_error.101] "; drop that tag.
-std::string CleanJsonMessage(std::string_view what) {
-  if (!what.empty() && what.front() == '[') {
-    const size_t close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
 
 std::string Quoted(std::string_view field) { return "field \"" + std::string(field) + "\""; }
 
@@ -143,14 +115,14 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
 }  // namespace
 
 Status ParseJsonlLine(std::string_view line, const SourceOptions& options, ParsedDocument* doc) {
-  if (ExceedsDepth(line)) {
+  if (JsonNestingExceeds(line, kMaxJsonDepth)) {
     return Status::InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   try {
     const json j = json::parse(line.begin(), line.end());
     return ParseObject(j, options, doc);
   } catch (const json::exception& e) {
-    return Status::InvalidArgument("invalid JSON: " + CleanJsonMessage(e.what()));
+    return Status::InvalidArgument("invalid JSON: " + CleanJsonErrorMessage(e.what()));
   } catch (const std::exception& e) {
     return Status::InvalidArgument(std::string("cannot parse line: ") + e.what());
   }

@@ -225,28 +225,14 @@ ChatClient::ChatClient(ChatClientOptions options, std::string endpoint, std::str
       endpoint_(std::move(endpoint)),
       api_key_(std::move(api_key)),
       http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      jitter_rng_(std::random_device{}()) {}
+      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {}
 
 ChatClientStats ChatClient::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;
 }
 
-std::chrono::milliseconds ChatClient::BackoffDelay(uint32_t attempt) const {
-  double base = static_cast<double>(options_.backoff_initial_ms) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
-  base = std::min(base, static_cast<double>(options_.backoff_max_ms));
-  std::lock_guard<std::mutex> lock(mu_);
-  std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(jitter_rng_)));
-}
 
-void ChatClient::Sleep(std::chrono::milliseconds delay) const {
-  if (options_.sleep) {
-    options_.sleep(delay);
-  } else if (delay.count() > 0) {
-    std::this_thread::sleep_for(delay);
-  }
-}
 
 Result<std::string> ChatClient::BuildBody(const ChatRequest& request, bool stream) const {
   if (request.messages.empty()) return Status::InvalidArgument("chat client: a request needs at least one message");
@@ -385,7 +371,7 @@ Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDelta
         if (delivered) msg += " (the stream was cut after the answer began)";
         return Status(st.code(), msg);
       }
-      Sleep(BackoffDelay(attempt));
+      backoff_.Sleep(backoff_.Delay(attempt));
       continue;
     }
     const int status = response->status;
@@ -419,11 +405,11 @@ Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDelta
                                                    (IsRetryableHttpStatus(status) ? tries : "") + ": " +
                                                    ExtractApiErrorMessage(response->body));
     }
-    std::chrono::milliseconds delay = BackoffDelay(attempt);
+    std::chrono::milliseconds delay = backoff_.Delay(attempt);
     if (auto server_ms = ServerRetryDelayMs(*response)) {
       delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
     }
-    Sleep(delay);
+    backoff_.Sleep(delay);
   }
 }
 

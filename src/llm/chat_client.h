@@ -49,6 +49,7 @@
 
 #include "attest/status.h"
 #include "net/http_client.h"
+#include "net/model_http_util.h"
 
 namespace attest {
 
@@ -128,16 +129,14 @@ class ChatClient {
   Result<std::string> BuildBody(const ChatRequest& request, bool stream) const;
   Result<ChatResponse> Run(const ChatRequest& request, const ChatDeltaCallback* on_delta,
                            ChatCallInfo* info) const;
-  std::chrono::milliseconds BackoffDelay(uint32_t attempt) const;
-  void Sleep(std::chrono::milliseconds delay) const;
 
   const ChatClientOptions options_;
   const std::string endpoint_;
   const std::string api_key_;
   HttpClient http_;
+  RetryBackoff backoff_;
 
   mutable std::mutex mu_;
-  mutable std::mt19937_64 jitter_rng_;  // guarded by mu_
   mutable ChatClientStats stats_;       // guarded by mu_
 };
 

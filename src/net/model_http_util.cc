@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -63,27 +64,6 @@ std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response) {
   return std::nullopt;
 }
 
-bool JsonNestingExceeds(std::string_view body, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > max_depth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
 std::string ExtractHttpErrorMessage(std::string_view body) {
   if (!JsonNestingExceeds(body, kMaxErrorJsonDepth)) {
@@ -112,13 +92,6 @@ std::string ExtractHttpErrorMessage(std::string_view body) {
   return Snippet(body, kSnippetBytes);
 }
 
-std::string CleanJsonErrorMessage(std::string_view what) {
-  if (!what.empty() && what.front() == '[') {
-    const size_t close = what.find("] ");
-    if (close != std::string_view::npos) what.remove_prefix(close + 2);
-  }
-  return std::string(what);
-}
 
 std::string EscapeForDataBlock(std::string_view json_text) {
   std::string out;
@@ -131,6 +104,25 @@ std::string EscapeForDataBlock(std::string_view json_text) {
     }
   }
   return out;
+}
+
+RetryBackoff::RetryBackoff(int64_t initial_ms, int64_t max_ms, std::function<void(std::chrono::milliseconds)> sleep)
+    : initial_ms_(initial_ms), max_ms_(max_ms), sleep_(std::move(sleep)), rng_(std::random_device{}()) {}
+
+std::chrono::milliseconds RetryBackoff::Delay(uint32_t attempt) const {
+  double base = static_cast<double>(initial_ms_) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
+  base = std::min(base, static_cast<double>(max_ms_));
+  std::lock_guard<std::mutex> lock(mu_);
+  std::uniform_real_distribution<double> jitter(0.5, 1.0);
+  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(rng_)));
+}
+
+void RetryBackoff::Sleep(std::chrono::milliseconds delay) const {
+  if (sleep_) {
+    sleep_(delay);
+  } else if (delay.count() > 0) {
+    std::this_thread::sleep_for(delay);
+  }
 }
 
 }  // namespace attest

@@ -7,15 +7,37 @@
 // Thread-safety: all functions are pure.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <random>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "attest/status.h"
+#include "common/json_guard.h"  // JsonNestingExceeds, CleanJsonErrorMessage
 #include "net/http_client.h"
 
 namespace attest {
+
+// Exponential backoff between attempts of a model call: initial_ms * 2^attempt, capped at max_ms,
+// jittered to 50-100% so that many clients do not retry in step. `sleep` replaces the real sleep
+// (tests record the delays instead); null = std::this_thread::sleep_for.
+// Thread-safety: Delay() and Sleep() may be called concurrently.
+class RetryBackoff {
+ public:
+  RetryBackoff(int64_t initial_ms, int64_t max_ms, std::function<void(std::chrono::milliseconds)> sleep);
+  std::chrono::milliseconds Delay(uint32_t attempt) const;
+  void Sleep(std::chrono::milliseconds delay) const;
+
+ private:
+  const int64_t initial_ms_, max_ms_;
+  const std::function<void(std::chrono::milliseconds)> sleep_;
+  mutable std::mutex mu_;
+  mutable std::mt19937_64 rng_;  // guarded by mu_
+};
 
 // True for HTTP 429 and 5xx: the same request may succeed later.
 bool IsRetryableHttpStatus(int status);
@@ -28,15 +50,11 @@ StatusCode StatusCodeForHttpStatus(int status);
 // HTTP-date forms of Retry-After are ignored (the caller's backoff is used instead).
 std::optional<int64_t> ServerRetryDelayMs(const HttpResponse& response);
 
-// True when `body` nests arrays/objects deeper than `max_depth` (string contents are skipped).
-bool JsonNestingExceeds(std::string_view body, int max_depth);
 
 // JSON text safe inside a delimited data block of a prompt: every '<' becomes "\u003c", so passage
 // text cannot close the block (`</evidence>`); decoding gives back the exact text.
 std::string EscapeForDataBlock(std::string_view json_text);
 
-// An nlohmann::json exception message without its "[json.exception.parse_error.101] " tag.
-std::string CleanJsonErrorMessage(std::string_view what);
 
 // The message of an error body: {"error": {"message", "type"}} (OpenAI), {"error": "..."} (TEI,
 // llama.cpp, Ollama), {"message": "..."} (Cohere, vLLM), {"detail": "..."} or

@@ -226,7 +226,7 @@ HttpReranker::HttpReranker(HttpRerankerOptions options, std::string endpoint, st
       endpoint_(std::move(endpoint)),
       api_key_(std::move(api_key)),
       http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      jitter_rng_(std::random_device{}()) {}
+      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {}
 
 std::string HttpReranker::name() const { return std::string(RerankApiName(options_.api)) + ":" + options_.model; }
 
@@ -235,21 +235,7 @@ HttpRerankerStats HttpReranker::stats() const {
   return stats_;
 }
 
-std::chrono::milliseconds HttpReranker::BackoffDelay(uint32_t attempt) const {
-  double base = static_cast<double>(options_.backoff_initial_ms) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
-  base = std::min(base, static_cast<double>(options_.backoff_max_ms));
-  std::lock_guard<std::mutex> lock(mu_);
-  std::uniform_real_distribution<double> jitter(0.5, 1.0);
-  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(jitter_rng_)));
-}
 
-void HttpReranker::Sleep(std::chrono::milliseconds delay) const {
-  if (options_.sleep) {
-    options_.sleep(delay);
-  } else if (delay.count() > 0) {
-    std::this_thread::sleep_for(delay);
-  }
-}
 
 Status HttpReranker::ScoreBatch(std::string_view query, const std::vector<std::string>& inputs,
                                 std::vector<double>* out) const {
@@ -281,7 +267,7 @@ Status HttpReranker::ScoreBatch(std::string_view query, const std::vector<std::s
         const Status& st = response.status();
         return Status(st.code(), st.message() + (transient ? tries : ""));
       }
-      Sleep(BackoffDelay(attempt));
+      backoff_.Sleep(backoff_.Delay(attempt));
       continue;
     }
     const int status = response->status;
@@ -296,11 +282,11 @@ Status HttpReranker::ScoreBatch(std::string_view query, const std::vector<std::s
                     where + ": HTTP " + std::to_string(status) + (IsRetryableHttpStatus(status) ? tries : "") +
                         ": " + ExtractHttpErrorMessage(response->body));
     }
-    std::chrono::milliseconds delay = BackoffDelay(attempt);
+    std::chrono::milliseconds delay = backoff_.Delay(attempt);
     if (auto server_ms = ServerRetryDelayMs(*response)) {
       delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
     }
-    Sleep(delay);
+    backoff_.Sleep(delay);
   }
 }
 

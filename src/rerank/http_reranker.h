@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "net/http_client.h"
+#include "net/model_http_util.h"
 #include "rerank/reranker.h"
 
 namespace attest {
@@ -114,16 +115,14 @@ class HttpReranker final : public Reranker {
 
   // Scores one batch (already truncated, non-blank) with retries; `out` gets one score per input.
   Status ScoreBatch(std::string_view query, const std::vector<std::string>& inputs, std::vector<double>* out) const;
-  std::chrono::milliseconds BackoffDelay(uint32_t attempt) const;
-  void Sleep(std::chrono::milliseconds delay) const;
 
   const HttpRerankerOptions options_;
   const std::string endpoint_;
   const std::string api_key_;
   HttpClient http_;
+  RetryBackoff backoff_;
 
   mutable std::mutex mu_;
-  mutable std::mt19937_64 jitter_rng_;  // guarded by mu_
   mutable HttpRerankerStats stats_;     // guarded by mu_
 };
 
