@@ -1,0 +1,71 @@
+// Prometheus metrics of the server: counters, gauges and histograms with fixed label names,
+// rendered in the Prometheus text exposition format (version 0.0.4) for GET /metrics.
+//
+// Thread-safety: every method is safe from any thread; updates are lock-free after a series'
+// first use (series are created under a mutex and then cached by the caller or looked up).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace attest::service {
+
+class Counter {
+ public:
+  void Add(double v = 1);
+  double value() const;
+ private:
+  std::atomic<uint64_t> micros_{0};  // value x 1e6, so fractional adds stay exact enough
+};
+
+class Gauge {
+ public:
+  void Set(double v);
+  void Add(double v);
+  double value() const;
+ private:
+  std::atomic<int64_t> micros_{0};
+};
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> upper_bounds);  // sorted, +Inf implied
+  void Observe(double v);
+  struct Snapshot { std::vector<double> bounds; std::vector<uint64_t> cumulative; uint64_t count; double sum; };
+  Snapshot Read() const;
+ private:
+  std::vector<double> bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // bounds_.size() + 1
+  std::atomic<uint64_t> count_{0};
+  std::atomic<uint64_t> sum_micros_{0};
+};
+
+// Default latency buckets in seconds: 0.5 ms .. 10 s.
+std::vector<double> LatencyBuckets();
+
+class Registry {
+ public:
+  // Returns the series of `name` with these label values (created on first use; label names are
+  // fixed per metric at first registration, and `help` is stored once). Pointers stay valid for
+  // the registry's lifetime.
+  Counter* GetCounter(const std::string& name, const std::string& help,
+                      const std::map<std::string, std::string>& labels = {});
+  Gauge* GetGauge(const std::string& name, const std::string& help,
+                  const std::map<std::string, std::string>& labels = {});
+  Histogram* GetHistogram(const std::string& name, const std::string& help,
+                          const std::map<std::string, std::string>& labels = {},
+                          std::vector<double> bounds = LatencyBuckets());
+  // The exposition text: "# HELP", "# TYPE", then each series, label values escaped.
+  std::string Render() const;
+ private:
+  struct Family;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Family>> families_;
+};
+
+}  // namespace attest::service
