@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,23 @@ const char* AnswerOutcomeName(AnswerOutcome o);  // "answer", "fallback", "calcu
 
 enum class WriterKind { kExtractive, kLlm };
 
+struct AnswerSource;
+
+// Optional observer of an answer in progress (the server's SSE stream). Callbacks run on the thread
+// that called Ask(); each may be empty.
+struct AnswerEvents {
+  // A stage started or finished: "plan", "retrieve", "rerank", "write", "verify"; the queries run.
+  std::function<void(std::string_view stage, const std::vector<std::string>& queries)> on_progress;
+  // The evidence pack is final (before writing): the sources the writer will be given.
+  std::function<void(const std::vector<AnswerSource>& sources)> on_sources;
+  // Writer text as produced (clean text, never half a citation marker).
+  std::function<void(std::string_view delta)> on_delta;
+  // A streamed sentence is complete (LLM writer): its text and the source ids ("S1"...) it cites.
+  std::function<void(std::string_view sentence, const std::vector<std::string>& cites)> on_sentence;
+  // Polled between stages: true = stop (the client went away); Ask() then returns kCancelled.
+  std::function<bool()> cancelled;
+};
+
 struct AskOptions {
   std::string question;
   SearchFilter filter;                 // the caller's tenant and groups: never widened
@@ -39,6 +58,7 @@ struct AskOptions {
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
   bool multi_hop = true;               // run the hop loop for multi-hop plans
   bool llm_judge = false;              // also ask the chat model to judge support (downgrades only)
+  const AnswerEvents* events = nullptr;  // borrowed; may be null
 };
 
 struct AnswerCitation {
@@ -86,6 +106,7 @@ struct AnswerResult {
   std::vector<SearchHit> results;     // the ranked result list (always filled when retrieval ran)
   std::vector<std::string> warnings;  // e.g. stale sources, versions labelled, conflicting sources
   std::vector<std::string> degraded;  // stages skipped or weakened (e.g. "rerank_skipped_deadline")
+  std::vector<std::string> blocked_citations;  // citations of ids the writer was never given (dropped)
   std::string plan_json;              // the validated plan
   std::string resolved_version;
   uint64_t snapshot_version = 0;

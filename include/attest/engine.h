@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attest/status.h"
@@ -212,6 +214,52 @@ struct EngineStats {
   std::string vector_index;        // "hnsw", "flat" or "ivfpq": the kind of the active embedder's files
 };
 
+// A document given in memory (the HTTP API's documents routes), as opposed to files on disk.
+struct DocumentSpec {
+  std::string id;                        // stable per tenant: putting the same id again replaces it
+  std::string tenant;                    // "" = default tenant
+  std::string title;
+  std::string text;                      // the body, in `content_type`
+  std::string content_type = "text";     // text | markdown | html
+  std::string url, site, version, source_type, language;
+  std::string published, updated;        // YYYY-MM-DD or ""
+  std::vector<std::string> acl_groups;   // empty = readable by the whole tenant
+  std::string feed;                      // "" or e.g. "versions" (an authoritative version feed)
+  std::map<std::string, std::string> metadata;
+};
+
+struct PutDocumentsReport {
+  uint64_t snapshot_version = 0;         // the snapshot that holds them (unchanged when nothing changed)
+  uint32_t added = 0, replaced = 0, unchanged = 0;
+  uint64_t chunks = 0;                   // chunks written
+  std::vector<uint64_t> superseded_chunks;  // chunk ids of replaced versions (caches drop answers citing them)
+};
+
+// A stored document as a reader may see it (text reassembled from its chunks).
+struct DocumentInfo {
+  std::string id, tenant, title, url, site, version, source_type, language, feed, sha256;
+  std::string published, updated;        // YYYY-MM-DD or ""
+  std::vector<std::string> acl_groups;
+  std::vector<uint64_t> chunk_ids;
+  std::string text;                      // chunk texts joined by blank lines
+  uint64_t bytes = 0;
+  uint64_t created_snapshot = 0;         // first snapshot that sees this version
+  uint64_t snapshot_version = 0;         // the snapshot read
+};
+
+// Where a cited chunk stands in the latest snapshot, for a caller (render-time and mid-stream
+// authorization, and the "cited chunk changed" notice).
+enum class CitationState {
+  kCurrent,    // still live and readable by the caller
+  kChanged,    // the document is live and readable but this chunk was replaced (new version)
+  kDeleted,    // the document was deleted
+  kForbidden,  // the document is live but the caller's groups no longer admit it
+};
+struct CitedChunk {
+  std::string doc_id;
+  uint64_t chunk_id = 0;
+};
+
 struct ReembedReport {
   std::string embedder;            // identity of the new embedder
   uint64_t chunks = 0;             // live chunks, all covered by the new embedder
@@ -242,6 +290,20 @@ class Engine {
   // Answers a question from the index (include/attest/answer.h). All retrieval rounds of one answer
   // read the snapshot pinned at its start.
   virtual Result<AnswerResult> Ask(const AskOptions& options) const = 0;
+
+  // Adds or replaces documents given in memory, in one atomic commit; idempotent by (tenant, id):
+  // identical content is a no-op. kInvalidArgument names the first bad document.
+  virtual Result<PutDocumentsReport> PutDocuments(const std::vector<DocumentSpec>& docs) = 0;
+  // The live document `id` of `who.tenant`, if `who.groups` admit it (nullopt groups = admin);
+  // kNotFound otherwise (a caller cannot tell a hidden document from a missing one).
+  virtual Result<DocumentInfo> GetDocument(const SearchFilter& who, const std::string& id) const = 0;
+  // The state of each cited chunk in the latest snapshot for `who` (in the order given).
+  virtual Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
+                                                            const std::vector<CitedChunk>& cited) const = 0;
+  // The latest snapshot version (no catalog read).
+  virtual uint64_t CurrentSnapshot() const = 0;
+  // Hits and misses of the query-embedding cache (keyed by text and embedder identity).
+  virtual std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "answer/answer_json.h"
 #include "answer/answer_pipeline.h"
 #include "common/checksum.h"
 
@@ -26,6 +27,8 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
   }
   return hex;
 }
+
+}  // namespace
 
 nlohmann::json HitJson(const SearchHit& h) {
   return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id}, {"score", h.score}, {"title", h.title},
@@ -51,8 +54,6 @@ nlohmann::json SourceJson(const AnswerSource& s) {
   if (s.flagged) j["flag_reason"] = s.flag_reason;
   return j;
 }
-
-}  // namespace
 
 void SealManifest(const AskOptions& options, AnswerResult* r) {
   nlohmann::json sources = nlohmann::json::array();
@@ -120,6 +121,7 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
                       {"dropped_claims", r.dropped_claims},
                       {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},
                       {"cost", r.cost},
+                      {"blocked_citations", r.blocked_citations},
                       {"manifest", {{"sha256", r.manifest_sha256}, {"hmac", r.manifest_hmac}}}};
   if (r.outcome == AnswerOutcome::kFallback) j["fallback_reason"] = r.fallback_reason;
   if (!r.hops.empty()) {

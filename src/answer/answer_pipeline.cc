@@ -97,6 +97,18 @@ const char* AnswerOutcomeName(AnswerOutcome o) {
   return "fallback";
 }
 
+namespace {
+
+bool Cancelled(const AskOptions& options) {
+  return options.events && options.events->cancelled && options.events->cancelled();
+}
+
+void Progress(const AskOptions& options, std::string_view stage, const std::vector<std::string>& queries = {}) {
+  if (options.events && options.events->on_progress) options.events->on_progress(stage, queries);
+}
+
+}  // namespace
+
 Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& options) {
   const auto t_start = SteadyClock::now();
   AnswerResult result;
@@ -134,6 +146,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
   result.resolved_version = plan.resolved_version;
   result.timings_ms["plan"] = MsSince(t);
+  Progress(options, "plan");
 
   if (!plan.needs_search) {
     result.plan_json = plan.ToJson().dump();
@@ -150,6 +163,13 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
 
   // --- retrieve ---
+  if (Cancelled(options)) return Status::Cancelled("the client went away");
+  {
+    std::vector<std::string> queries;
+    for (const auto& sq : plan.subqueries) queries.push_back(sq.text);
+    if (queries.empty()) queries.push_back(plan.standalone);
+    Progress(options, "retrieve", queries);
+  }
   t = SteadyClock::now();
   ATTEST_ASSIGN_OR_RETURN(Retrieved got, Retrieve(ctx, plan, options, filter));
   MultiHopResult hops;
@@ -199,6 +219,8 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
 
   // --- rerank, extract, pack ---
+  if (Cancelled(options)) return Status::Cancelled("the client went away");
+  Progress(options, "rerank");
   t = SteadyClock::now();
   EvidenceQuery eq;
   std::set<std::string> terms;
@@ -354,6 +376,9 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   }
 
   // --- write: passages of the resolved version (or unversioned) go first; others are labelled ---
+  if (Cancelled(options)) return Status::Cancelled("the client went away");
+  if (options.events && options.events->on_sources) options.events->on_sources(result.sources);
+  Progress(options, "write");
   t = SteadyClock::now();
   std::vector<EvidencePassage> writer_pack;
   for (const EvidencePassage& p : pack) {
@@ -394,6 +419,8 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   wa.question = options.question;
   wa.pack = &writer_pack;
   wa.max_sentences = std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
+  if (options.events && options.events->on_delta) wa.on_delta = options.events->on_delta;
+  if (options.events && options.events->on_sentence) wa.on_sentence = options.events->on_sentence;
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;
   if (options.writer == WriterKind::kLlm) {
@@ -404,8 +431,11 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   result.prompt_tokens = draft.prompt_tokens;
   result.completion_tokens = draft.completion_tokens;
   result.timings_ms["write"] = MsSince(t);
+  result.blocked_citations = draft.dropped_markers;
 
   // --- verify ---
+  if (Cancelled(options)) return Status::Cancelled("the client went away");
+  Progress(options, "verify");
   t = SteadyClock::now();
   if (options.llm_judge && !ctx.judge) return Status::InvalidArgument("the LLM judge needs a chat model (--llm-url)");
   // The built-in checks, then (optionally) the judge, which can only confirm or downgrade.

@@ -3,10 +3,14 @@
 #include "attest/engine.h"
 
 #include <chrono>
+#include <mutex>
 #include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include "answer/answer_pipeline.h"
 #include "attest/answer.h"
+#include "engine/document_api.h"
 #include "engine/document_indexer.h"
 #include "engine/ingest_pipeline.h"
 #include "engine/vector_leg.h"
@@ -130,6 +134,7 @@ class EngineImpl final : public Engine {
 
   Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {
     if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
+    std::lock_guard<std::mutex> lock(write_mu_);
     WriteBatch batch;
     batch.deletes.push_back({tenant, id});
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(batch)));
@@ -160,6 +165,56 @@ class EngineImpl final : public Engine {
 
   Status WaitForVectors() override { return vectors_->Wait(); }
 
+  Result<PutDocumentsReport> PutDocuments(const std::vector<DocumentSpec>& docs) override {
+    if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
+    if (docs.empty()) return Status::InvalidArgument("no documents");
+    std::lock_guard<std::mutex> lock(write_mu_);
+    std::shared_ptr<const Snapshot> before = store_->Pin();
+    WriteBatch batch;
+    PutDocumentsReport report;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      const DocumentSpec& spec = docs[i];
+      auto parsed = ParseDocumentSpec(spec);
+      if (!parsed.ok()) return parsed.status().WithContext("document " + std::to_string(i) + " ('" + spec.id + "')");
+      DocumentDefaults defaults;
+      defaults.tenant = spec.tenant;
+      defaults.acl_groups = spec.acl_groups;
+      PreparedDocument prepared = indexer_.Prepare(*parsed, defaults, spec.text.size());
+      auto old = before->FindDocument(DocumentKey{spec.tenant, spec.id});
+      if (old.ok() && old->sha256 != prepared.record.sha256) {
+        ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, before->ChunksOfDocument(old->num));
+        for (const ChunkRecord& c : chunks) report.superseded_chunks.push_back(c.id.get());
+      }
+      batch.upserts.push_back(std::move(prepared));
+    }
+    ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(batch)));
+    report.snapshot_version = cr.version.get();
+    report.added = cr.added;
+    report.replaced = cr.replaced;
+    report.unchanged = cr.unchanged;
+    report.chunks = cr.chunks_added;
+    if (cr.added + cr.replaced > 0) {
+      Status v = vectors_->AfterIngest();
+      if (!v.ok()) spdlog::warn("vectors not updated after a document put: {}", v.ToString());
+    }
+    return report;
+  }
+
+  Result<DocumentInfo> GetDocument(const SearchFilter& who, const std::string& id) const override {
+    return ReadDocument(*store_->Pin(), who, id);
+  }
+
+  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
+                                                    const std::vector<CitedChunk>& cited) const override {
+    return CitationStates(*store_->Pin(), who, cited);
+  }
+
+  uint64_t CurrentSnapshot() const override { return store_->Pin()->version().get(); }
+
+  std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const override {
+    return {vectors_->query_cache().hits(), vectors_->query_cache().misses()};
+  }
+
  private:
   EngineOptions options_;
   Analyzer analyzer_;
@@ -170,6 +225,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<LlmWriter> llm_writer_;
   std::unique_ptr<LlmJudge> judge_;
   std::unique_ptr<HttpReranker> reranker_;  // optional cross-encoder for answers
+  std::mutex write_mu_;                 // PutDocuments / Delete
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

@@ -483,6 +483,20 @@ Result<std::optional<ChunkRecord>> Catalog::GetChunk(ChunkId id, SnapshotVersion
   return std::optional<ChunkRecord>(ReadChunk(*st, 0));
 }
 
+Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotVersion v) {
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT id, doc_num, ordinal, section_path, text FROM chunks "
+                                                  "WHERE doc_num = ?1 AND text IS NOT NULL AND " + Visible(2) +
+                                                  " ORDER BY ordinal"));
+  st->Bind(1, num.get()).Bind(2, v.get());
+  std::vector<ChunkRecord> out;
+  while (true) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.push_back(ReadChunk(*st, 0));
+  }
+  return out;
+}
+
 std::string Catalog::DocColumns() {
   // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column.
   if (schema_ == 0) {

@@ -102,6 +102,8 @@ class Catalog {
 
   // --- readers (any version) ---
   Result<std::optional<ChunkRecord>> GetChunk(ChunkId id, SnapshotVersion v);
+  // The chunks of document `num` visible at `v`, in ordinal order.
+  Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num, SnapshotVersion v);
   // (chunk id, document) of every chunk row placed in `segment`, deleted ones included.
   Result<std::vector<std::pair<ChunkId, DocNum>>> ChunkDocumentsOfSegment(SegmentId segment);
   Result<std::optional<DocumentRecord>> GetDocument(DocNum num, SnapshotVersion v);

@@ -27,6 +27,12 @@ Result<std::vector<ChunkRecord>> SnapshotImpl::GetChunks(std::span<const ChunkId
   return out;
 }
 
+Result<std::vector<ChunkRecord>> SnapshotImpl::ChunksOfDocument(DocNum num) const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  return cat.ChunksOfDocument(num, state_->version);
+}
+
 Result<std::vector<DocNum>> SnapshotImpl::DocumentsOf(std::span<const ChunkId> ids) const {
   std::vector<DocNum> out;
   out.reserve(ids.size());

@@ -24,6 +24,7 @@ class SnapshotImpl final : public Snapshot {
   SnapshotVersion version() const override { return state_->version; }
   const LexicalSearcher& lexical() const override { return *state_->searcher; }
   Result<std::vector<ChunkRecord>> GetChunks(std::span<const ChunkId> ids) const override;
+  Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num) const override;
   Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const override;
   Result<DocumentRecord> GetDocument(DocNum num) const override;
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;

@@ -104,6 +104,8 @@ class Snapshot {
   // chunk is in none of this snapshot's segments.
   virtual Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const = 0;
   virtual Result<DocumentRecord> GetDocument(DocNum num) const = 0;
+  // The chunks of document `num` visible in this snapshot, in ordinal order.
+  virtual Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num) const = 0;
   // The live document with this key in this snapshot.
   virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;
   virtual Result<StoreStats> Stats() const = 0;

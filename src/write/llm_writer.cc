@@ -321,6 +321,13 @@ Result<Draft> LlmWriter::Generate(const WriteArgs& args, const std::vector<ChatM
         const std::string text = JoinClaims(structured);
         if (!text.empty()) args.on_delta(text);
       }
+      if (args.on_sentence) {
+        for (const DraftClaim& c : structured.claims) {
+          std::vector<std::string> cites;
+          for (const Citation& cite : c.cites) cites.push_back(cite.source);
+          args.on_sentence(c.text, cites);
+        }
+      }
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.structured_drafts;
       stats_.dropped_markers += structured.dropped_markers.size();
@@ -346,7 +353,9 @@ Result<Draft> LlmWriter::Prose(const WriteArgs& args, const std::vector<ChatMess
     size_t sentences = 0;
     auto forward = [&] {
       for (const CitationStreamEvent& e : events) {
-        if (e.kind == CitationStreamEvent::Kind::kSentenceDone) ++sentences;
+        if (e.kind == CitationStreamEvent::Kind::kSentenceDone) {
+          if (++sentences <= args.max_sentences && args.on_sentence) args.on_sentence(e.text, e.cites);
+        }
         if (e.kind == CitationStreamEvent::Kind::kText && sentences < args.max_sentences) args.on_delta(e.text);
       }
       events.clear();

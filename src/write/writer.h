@@ -32,6 +32,9 @@ struct WriteArgs {
   const std::vector<EvidencePassage>* pack = nullptr;  // borrowed; must outlive the Write() call
   size_t max_sentences = 3;
   std::function<void(std::string_view delta)> on_delta;  // streaming text, optional
+  // Streaming writers: called when a sentence is complete, with the pack ids it cites (never an id
+  // outside the pack), after its text went to on_delta. Optional.
+  std::function<void(std::string_view sentence, const std::vector<std::string>& cites)> on_sentence;
 };
 
 class AnswerWriter {

@@ -1,0 +1,14 @@
+// JSON forms of the answer's parts, shared by `attest ask --json` and the HTTP API.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "attest/answer.h"
+
+namespace attest {
+
+nlohmann::json HitJson(const SearchHit& hit);        // doc_id, chunk_id, score, title, url, ... snippet
+nlohmann::json ClaimJson(const AnswerClaim& claim);  // id, text, cites[{source, quote}], verdict, reason, kept
+nlohmann::json SourceJson(const AnswerSource& source);
+
+}  // namespace attest

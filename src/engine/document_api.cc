@@ -1,0 +1,125 @@
+#include "engine/document_api.h"
+
+#include <algorithm>
+#include <map>
+
+#include "ingest/html_extractor.h"
+#include "ingest/markdown_parser.h"
+#include "ingest/text_parser.h"
+#include "ingest/text_util.h"
+
+namespace attest {
+namespace {
+
+Status CheckDate(const std::string& value, const char* field, std::optional<DayNumber>* out) {
+  if (value.empty()) return Status::Ok();
+  *out = ParseDate(value);
+  if (!*out) return Status::InvalidArgument(std::string(field) + ": '" + value + "' is not a date (YYYY-MM-DD)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
+  if (spec.id.empty()) return Status::InvalidArgument("id: empty");
+  if (auto nul = ingest::FindNul(spec.text)) return Status::InvalidArgument("text: NUL byte at offset " + std::to_string(*nul));
+  if (auto bad = ingest::FindInvalidUtf8(spec.text)) {
+    return Status::InvalidArgument("text: invalid UTF-8 at byte offset " + std::to_string(*bad));
+  }
+  ParsedDocument doc;
+  if (spec.content_type == "text" || spec.content_type.empty()) {
+    ParsePlainText(spec.text, spec.title.empty() ? spec.id : spec.title, &doc);
+  } else if (spec.content_type == "markdown") {
+    ATTEST_RETURN_IF_ERROR(ParseMarkdown(spec.text, &doc).WithContext("text"));
+  } else if (spec.content_type == "html") {
+    ExtractHtml(spec.text, &doc);
+  } else {
+    return Status::InvalidArgument("content_type: '" + spec.content_type + "' is not one of text, markdown, html");
+  }
+  bool has_text = false;
+  for (const Block& b : doc.blocks) has_text |= !ingest::TrimWhitespace(b.text).empty();
+  if (!has_text) return Status::InvalidArgument("text: no text after extraction");
+  doc.id = spec.id;
+  if (!spec.title.empty()) doc.title = spec.title;
+  if (doc.title.empty()) doc.title = spec.id;
+  if (!spec.url.empty()) doc.url = spec.url;
+  if (!spec.site.empty()) doc.site = spec.site;
+  if (!spec.version.empty()) doc.version = spec.version;
+  if (!spec.source_type.empty()) doc.source_type = spec.source_type;
+  if (!spec.language.empty()) doc.language = spec.language;
+  ATTEST_RETURN_IF_ERROR(CheckDate(spec.published, "published", &doc.published));
+  ATTEST_RETURN_IF_ERROR(CheckDate(spec.updated, "updated", &doc.updated));
+  for (const auto& [k, v] : spec.metadata) doc.metadata[k] = v;
+  if (!spec.feed.empty()) doc.metadata["feed"] = spec.feed;
+  return doc;
+}
+
+bool Admits(const SearchFilter& who, const DocumentRecord& doc) {
+  if (doc.tenant != who.tenant) return false;
+  if (!who.groups || doc.acl_groups.empty()) return true;
+  for (const std::string& g : *who.groups) {
+    if (std::binary_search(doc.acl_groups.begin(), doc.acl_groups.end(), g)) return true;
+  }
+  return false;
+}
+
+Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& who, const std::string& id) {
+  auto found = snapshot.FindDocument(DocumentKey{who.tenant, id});
+  if (!found.ok()) return found.status();
+  const DocumentRecord& r = *found;
+  if (!Admits(who, r)) {
+    return Status::NotFound("no document with id '" + id + "' in tenant '" + who.tenant + "'");
+  }
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, snapshot.ChunksOfDocument(r.num));
+  DocumentInfo info;
+  info.id = r.id;
+  info.tenant = r.tenant;
+  info.title = r.title;
+  info.url = r.url;
+  info.site = r.site;
+  info.version = r.version;
+  info.source_type = r.source_type;
+  info.language = r.language;
+  info.feed = r.feed;
+  info.sha256 = r.sha256;
+  info.published = r.published ? FormatDate(*r.published) : "";
+  info.updated = r.updated ? FormatDate(*r.updated) : "";
+  info.acl_groups = r.acl_groups;
+  info.bytes = r.bytes;
+  info.created_snapshot = r.created.get();
+  info.snapshot_version = snapshot.version().get();
+  for (const ChunkRecord& c : chunks) {
+    info.chunk_ids.push_back(c.id.get());
+    if (!info.text.empty()) info.text += "\n\n";
+    info.text += c.text;
+  }
+  return info;
+}
+
+Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const SearchFilter& who,
+                                                  const std::vector<CitedChunk>& cited) {
+  std::vector<CitationState> out(cited.size(), CitationState::kCurrent);
+  std::map<std::string, std::optional<DocumentRecord>> docs;  // doc id -> live record (nullopt = deleted)
+  for (size_t i = 0; i < cited.size(); ++i) {
+    auto it = docs.find(cited[i].doc_id);
+    if (it == docs.end()) {
+      auto found = latest.FindDocument(DocumentKey{who.tenant, cited[i].doc_id});
+      if (!found.ok() && found.status().code() != StatusCode::kNotFound) return found.status();
+      it = docs.emplace(cited[i].doc_id, found.ok() ? std::optional<DocumentRecord>(*found) : std::nullopt).first;
+    }
+    if (!it->second) {
+      out[i] = CitationState::kDeleted;
+      continue;
+    }
+    if (!Admits(who, *it->second)) {
+      out[i] = CitationState::kForbidden;
+      continue;
+    }
+    const ChunkId id(cited[i].chunk_id);
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> live, latest.GetChunks(std::span<const ChunkId>(&id, 1)));
+    if (live.empty() || live.front().doc != it->second->num) out[i] = CitationState::kChanged;
+  }
+  return out;
+}
+
+}  // namespace attest

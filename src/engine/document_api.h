@@ -1,0 +1,31 @@
+// Documents given in memory (the HTTP API's documents routes): parsing a DocumentSpec into the
+// ParsedDocument the indexer takes, reading a stored document back for a caller, and checking
+// where cited chunks stand in the latest snapshot (render-time and mid-stream authorization).
+//
+// Thread-safety: pure functions over their arguments.
+#pragma once
+
+#include <vector>
+
+#include "attest/engine.h"
+#include "ingest/document.h"
+#include "store/store.h"
+
+namespace attest {
+
+// Parses `spec.text` by its content type (text, markdown, html) into a ParsedDocument with the
+// spec's metadata. kInvalidArgument naming the field for a bad id, date, content type, NUL byte,
+// invalid UTF-8, or a body with no text.
+Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec);
+
+// Whether `who` may read `doc`: same tenant, and (admin, or a public document, or a shared group).
+bool Admits(const SearchFilter& who, const DocumentRecord& doc);
+
+// The live document `id` of who.tenant as `who` may see it; kNotFound when missing or not admitted.
+Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& who, const std::string& id);
+
+// Where each cited chunk stands in `latest` for `who`.
+Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const SearchFilter& who,
+                                                  const std::vector<CitedChunk>& cited);
+
+}  // namespace attest
