@@ -1,0 +1,164 @@
+// Service: common parts (tenant and filter resolution, deadlines, versions, audit) and search.
+#include "service/service.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "answer/answer_json.h"
+#include "service/service_internal.h"
+
+namespace attest::service {
+
+using nlohmann::json;
+
+Service::Service(Engine& engine, Authenticator& auth, Registry& metrics, AuditLog* audit, ServiceOptions options)
+    : engine_(engine),
+      auth_(auth),
+      metrics_(metrics),
+      audit_(audit),
+      options_(std::move(options)),
+      retrieval_cache_(options_.retrieval_cache_bytes, options_.retrieval_cache_ttl),
+      answer_cache_(options_.answer_cache_bytes, options_.answer_cache_ttl) {}
+
+Service::~Service() = default;
+
+std::string Service::VersionHeader() const {
+  return std::string("attest/") + ATTEST_VERSION + " api/" + kApiVersion + " pipeline/" + kPipelineVersion;
+}
+
+std::string Service::VersionsJson() const {
+  json j = {{"attest", ATTEST_VERSION},
+            {"api", kApiVersion},
+            {"pipeline", kPipelineVersion},
+            {"snapshot", engine_.CurrentSnapshot()}};
+  if (!options_.embedder.empty()) j["embedder"] = options_.embedder;
+  return j.dump();
+}
+
+ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const {
+  if (!requested || *requested == who.tenant) return who.tenant;
+  if (who.admin) return *requested;
+  return ApiError{"forbidden", "your credential is for tenant '" + who.tenant + "', not '" + *requested + "'",
+                  "tenant"};
+}
+
+SearchFilter Service::FilterFor(const Identity& who, const std::string& tenant) const {
+  SearchFilter f;
+  f.tenant = tenant;
+  if (!who.admin) f.groups = who.groups;  // an admin reads the whole tenant
+  return f;
+}
+
+uint32_t Service::RemainingMs(const RequestContext& ctx, std::optional<uint32_t> deadline) const {
+  const double budget = deadline ? *deadline : options_.default_deadline_ms;
+  const double spent =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ctx.received).count();
+  return static_cast<uint32_t>(std::max(1.0, budget - spent));
+}
+
+void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord record) {
+  if (!audit_) return;
+  record.request_id = ctx.request_id;
+  record.unix_ms = internal::UnixMs();
+  record.route = ctx.route;
+  record.user = who.user;
+  record.tenant = record.tenant.empty() ? who.tenant : record.tenant;
+  record.credential_id = who.credential_id;
+  record.groups = who.groups;
+  audit_->Append(std::move(record));
+}
+
+ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest& req, const RequestContext& ctx) {
+  auto tenant = EffectiveTenant(who, req.tenant);
+  if (!tenant.ok()) return tenant.error();
+  const uint64_t snapshot = engine_.CurrentSnapshot();
+  SearchOptions so;
+  so.query = req.query;
+  so.k = req.top_k;
+  so.filter = FilterFor(who, tenant.value());
+  internal::ApplyFilters(req.filters, &so.filter);
+  so.mode = internal::ParseMode(req.mode);
+  const uint32_t remaining = RemainingMs(ctx, req.deadline_ms);
+  std::vector<std::string> degraded;
+  if (remaining < internal::kMinVectorBudgetMs && so.mode == SearchMode::kAuto) {
+    so.mode = SearchMode::kBm25;  // too little time left for the vector leg: lexical only
+    degraded.push_back("vector_leg_skipped_deadline");
+  }
+
+  // Retrieval cache: everything that changes the hits is in the key.
+  std::string key;
+  if (options_.caches) {
+    json k = {kPipelineVersion, snapshot, who.admin ? std::string("admin:") + tenant.value() : who.Scope(),
+              tenant.value(), internal::NormalizeQuery(req.query), req.top_k, req.mode, req.explain,
+              internal::FiltersJson(req.filters), degraded.empty()};
+    key = "search|" + k.dump();
+    if (auto hit = retrieval_cache_.Get(key)) {
+      metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
+                          {{"cache", "retrieval"}, {"result", "hit"}})->Add();
+      json body = json::parse(*hit);
+      body["request_id"] = ctx.request_id;
+      body["cached"] = true;
+      Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+      return body.dump();
+    }
+    metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
+                        {{"cache", "retrieval"}, {"result", "miss"}})->Add();
+  }
+  Result<SearchResult> r = engine_.Search(so);
+  if (!r.ok()) return internal::FromStatus(r.status(), "query");
+  metrics_.GetHistogram("attest_stage_seconds", "Latency of each pipeline stage", {{"stage", "search"}})
+      ->Observe(r->took_ms / 1000.0);
+  json hits = json::array();
+  for (const SearchHit& h : r->hits) {
+    json j = HitJson(h);
+    j["section"] = h.section;
+    json hl = json::array();
+    for (const Highlight& x : h.highlights) hl.push_back({x.start, x.end});
+    j["highlights"] = hl;
+    if (req.explain) {
+      auto leg = [](uint32_t rank, float score) -> json {
+        if (rank == 0) return nullptr;
+        return {{"rank", rank}, {"score", score}};
+      };
+      j["explain"] = {{"bm25", leg(h.lexical_rank, h.lexical_score)},
+                      {"vector", leg(h.vector_rank, h.vector_score)},
+                      {"fused", h.score}};
+    }
+    hits.push_back(std::move(j));
+  }
+  json body = {{"request_id", ctx.request_id},
+               {"snapshot_version", r->snapshot_version},
+               {"took_ms", r->took_ms},
+               {"mode", SearchModeName(r->mode)},
+               {"hits", std::move(hits)},
+               {"notices", r->notices},
+               {"degraded", degraded},
+               {"cached", false},
+               {"versions", json::parse(VersionsJson())}};
+  if (!r->embedder.empty()) body["embedder"] = r->embedder;
+  if (options_.caches && r->snapshot_version == snapshot) retrieval_cache_.Put(key, body.dump());
+  Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+  return body.dump();
+}
+
+void Service::RefreshGauges() {
+  auto put = [&](const char* cache, const CacheStats& s) {
+    metrics_.GetGauge("attest_cache_entries", "Entries held by each cache", {{"cache", cache}})->Set(double(s.entries));
+    metrics_.GetGauge("attest_cache_bytes", "Bytes held by each cache", {{"cache", cache}})->Set(double(s.bytes));
+    metrics_.GetGauge("attest_cache_invalidations", "Entries removed by invalidation", {{"cache", cache}})
+        ->Set(double(s.invalidations));
+  };
+  put("retrieval", retrieval_cache_.stats());
+  put("answer", answer_cache_.stats());
+  auto [hits, misses] = engine_.EmbeddingCacheCounts();
+  metrics_.GetGauge("attest_embedding_cache_hits", "Query-embedding cache hits (text + embedder identity)")->Set(double(hits));
+  metrics_.GetGauge("attest_embedding_cache_misses", "Query-embedding cache misses")->Set(double(misses));
+  metrics_.GetGauge("attest_snapshot_version", "The latest index snapshot")->Set(double(engine_.CurrentSnapshot()));
+  if (audit_) {
+    metrics_.GetGauge("attest_audit_records_written", "Audit records written")->Set(double(audit_->written()));
+  }
+}
+
+}  // namespace attest::service

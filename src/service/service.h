@@ -1,0 +1,122 @@
+// The orchestrator behind `attest serve` (docs/http_api.md): every v1 route as a method that takes
+// an authenticated Identity and a validated request, and returns the response body or an
+// ApiError. It owns the caches, threads, recent answers (for feedback) and the audit records;
+// it knows nothing about HTTP (server/routes.cc adapts it).
+//
+// Authorization happens in three places: inside retrieval (the caller's tenant and groups are the
+// search filter), again when sources are rendered (a document deleted or an ACL narrowed since the
+// answer's snapshot is not shown, and claims citing it are withdrawn), and at every sentence
+// boundary of a stream (the identity is refreshed through the group cache; sentences whose sources
+// were deleted or became unreadable are retracted, and a caller who lost access gets a notice and
+// the stream ends).
+//
+// Thread-safety: all methods may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "attest/answer.h"
+#include "attest/engine.h"
+#include "service/api_error.h"
+#include "service/audit_log.h"
+#include "service/authenticator.h"
+#include "service/contracts.h"
+#include "service/identity.h"
+#include "service/metrics.h"
+#include "service/result_cache.h"
+
+namespace attest::service {
+
+inline constexpr const char* kApiVersion = "v1";
+inline constexpr const char* kPipelineVersion = "p1";      // bump when retrieval/answer output changes
+inline constexpr const char* kPromptVersion = "prompt-1";  // the LLM writer's prompt template
+
+struct RequestContext {
+  std::string request_id;
+  std::string route;                                  // the route pattern, e.g. "/v1/answer"
+  std::chrono::steady_clock::time_point received;     // deadlines count from here
+};
+
+// Where a streamed answer's events go. Emit returns false once the client is gone.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual bool Emit(std::string_view event, const std::string& json) = 0;
+  virtual bool Closed() const = 0;
+};
+
+struct ServiceOptions {
+  uint32_t default_deadline_ms = 800;       // planning + retrieval + reranking
+  bool caches = true;
+  size_t retrieval_cache_bytes = 64u << 20;
+  std::chrono::milliseconds retrieval_cache_ttl{60000};
+  size_t answer_cache_bytes = 64u << 20;
+  std::chrono::milliseconds answer_cache_ttl{300000};
+  size_t max_threads = 100000;              // conversation threads kept (oldest forgotten)
+  size_t recent_answers = 100000;           // answers remembered for feedback
+  std::filesystem::path feedback_path;      // JSONL; "" = feedback kept in memory only
+  std::string llm_model;                    // part of the answer cache key
+  std::string embedder;                     // echoed in versions
+  std::string manifest_key;                 // HMAC key for answer manifests ("" = unsigned)
+};
+
+class Service {
+ public:
+  Service(Engine& engine, Authenticator& auth, Registry& metrics, AuditLog* audit, ServiceOptions options);
+  ~Service();
+
+  ApiResult<std::string> Search(const Identity& who, const SearchRequest& req, const RequestContext& ctx);
+  // `sink` null = one JSON body; else events are emitted and the returned body is empty.
+  ApiResult<std::string> Answer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
+                                EventSink* sink);
+  ApiResult<std::string> PutDocuments(const Identity& who, std::vector<DocumentInput> docs, const RequestContext& ctx);
+  ApiResult<std::string> GetDocument(const Identity& who, const std::string& id, const std::string& tenant,
+                                     const RequestContext& ctx);
+  ApiResult<std::string> DeleteDocument(const Identity& who, const std::string& id, const std::string& tenant,
+                                        const RequestContext& ctx);
+  ApiResult<std::string> CreateThread(const Identity& who, const ThreadCreateRequest& req, const RequestContext& ctx);
+  ApiResult<std::string> PostMessage(const Identity& who, const std::string& thread_id, const AnswerRequest& req,
+                                     const RequestContext& ctx, EventSink* sink);
+  ApiResult<std::string> Feedback(const Identity& who, const FeedbackRequest& req, const RequestContext& ctx);
+
+  // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
+  std::string VersionsJson() const;
+  std::string VersionHeader() const;  // "attest/0.1.0 api/v1 pipeline/p1"
+  Registry& metrics() { return metrics_; }
+  // Publishes the caches' and the engine's counters as gauges (called before rendering /metrics).
+  void RefreshGauges();
+
+ private:
+  struct Turn;
+  struct ThreadState;
+  struct RecentAnswer;
+  ApiResult<std::string> RunAnswer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
+                                   EventSink* sink, ThreadState* thread);
+  ApiResult<std::string> EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const;
+  SearchFilter FilterFor(const Identity& who, const std::string& tenant) const;
+  uint32_t RemainingMs(const RequestContext& ctx, std::optional<uint32_t> deadline) const;
+  void Audit(const Identity& who, const RequestContext& ctx, AuditRecord record);
+  void RememberAnswer(const std::string& answer_id, const Identity& who, const AnswerResult& r);
+  void ObserveAnswer(const AnswerResult& r);
+
+  Engine& engine_;
+  Authenticator& auth_;
+  Registry& metrics_;
+  AuditLog* audit_;
+  ServiceOptions options_;
+  LruCache retrieval_cache_;
+  AnswerCache answer_cache_;
+  std::mutex mu_;  // threads_, recent_, feedback file
+  std::map<std::string, std::unique_ptr<ThreadState>> threads_;
+  std::map<std::string, std::unique_ptr<RecentAnswer>> recent_;
+  std::vector<std::string> recent_order_;
+  size_t recent_head_ = 0;
+};
+
+}  // namespace attest::service

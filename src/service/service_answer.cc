@@ -1,0 +1,543 @@
+// Service: answers, as one JSON body or as a stream of events (docs/http_api.md, "Answers" and
+// "Event stream"), with the whole-answer cache and the authorization re-checks at render time and
+// at every sentence boundary.
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "answer/answer_json.h"
+#include "answer/answer_pipeline.h"
+#include "service/service.h"
+#include "service/service_internal.h"
+
+namespace attest::service {
+
+using nlohmann::json;
+
+namespace {
+
+// Questions about the caller ("my", "our") or about what is new are never served from the cache.
+bool Personal(const std::string& q) {
+  static const std::regex re(R"(\b(i|me|my|mine|our|ours|we)\b)", std::regex::icase | std::regex::optimize);
+  return std::regex_search(q, re);
+}
+bool FastFreshness(const std::string& q) {
+  static const std::regex re(R"(\b(latest|newest|today|now|current|currently|recent|recently|yesterday|this (week|month|year))\b)",
+                             std::regex::icase | std::regex::optimize);
+  return std::regex_search(q, re);
+}
+
+json SourceCard(const AnswerSource& s) {
+  json j = SourceJson(s);
+  j.erase("cited");  // not known yet when the cards are sent
+  return j;
+}
+
+const char* StateReason(CitationState s) {
+  switch (s) {
+    case CitationState::kDeleted: return "source_deleted";
+    case CitationState::kForbidden: return "access_revoked";
+    case CitationState::kChanged: return "source_changed";
+    default: return "";
+  }
+}
+
+bool Withdrawn(CitationState s) { return s == CitationState::kDeleted || s == CitationState::kForbidden; }
+
+// The answer text from the kept claims, with [n] markers by source position.
+std::string RebuildText(const AnswerResult& r) {
+  std::map<std::string, size_t> number;
+  for (size_t i = 0; i < r.sources.size(); ++i) number[r.sources[i].id] = i + 1;
+  std::string text;
+  for (const AnswerClaim& c : r.claims) {
+    if (!c.kept) continue;
+    if (!text.empty()) text.push_back(' ');
+    text += c.version_label.empty() ? c.text : "(version " + c.version_label + ") " + c.text;
+    for (const AnswerCitation& cite : c.cites) {
+      if (number.count(cite.source)) text += " [" + std::to_string(number[cite.source]) + "]";
+    }
+  }
+  return text;
+}
+
+std::string SentenceText(const AnswerResult& r, const AnswerClaim& c) {
+  std::map<std::string, size_t> number;
+  for (size_t i = 0; i < r.sources.size(); ++i) number[r.sources[i].id] = i + 1;
+  std::string text = c.version_label.empty() ? c.text : "(version " + c.version_label + ") " + c.text;
+  for (const AnswerCitation& cite : c.cites) {
+    if (number.count(cite.source)) text += " [" + std::to_string(number[cite.source]) + "]";
+  }
+  return text;
+}
+
+json Citations(const AnswerResult& r, const AnswerClaim& c) {
+  json out = json::array();
+  for (const AnswerCitation& cite : c.cites) {
+    for (const AnswerSource& s : r.sources) {
+      if (s.id != cite.source) continue;
+      out.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}, {"quote", cite.quote}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// The state of one streamed answer: what was released, and the boundary checks.
+class AnswerStream {
+ public:
+  AnswerStream(EventSink* sink, Engine& engine, Authenticator& auth, Registry& metrics, Identity who,
+               SearchFilter filter)
+      : sink_(sink), engine_(engine), auth_(auth), metrics_(metrics), who_(std::move(who)), filter_(std::move(filter)) {}
+
+  bool Emit(std::string_view event, const json& data) {
+    if (ended_) return false;
+    if (!sink_->Emit(event, data.dump(-1, ' ', false, json::error_handler_t::replace))) {
+      ended_ = true;
+      return false;
+    }
+    return true;
+  }
+  bool ended() const { return ended_ || sink_->Closed(); }
+
+  // Re-checks access at a sentence boundary: the identity through the group cache, then every
+  // released sentence's sources and `pending` at the latest snapshot. Retracts released sentences
+  // that lost their sources. Returns false when `pending` must not be released (or the stream ended).
+  bool Boundary(const std::vector<CitedChunk>& pending, uint64_t pinned_snapshot) {
+    auto refreshed = auth_.Refresh(who_);
+    if (!refreshed.ok()) {
+      Emit("notice", {{"code", "access_revoked"}, {"message", refreshed.error().message}});
+      metrics_.GetCounter("attest_retractions_total", "Sentences retracted or streams ended, by reason",
+                          {{"reason", "credential_revoked"}})->Add();
+      ended_ = true;
+      return false;
+    }
+    const bool groups_changed = refreshed.value().groups != who_.groups;
+    if (groups_changed && !filter_.groups) groups_changed_admin_ = true;
+    if (groups_changed && filter_.groups) filter_.groups = refreshed.value().groups;
+    who_ = refreshed.value();
+    if (!groups_changed && engine_.CurrentSnapshot() == pinned_snapshot) return true;  // nothing can differ
+    std::vector<CitedChunk> all = pending;
+    for (const auto& s : released_) all.insert(all.end(), s.chunks.begin(), s.chunks.end());
+    auto states = engine_.CheckCitations(filter_, all);
+    if (!states.ok()) return true;  // the check itself failed: keep what was verified at the pinned snapshot
+    bool ok = true;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (Withdrawn((*states)[i])) {
+        ok = false;
+        last_reason_ = StateReason((*states)[i]);
+      }
+      if ((*states)[i] == CitationState::kChanged) changed_.insert(pending[i].chunk_id);
+    }
+    size_t at = pending.size();
+    for (auto& s : released_) {
+      std::string reason;
+      for (size_t j = 0; j < s.chunks.size(); ++j, ++at) {
+        if (Withdrawn((*states)[at])) reason = StateReason((*states)[at]);
+      }
+      if (!reason.empty() && !s.retracted) {
+        s.retracted = true;
+        Retract(s.id, reason);
+      }
+    }
+    return ok;
+  }
+
+  void Released(const std::string& id, std::vector<CitedChunk> chunks) { released_.push_back({id, std::move(chunks), false}); }
+  void Retract(const std::string& id, const std::string& reason) {
+    ++retracted_;
+    metrics_.GetCounter("attest_retractions_total", "Sentences retracted or streams ended, by reason",
+                        {{"reason", reason}})->Add();
+    Emit("retract", {{"sentence_id", id}, {"reason", reason}});
+  }
+  bool IsReleased(const std::string& id) const {
+    return std::any_of(released_.begin(), released_.end(), [&](const auto& s) { return s.id == id && !s.retracted; });
+  }
+  const std::string& last_reason() const { return last_reason_; }
+  size_t retracted() const { return retracted_; }
+  const std::set<uint64_t>& changed() const { return changed_; }
+  const SearchFilter& filter() const { return filter_; }
+
+ private:
+  struct Released_ {
+    std::string id;
+    std::vector<CitedChunk> chunks;
+    bool retracted = false;
+  };
+  EventSink* sink_;
+  Engine& engine_;
+  Authenticator& auth_;
+  Registry& metrics_;
+  Identity who_;
+  SearchFilter filter_;
+  std::vector<Released_> released_;
+  std::set<uint64_t> changed_;
+  std::string last_reason_;
+  size_t retracted_ = 0;
+  bool ended_ = false;
+  bool groups_changed_admin_ = false;
+};
+
+ApiResult<std::string> Service::Answer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
+                                       EventSink* sink) {
+  return RunAnswer(who, req, ctx, sink, nullptr);
+}
+
+void Service::ObserveAnswer(const AnswerResult& r) {
+  for (const auto& [stage, ms] : r.timings_ms) {
+    metrics_.GetHistogram("attest_stage_seconds", "Latency of each pipeline stage", {{"stage", stage}})
+        ->Observe(ms / 1000.0);
+  }
+  if (r.outcome == AnswerOutcome::kFallback) {
+    metrics_.GetCounter("attest_fallbacks_total", "Answers that fell back to a result list, by reason",
+                        {{"reason", r.fallback_reason}})->Add();
+  }
+  for (const std::string& d : r.degraded) {
+    const std::string reason = d.substr(0, d.find(':'));
+    metrics_.GetCounter("attest_degraded_total", "Optional stages skipped or failed, by reason", {{"reason", reason}})->Add();
+  }
+  if (!r.blocked_citations.empty()) {
+    metrics_.GetCounter("attest_blocked_citations_total", "Citations of ids the writer was never given")
+        ->Add(double(r.blocked_citations.size()));
+  }
+}
+
+ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
+                                          EventSink* sink, ThreadState* thread) {
+  auto tenant = EffectiveTenant(who, req.tenant);
+  if (!tenant.ok()) return tenant.error();
+  AskOptions ao;
+  ao.question = req.query;
+  ao.filter = FilterFor(who, tenant.value());
+  internal::ApplyFilters(req.filters, &ao.filter);
+  if (thread) ao.thread = thread->questions;
+  ao.today = req.today.value_or("");
+  ao.writer = req.writer == "llm" ? WriterKind::kLlm : WriterKind::kExtractive;
+  ao.max_sentences = req.max_sentences;
+  ao.multi_hop = req.multi_hop;
+  ao.llm_judge = req.judge == "llm";
+  ao.manifest_key = options_.manifest_key;
+  ao.deadline_ms = RemainingMs(ctx, req.deadline_ms);
+
+  // --- whole-answer cache: first turn, not about the caller, slow freshness, nothing flagged ---
+  const bool cacheable = options_.caches && !req.no_cache && ao.thread.empty() && !Personal(req.query) &&
+                         !FastFreshness(req.query) && ao.writer == WriterKind::kExtractive;
+  std::string key;
+  std::optional<json> cached;
+  if (cacheable) {
+    json k = {kPipelineVersion, kPromptVersion, req.writer, options_.llm_model,
+              who.admin ? "admin:" + tenant.value() : who.Scope(), tenant.value(),
+              internal::NormalizeQuery(req.query), req.max_sentences, req.judge, req.multi_hop,
+              internal::FiltersJson(req.filters), ao.today};
+    key = "answer|" + k.dump();
+    if (auto hit = answer_cache_.Get(key)) {
+      json body = json::parse(*hit);
+      bool valid = !answer_cache_.Flagged(body.value("answer_id", ""));
+      if (valid && body.value("snapshot_version", uint64_t{0}) != engine_.CurrentSnapshot()) {
+        std::vector<CitedChunk> cited;
+        for (const auto& s : body["sources"]) {
+          if (s.value("cited", false)) cited.push_back({s.value("doc_id", ""), s.value("chunk_id", uint64_t{0})});
+        }
+        auto states = engine_.CheckCitations(ao.filter, cited);
+        valid = states.ok() && std::all_of(states->begin(), states->end(),
+                                           [](CitationState s) { return s == CitationState::kCurrent; });
+        if (!valid) {
+          std::vector<uint64_t> ids;
+          for (const auto& c : cited) ids.push_back(c.chunk_id);
+          answer_cache_.InvalidateChunks(ids);
+        }
+      }
+      if (valid) cached = std::move(body);
+    }
+    metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
+                        {{"cache", "answer"}, {"result", cached ? "hit" : "miss"}})->Add();
+  }
+
+  if (cached) {
+    json& body = *cached;
+    body["request_id"] = ctx.request_id;
+    body["cached"] = true;
+    body["versions"] = json::parse(VersionsJson());
+    AuditRecord rec;
+    rec.tenant = tenant.value();
+    rec.outcome = body.value("outcome", "") + " (cached)";
+    rec.snapshot = body.value("snapshot_version", uint64_t{0});
+    rec.answer_id = body.value("answer_id", "");
+    for (const auto& s : body["sources"]) {
+      rec.chunks_given.push_back(s.value("chunk_id", uint64_t{0}));
+      if (s.value("cited", false)) rec.chunks_cited.push_back(s.value("chunk_id", uint64_t{0}));
+    }
+    Audit(who, ctx, std::move(rec));
+    if (!sink) return body.dump(-1, ' ', false, json::error_handler_t::replace);
+    // Replay the cached answer as events.
+    AnswerStream stream(sink, engine_, auth_, metrics_, who, ao.filter);
+    stream.Emit("progress", {{"stage", "cache"}, {"queries", json::array()}});
+    json cards = json::array();
+    for (auto s : body["sources"]) {
+      s.erase("cited");
+      cards.push_back(std::move(s));
+    }
+    stream.Emit("sources", {{"sources", cards}});
+    for (const auto& c : body["claims"]) {
+      if (!c.value("kept", false)) continue;
+      json cites = json::array();
+      for (const auto& x : c["cites"]) {
+        for (const auto& s : body["sources"]) {
+          if (s["id"] == x["source"]) {
+            cites.push_back({{"source", s["id"]}, {"doc_id", s["doc_id"]}, {"chunk_id", s["chunk_id"]}, {"quote", x["quote"]}});
+          }
+        }
+      }
+      stream.Emit("delta", {{"sentence_id", c["id"]}, {"text", c["text"]}});
+      stream.Emit("sentence_done", {{"sentence_id", c["id"]}, {"citations", cites}});
+    }
+    stream.Emit("done", {{"answer_id", body["answer_id"]}, {"snapshot_version", body["snapshot_version"]},
+                         {"as_of", body["as_of"]}, {"outcome", body["outcome"]}, {"tokens", body["tokens"]},
+                         {"cost", body["cost"]}, {"timings_ms", body["timings_ms"]},
+                         {"dropped_claims", body["dropped_claims"]}, {"retracted", 0}, {"cached", true},
+                         {"answer", body["answer"]}, {"request_id", ctx.request_id},
+                         {"versions", body["versions"]}});
+    return std::string();
+  }
+
+  // --- run the pipeline, streaming its events when asked ---
+  std::unique_ptr<AnswerStream> stream;
+  AnswerEvents events;
+  std::vector<std::string> streamed_ids;                 // LLM: sentence ids released during generation
+  std::map<std::string, std::string> streamed_text;
+  std::vector<AnswerSource> given;                       // the sources sent in the `sources` event
+  uint64_t pinned = 0;
+  if (sink) {
+    stream = std::make_unique<AnswerStream>(sink, engine_, auth_, metrics_, who, ao.filter);
+    pinned = engine_.CurrentSnapshot();
+    events.on_progress = [&](std::string_view stage, const std::vector<std::string>& queries) {
+      stream->Emit("progress", {{"stage", stage}, {"queries", queries}});
+    };
+    events.on_sources = [&](const std::vector<AnswerSource>& sources) {
+      given = sources;
+      json cards = json::array();
+      std::vector<CitedChunk> chunks;
+      for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, s.chunk_id});
+      std::vector<CitationState> states(sources.size(), CitationState::kCurrent);
+      if (engine_.CurrentSnapshot() != pinned) {
+        if (auto st = engine_.CheckCitations(stream->filter(), chunks); st.ok()) states = *st;
+      }
+      for (size_t i = 0; i < sources.size(); ++i) {
+        if (!Withdrawn(states[i])) cards.push_back(SourceCard(sources[i]));
+      }
+      stream->Emit("sources", {{"sources", cards}});
+    };
+    events.cancelled = [&] { return stream->ended(); };
+    if (ao.writer == WriterKind::kLlm) {
+      events.on_delta = [&](std::string_view text) {
+        stream->Emit("delta", {{"sentence_id", "c" + std::to_string(streamed_ids.size() + 1)}, {"text", text}});
+      };
+      events.on_sentence = [&](std::string_view text, const std::vector<std::string>& cites) {
+        const std::string id = "c" + std::to_string(streamed_ids.size() + 1);
+        streamed_ids.push_back(id);
+        streamed_text[id] = std::string(text);
+        std::vector<CitedChunk> chunks;
+        json citations = json::array();
+        for (const std::string& c : cites) {
+          for (const AnswerSource& s : given) {
+            if (s.id != c) continue;
+            chunks.push_back({s.doc_id, s.chunk_id});
+            citations.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}});
+          }
+        }
+        if (!stream->Boundary(chunks, pinned)) {
+          if (!stream->ended()) stream->Retract(id, stream->last_reason());
+          return;
+        }
+        stream->Emit("sentence_done", {{"sentence_id", id}, {"citations", citations}, {"verified", "pending"}});
+        stream->Released(id, std::move(chunks));
+      };
+    }
+    ao.events = &events;
+  }
+
+  Result<AnswerResult> got = engine_.Ask(ao);
+  if (!got.ok()) {
+    if (got.status().code() == StatusCode::kCancelled) {
+      metrics_.GetCounter("attest_cancelled_total", "Answers cancelled because the client went away")->Add();
+    }
+    if (stream && stream->ended()) return std::string();
+    return internal::FromStatus(got.status(), ao.writer == WriterKind::kLlm ? "writer" : "query");
+  }
+  AnswerResult r = std::move(got).value();
+  ObserveAnswer(r);
+
+  // --- render-time authorization: the snapshot moved or the caller's groups changed ---
+  SearchFilter render_filter = ao.filter;
+  auto refreshed = auth_.Refresh(who);
+  if (!refreshed.ok()) return refreshed.error();
+  if (render_filter.groups) render_filter.groups = refreshed.value().groups;
+  std::set<uint64_t> changed;
+  std::vector<std::string> notices;
+  if (engine_.CurrentSnapshot() != r.snapshot_version || refreshed.value().groups != who.groups) {
+    std::vector<CitedChunk> chunks;
+    for (const AnswerSource& s : r.sources) chunks.push_back({s.doc_id, s.chunk_id});
+    for (const SearchHit& h : r.results) chunks.push_back({h.doc_id, h.chunk_id});
+    auto states = engine_.CheckCitations(render_filter, chunks);
+    if (states.ok()) {
+      std::set<std::string> withdrawn;
+      for (size_t i = 0; i < r.sources.size(); ++i) {
+        if (Withdrawn((*states)[i])) withdrawn.insert(r.sources[i].id);
+        if ((*states)[i] == CitationState::kChanged && r.sources[i].cited) changed.insert(r.sources[i].chunk_id);
+      }
+      std::vector<SearchHit> results;
+      for (size_t i = 0; i < r.results.size(); ++i) {
+        if (!Withdrawn((*states)[r.sources.size() + i])) results.push_back(r.results[i]);
+      }
+      r.results = std::move(results);
+      if (!withdrawn.empty()) {
+        for (AnswerClaim& c : r.claims) {
+          for (const AnswerCitation& cite : c.cites) {
+            if (c.kept && withdrawn.count(cite.source)) {
+              c.kept = false;
+              c.reason = "source withdrawn since the answer's snapshot (deleted or access narrowed)";
+              ++r.dropped_claims;
+            }
+          }
+        }
+        std::vector<AnswerSource> kept_sources;
+        for (AnswerSource& s : r.sources) {
+          if (!withdrawn.count(s.id)) kept_sources.push_back(std::move(s));
+        }
+        r.sources = std::move(kept_sources);
+        r.text = RebuildText(r);
+        if (r.outcome == AnswerOutcome::kAnswer && r.text.empty()) {
+          r.outcome = AnswerOutcome::kFallback;
+          r.fallback_reason = "claims_unsupported";
+        }
+        notices.push_back("sources withdrawn since the answer's snapshot are not shown");
+      }
+    }
+  }
+  if (stream) {
+    for (uint64_t c : stream->changed()) changed.insert(c);
+  }
+  if (!changed.empty()) {
+    std::string list;
+    for (uint64_t c : changed) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    notices.push_back("cited chunks changed after the answer's snapshot " + std::to_string(r.snapshot_version) +
+                      ": " + list);
+  }
+
+  const std::string answer_id = internal::RandomId("ans_");
+  RememberAnswer(answer_id, who, r);
+  {
+    AuditRecord rec;
+    rec.tenant = tenant.value();
+    rec.outcome = AnswerOutcomeName(r.outcome);
+    rec.snapshot = r.snapshot_version;
+    rec.answer_id = answer_id;
+    for (const AnswerSource& s : r.sources) {
+      rec.chunks_given.push_back(s.chunk_id);
+      if (s.cited) rec.chunks_cited.push_back(s.chunk_id);
+    }
+    rec.blocked_citations = r.blocked_citations;
+    Audit(who, ctx, std::move(rec));
+  }
+
+  json body = json::parse(AnswerToJson(r, -1));
+  body["answer_id"] = answer_id;
+  body["request_id"] = ctx.request_id;
+  body["cached"] = false;
+  body["notices"] = notices;
+  body["versions"] = json::parse(VersionsJson());
+  bool flagged = false;
+  for (const AnswerSource& s : r.sources) flagged |= s.flagged;
+  if (cacheable && r.outcome == AnswerOutcome::kAnswer && r.degraded.empty() && !flagged && notices.empty()) {
+    std::vector<uint64_t> cited;
+    for (const AnswerSource& s : r.sources) {
+      if (s.cited) cited.push_back(s.chunk_id);
+    }
+    answer_cache_.Put(key, body.dump(-1, ' ', false, json::error_handler_t::replace), cited, answer_id);
+  }
+  if (!stream) return body.dump(-1, ' ', false, json::error_handler_t::replace);
+
+  // --- the rest of the stream: sentences, retractions, notices, done ---
+  if (given.empty() && !r.sources.empty()) {
+    json cards = json::array();
+    for (const AnswerSource& s : r.sources) cards.push_back(SourceCard(s));
+    stream->Emit("sources", {{"sources", cards}});
+  }
+  for (const AnswerClaim& c : r.claims) {
+    if (stream->ended()) break;
+    const bool was_streamed = std::find(streamed_ids.begin(), streamed_ids.end(), c.id) != streamed_ids.end();
+    if (!c.kept) {
+      if (was_streamed && stream->IsReleased(c.id)) stream->Retract(c.id, c.verdict.empty() ? "unsupported" : c.verdict);
+      continue;
+    }
+    std::vector<CitedChunk> chunks;
+    for (const AnswerCitation& cite : c.cites) {
+      for (const AnswerSource& s : r.sources) {
+        if (s.id == cite.source) chunks.push_back({s.doc_id, s.chunk_id});
+      }
+    }
+    if (was_streamed) {
+      if (!stream->IsReleased(c.id)) continue;  // retracted at its boundary
+      if (streamed_text[c.id] != c.text) stream->Emit("replace", {{"sentence_id", c.id}, {"text", SentenceText(r, c)}});
+      stream->Emit("sentence_done", {{"sentence_id", c.id}, {"citations", Citations(r, c)}, {"verified", "supported"}});
+      continue;
+    }
+    if (!stream->Boundary(chunks, pinned)) {
+      if (stream->ended()) break;
+      metrics_.GetCounter("attest_retractions_total", "Sentences retracted or streams ended, by reason",
+                          {{"reason", stream->last_reason()}})->Add();
+      continue;  // never shown
+    }
+    stream->Emit("delta", {{"sentence_id", c.id}, {"text", SentenceText(r, c)}});
+    stream->Emit("sentence_done", {{"sentence_id", c.id}, {"citations", Citations(r, c)}, {"verified", "supported"}});
+    stream->Released(c.id, std::move(chunks));
+  }
+  if (stream->ended()) return std::string();
+  for (const std::string& n : notices) stream->Emit("notice", {{"code", "sources_changed"}, {"message", n}});
+  for (const std::string& w : r.warnings) stream->Emit("notice", {{"code", "warning"}, {"message", w}});
+  if (r.outcome == AnswerOutcome::kFallback) {
+    stream->Emit("notice", {{"code", "fallback"}, {"message", "no confident answer: " + r.fallback_reason}});
+  }
+  json done = {{"answer_id", answer_id},
+               {"snapshot_version", r.snapshot_version},
+               {"as_of", r.as_of},
+               {"outcome", AnswerOutcomeName(r.outcome)},
+               {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},
+               {"cost", r.cost},
+               {"timings_ms", r.timings_ms},
+               {"dropped_claims", r.dropped_claims},
+               {"retracted", stream->retracted()},
+               {"degraded", r.degraded},
+               {"cached", false},
+               {"answer", body["answer"]},
+               {"request_id", ctx.request_id},
+               {"versions", body["versions"]}};
+  if (r.outcome == AnswerOutcome::kFallback) {
+    done["fallback_reason"] = r.fallback_reason;
+    done["results"] = body["results"];
+  }
+  stream->Emit("done", done);
+  return std::string();
+}
+
+void Service::RememberAnswer(const std::string& answer_id, const Identity& who, const AnswerResult& r) {
+  auto rec = std::make_unique<RecentAnswer>();
+  rec->tenant = who.tenant;
+  rec->user = who.user;
+  for (const AnswerClaim& c : r.claims) rec->claims.insert(c.id);
+  for (const AnswerSource& s : r.sources) rec->sources.insert(s.id);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (recent_order_.size() < options_.recent_answers) {
+    recent_order_.push_back(answer_id);
+  } else {
+    recent_.erase(recent_order_[recent_head_]);  // a ring: the oldest answer is forgotten
+    recent_order_[recent_head_] = answer_id;
+    recent_head_ = (recent_head_ + 1) % recent_order_.size();
+  }
+  recent_[answer_id] = std::move(rec);
+}
+
+}  // namespace attest::service

@@ -1,0 +1,98 @@
+#include "service/service_internal.h"
+
+#include <openssl/rand.h>
+
+#include <atomic>
+
+#include <spdlog/spdlog.h>
+
+#include "text/case_fold.h"
+
+namespace attest::service::internal {
+
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RandomId(const char* prefix) {
+  unsigned char bytes[8];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    // Never a predictable id: fall back to the clock mixed with a counter only if OpenSSL fails.
+    static std::atomic<uint64_t> counter{0};
+    uint64_t v = static_cast<uint64_t>(UnixMs()) * 1000003u + counter.fetch_add(1);
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(v >> (8 * i));
+  }
+  static const char* kHex = "0123456789abcdef";
+  std::string out = prefix;
+  for (unsigned char b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+void ApplyFilters(const RequestFilters& f, SearchFilter* out) {
+  out->source_types = f.source_types;
+  out->sites = f.sites;
+  out->versions = f.versions;
+  out->date_from = f.date_from;
+  out->date_to = f.date_to;
+}
+
+nlohmann::json FiltersJson(const RequestFilters& f) {
+  return {f.source_types, f.sites, f.versions, f.date_from.value_or(""), f.date_to.value_or("")};
+}
+
+SearchMode ParseMode(const std::string& mode) {
+  if (mode == "bm25") return SearchMode::kBm25;
+  if (mode == "vector") return SearchMode::kVector;
+  if (mode == "hybrid") return SearchMode::kHybrid;
+  return SearchMode::kAuto;
+}
+
+std::string NormalizeQuery(const std::string& q) {
+  std::string folded;
+  AppendCaseFolded(q, &folded);
+  std::string out;
+  bool space = false;
+  for (char c : folded) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {
+  AuditRecord r;
+  r.tenant = tenant;
+  r.outcome = "search";
+  r.snapshot = body.value("snapshot_version", uint64_t{0});
+  for (const auto& h : body["hits"]) r.chunks_given.push_back(h.value("chunk_id", uint64_t{0}));
+  return r;
+}
+
+ApiError FromStatus(const Status& status, const std::string& field) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+      return ApiError{"invalid_request", status.message(), field};
+    case StatusCode::kNotFound:
+      return ApiError{"not_found", status.message(), ""};
+    case StatusCode::kCancelled:
+      return ApiError{"cancelled", status.message(), ""};
+    case StatusCode::kResourceExhausted:
+      return ApiError{"payload_too_large", status.message(), field};
+    case StatusCode::kBusy:
+      return ApiError{"unavailable", "the index is busy; retry", ""};
+    default:
+      spdlog::error("internal error: {}", status.ToString());
+      return ApiError{"internal", "internal error (logged with the request id)", ""};
+  }
+}
+
+}  // namespace attest::service::internal

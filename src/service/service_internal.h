@@ -1,0 +1,52 @@
+// Helpers shared by the Service's translation units. Not part of any public interface.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "attest/engine.h"
+#include "attest/status.h"
+#include "service/api_error.h"
+#include "service/audit_log.h"
+#include "service/contracts.h"
+#include "service/service.h"
+
+namespace attest::service {
+
+struct Service::ThreadState {
+  std::string id, tenant, user, title;
+  int64_t created_ms = 0;
+  std::vector<std::string> questions;
+  std::mutex mu;  // one message of a thread at a time
+};
+
+struct Service::RecentAnswer {
+  std::string tenant, user;
+  std::set<std::string> claims, sources;
+};
+
+}  // namespace attest::service
+
+namespace attest::service::internal {
+
+// Below this much time left, auto search skips the vector leg.
+inline constexpr uint32_t kMinVectorBudgetMs = 5;
+
+int64_t UnixMs();
+std::string RandomId(const char* prefix);            // prefix + 16 hex from a CSPRNG
+void ApplyFilters(const RequestFilters& f, SearchFilter* out);
+nlohmann::json FiltersJson(const RequestFilters& f);
+SearchMode ParseMode(const std::string& mode);
+// Case-folded, whitespace-collapsed: the retrieval and answer caches' query key.
+std::string NormalizeQuery(const std::string& q);
+AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant);
+// An engine Status as an ApiError (kInvalidArgument -> invalid_request on `field`, kNotFound ->
+// not_found, kCancelled -> cancelled, kDeadlineExceeded -> deadline_exceeded, else internal
+// with a generic message; the detail is logged, never shown).
+ApiError FromStatus(const Status& status, const std::string& field);
+
+}  // namespace attest::service::internal
