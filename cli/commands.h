@@ -105,7 +105,29 @@ struct AskArgs {
   std::string judge = "builtin";   // or "llm": the chat model also judges support
 };
 
+struct ServeArgs {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;               // 0 = pick a free port (printed)
+  unsigned io_threads = 2;
+  unsigned workers = 0;               // interactive workers; 0 = max(2, cores)
+  unsigned bulk_workers = 1;          // ingestion and other bulk work
+  size_t max_body_bytes = 8u << 20;
+  size_t stream_buffer_bytes = 256u << 10;
+  uint32_t deadline_ms = 800;         // default budget for planning, retrieval and reranking
+  double rate_limit = 10000;          // requests per second per credential (0 = unlimited)
+  double rate_burst = 0;              // 0 = the rate
+  uint32_t group_cache_ttl_ms = 5000; // the revocation delay
+  std::string jwt_hs256_secret_env;   // variable holding the HS256 secret
+  std::string jwt_rs256_public_key;   // PEM file
+  std::string jwt_issuer, jwt_audience;
+  bool allow_anonymous = false;
+  bool no_cache = false;
+  std::string audit_log;              // default <data>/audit.jsonl
+  std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
+};
+
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
+int RunServe(const GlobalArgs& g, const ServeArgs& a);
 int RunAsk(const GlobalArgs& g, const AskArgs& a);
 int RunVerifyManifest(const std::string& path, const std::string& key_env);
 int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json);

@@ -147,6 +147,31 @@ int main(int argc, char** argv) {
       "reembed", "train a new corpus model (or adopt --embedder openai), embed every chunk, and switch to it");
   reembed->add_flag("--json", reembed_json, "JSON output");
 
+  ServeArgs va;
+  auto* serve = app.add_subcommand("serve", "serve the HTTP API (docs/http_api.md) until SIGINT/SIGTERM");
+  serve->add_option("--host", va.host, "address to listen on")->capture_default_str();
+  serve->add_option("--port", va.port, "port; 0 picks a free one and prints it")->capture_default_str();
+  serve->add_option("--io-threads", va.io_threads, "socket threads")->capture_default_str();
+  serve->add_option("--workers", va.workers, "interactive workers (0 = max(2, cores))");
+  serve->add_option("--bulk-workers", va.bulk_workers, "workers for ingestion (own queue)")->capture_default_str();
+  serve->add_option("--max-body-bytes", va.max_body_bytes, "request body limit")->capture_default_str();
+  serve->add_option("--stream-buffer-bytes", va.stream_buffer_bytes, "per-stream buffer; a slower client is dropped")
+      ->capture_default_str();
+  serve->add_option("--deadline-ms", va.deadline_ms, "default budget for planning, retrieval and reranking")
+      ->capture_default_str();
+  serve->add_option("--rate-limit", va.rate_limit, "requests per second per credential (0 = unlimited)")
+      ->capture_default_str();
+  serve->add_option("--rate-burst", va.rate_burst, "bucket size (0 = the rate)");
+  serve->add_option("--group-cache-ttl-ms", va.group_cache_ttl_ms,
+                    "how long resolved groups are cached: the revocation delay")->capture_default_str();
+  serve->add_option("--jwt-hs256-secret-env", va.jwt_hs256_secret_env, "variable holding the HS256 secret");
+  serve->add_option("--jwt-rs256-public-key", va.jwt_rs256_public_key, "PEM file of the RS256 public key");
+  serve->add_option("--jwt-issuer", va.jwt_issuer, "required iss claim");
+  serve->add_option("--jwt-audience", va.jwt_audience, "required aud claim");
+  serve->add_flag("--allow-anonymous", va.allow_anonymous, "requests without a credential read the default tenant's public documents");
+  serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
+  serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -167,6 +192,7 @@ int main(int argc, char** argv) {
   if (*eval) return RunEval(g, ea);
   if (*reembed) return RunReembed(g, reembed_json);
   if (*ask) return RunAsk(g, aa);
+  if (*serve) return RunServe(g, va);
   if (*check) return RunCheck(g, check_files, check_json);
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
   return kExitUsage;

@@ -1,0 +1,237 @@
+// The v1 route table: thin adapters from HTTP exchanges to the Service.
+#include "server/routes.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "service/service_internal.h"
+
+namespace attest::server {
+namespace {
+
+using service::ApiError;
+using service::ApiResult;
+using service::Identity;
+using service::RequestContext;
+
+// The SSE side of a streamed answer: the HTTP stream starts with the first event, so errors found
+// before any event (validation, authorization) still get a JSON error response.
+class SseSink final : public service::EventSink {
+ public:
+  SseSink(std::shared_ptr<http::Exchange> ex, std::vector<std::pair<std::string, std::string>> headers,
+          service::Registry* metrics)
+      : ex_(std::move(ex)), headers_(std::move(headers)), metrics_(metrics) {}
+  bool Emit(std::string_view event, const std::string& json) override {
+    if (!stream_) {
+      if (ex_->ClientGone()) return false;
+      stream_ = ex_->StartStream(headers_);
+    }
+    if (!stream_->Send(event, json)) {
+      if (stream_->CloseReason() == "slow_client" && !counted_) {
+        counted_ = true;
+        metrics_->GetCounter("attest_slow_clients_dropped_total", "Streams dropped because the client read too slowly")
+            ->Add();
+      }
+      return false;
+    }
+    return true;
+  }
+  bool Closed() const override { return stream_ ? stream_->Closed() : ex_->ClientGone(); }
+  bool started() const { return stream_ != nullptr; }
+  void Finish() {
+    if (stream_) stream_->Finish();
+  }
+
+ private:
+  std::shared_ptr<http::Exchange> ex_;
+  std::vector<std::pair<std::string, std::string>> headers_;
+  service::Registry* metrics_;
+  std::shared_ptr<http::Stream> stream_;
+  bool counted_ = false;
+};
+
+struct Call {
+  RouteContext* ctx;
+  std::shared_ptr<http::Exchange> ex;
+  RequestContext rc;
+  std::string version;
+
+  std::vector<std::pair<std::string, std::string>> Headers() const {
+    return {{"X-Request-Id", rc.request_id}, {"X-Attest-Version", version}};
+  }
+  void Fail(const ApiError& e) { ex->Respond(ErrorResponse(e, rc.request_id, version)); }
+  void Reply(ApiResult<std::string> r, int status = 200) {
+    if (!r.ok()) return Fail(r.error());
+    http::Response resp;
+    resp.status = status;
+    resp.body = std::move(r).value();
+    resp.headers = Headers();
+    ex->Respond(std::move(resp));
+  }
+};
+
+Call Begin(RouteContext* ctx, std::shared_ptr<http::Exchange> ex, const char* route) {
+  Call c{ctx, std::move(ex), {}, ctx->service->VersionHeader()};
+  const std::string given = c.ex->request().Header("x-request-id");
+  c.rc.request_id = service::ValidRequestId(given) ? given : service::internal::RandomId("req_");
+  c.rc.route = route;
+  c.rc.received = c.ex->request().received;
+  return c;
+}
+
+// Authentication and the per-credential rate limit.
+std::optional<Identity> Admit(Call& c) {
+  ApiResult<Identity> who = c.ctx->auth->Authenticate(c.ex->request().headers);
+  if (!who.ok()) {
+    c.Fail(who.error());
+    return std::nullopt;
+  }
+  auto d = c.ctx->limiter->Acquire(who.value().credential_id);
+  if (!d.allowed) {
+    c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
+    http::Response r = ErrorResponse(ApiError{"rate_limited", "rate limit exceeded for this credential", ""},
+                                      c.rc.request_id, c.version);
+    r.headers.emplace_back("Retry-After", std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))));
+    c.ex->Respond(std::move(r));
+    return std::nullopt;
+  }
+  return std::move(who).value();
+}
+
+bool WantsStream(const http::Request& req, bool body_stream) {
+  return body_stream || req.Header("accept").find("text/event-stream") != std::string::npos;
+}
+
+void Answer(Call& c, const Identity& who, const service::AnswerRequest& req, const std::string* thread_id) {
+  if (!WantsStream(c.ex->request(), req.stream)) {
+    c.Reply(thread_id ? c.ctx->service->PostMessage(who, *thread_id, req, c.rc, nullptr)
+                      : c.ctx->service->Answer(who, req, c.rc, nullptr));
+    return;
+  }
+  SseSink sink(c.ex, c.Headers(), c.ctx->metrics);
+  auto r = thread_id ? c.ctx->service->PostMessage(who, *thread_id, req, c.rc, &sink)
+                     : c.ctx->service->Answer(who, req, c.rc, &sink);
+  if (!r.ok()) {
+    if (!sink.started()) return c.Fail(r.error());
+    nlohmann::json n = {{"code", r.error().code}, {"message", r.error().message}};
+    sink.Emit("notice", n.dump());
+  }
+  if (!sink.started()) {
+    // Nothing was emitted (the client left before the first event): end the exchange.
+    c.Fail(ApiError{"cancelled", "the client went away", ""});
+    return;
+  }
+  sink.Finish();
+}
+
+template <class Fn>
+http::Handler Api(RouteContext* ctx, const char* route, Fn fn) {
+  return [ctx, route, fn](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), route);
+    std::optional<Identity> who = Admit(c);
+    if (!who) return;
+    fn(c, *who);
+  };
+}
+
+}  // namespace
+
+http::Router BuildRoutes(RouteContext* ctx) {
+  using P = http::Pool;
+  http::Router r;
+  r.Add("POST", "/v1/search", P::kInteractive, Api(ctx, "/v1/search", [](Call& c, const Identity& who) {
+          auto req = service::ParseSearchRequest(c.ex->request().body);
+          if (!req.ok()) return c.Fail(req.error());
+          c.Reply(c.ctx->service->Search(who, req.value(), c.rc));
+        }));
+  r.Add("POST", "/v1/answer", P::kInteractive, Api(ctx, "/v1/answer", [](Call& c, const Identity& who) {
+          auto req = service::ParseAnswerRequest(c.ex->request().body);
+          if (!req.ok()) return c.Fail(req.error());
+          Answer(c, who, req.value(), nullptr);
+        }));
+  r.Add("POST", "/v1/threads", P::kInteractive, Api(ctx, "/v1/threads", [](Call& c, const Identity& who) {
+          auto req = service::ParseThreadCreate(c.ex->request().body.empty() ? "{}" : c.ex->request().body);
+          if (!req.ok()) return c.Fail(req.error());
+          c.Reply(c.ctx->service->CreateThread(who, req.value(), c.rc), 201);
+        }));
+  r.Add("POST", "/v1/threads/{id}/messages", P::kInteractive,
+        Api(ctx, "/v1/threads/{id}/messages", [](Call& c, const Identity& who) {
+          auto req = service::ParseAnswerRequest(c.ex->request().body);
+          if (!req.ok()) return c.Fail(req.error());
+          const std::string id = c.ex->request().params.at("id");
+          Answer(c, who, req.value(), &id);
+        }));
+  r.Add("POST", "/v1/feedback", P::kInteractive, Api(ctx, "/v1/feedback", [](Call& c, const Identity& who) {
+          auto req = service::ParseFeedback(c.ex->request().body);
+          if (!req.ok()) return c.Fail(req.error());
+          c.Reply(c.ctx->service->Feedback(who, req.value(), c.rc), 201);
+        }));
+  r.Add("POST", "/v1/documents", P::kBulk, Api(ctx, "/v1/documents", [](Call& c, const Identity& who) {
+          auto req = service::ParseDocumentInput(c.ex->request().body, c.ctx->limits);
+          if (!req.ok()) return c.Fail(req.error());
+          std::vector<service::DocumentInput> docs;
+          docs.push_back(std::move(req).value());
+          c.Reply(c.ctx->service->PutDocuments(who, std::move(docs), c.rc));
+        }));
+  r.Add("POST", "/v1/documents:batch", P::kBulk, Api(ctx, "/v1/documents:batch", [](Call& c, const Identity& who) {
+          auto req = service::ParseDocumentBatch(c.ex->request().body, c.ctx->limits);
+          if (!req.ok()) return c.Fail(req.error());
+          c.Reply(c.ctx->service->PutDocuments(who, std::move(req).value().documents, c.rc));
+        }));
+  r.Add("GET", "/v1/documents/{id}", P::kInteractive, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
+          auto id = service::ParseDocumentId(c.ex->request().params.at("id"));
+          if (!id.ok()) return c.Fail(id.error());
+          const auto& q = c.ex->request().query;
+          const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
+          if (!tenant.empty() && !service::ValidTenant(tenant)) {
+            return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
+          }
+          c.Reply(c.ctx->service->GetDocument(who, id.value(), tenant, c.rc));
+        }));
+  r.Add("DELETE", "/v1/documents/{id}", P::kBulk, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
+          auto id = service::ParseDocumentId(c.ex->request().params.at("id"));
+          if (!id.ok()) return c.Fail(id.error());
+          const auto& q = c.ex->request().query;
+          const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
+          if (!tenant.empty() && !service::ValidTenant(tenant)) {
+            return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
+          }
+          c.Reply(c.ctx->service->DeleteDocument(who, id.value(), tenant, c.rc));
+        }));
+
+  // Unauthenticated operational routes.
+  r.Add("GET", "/healthz", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/healthz");
+    c.Reply(std::string(R"({"status":"ok"})"));
+  });
+  r.Add("GET", "/readyz", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/readyz");
+    if (ctx->ready && !ctx->ready()) {
+      return c.Fail(ApiError{"unavailable", "not ready (starting or shutting down)", ""});
+    }
+    c.Reply(nlohmann::json{{"status", "ready"}, {"versions", nlohmann::json::parse(ctx->service->VersionsJson())}}.dump());
+  });
+  r.Add("GET", "/metrics", P::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/metrics");
+    ctx->service->RefreshGauges();
+    if (ctx->open_streams) {
+      ctx->metrics->GetGauge("attest_open_streams", "Open SSE streams")->Set(double(ctx->open_streams()));
+    }
+    if (ctx->in_flight) ctx->metrics->GetGauge("attest_in_flight", "Requests in flight")->Set(double(ctx->in_flight()));
+    http::Response resp;
+    resp.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    resp.body = ctx->metrics->Render();
+    resp.headers = c.Headers();
+    c.ex->Respond(std::move(resp));
+  });
+  r.Add("GET", "/v1/openapi.json", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/v1/openapi.json");
+    static const std::string doc = service::OpenApiJson(ATTEST_VERSION);
+    c.Reply(doc);
+  });
+  return r;
+}
+
+}  // namespace attest::server
