@@ -1,0 +1,48 @@
+// A minimal HTTP/1.1 client over plain sockets for black-box tests of `attest serve`: one request
+// per connection, Content-Length or chunked responses, and Server-Sent-Event streams read event by
+// event (optionally slowly, or abandoned midway).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attest::testing_support {
+
+struct HttpReply {
+  int status = 0;                              // 0 = no response (connection failed)
+  std::map<std::string, std::string> headers;  // lower-cased names
+  std::string body;
+  std::string error;                           // transport error, if any
+  std::string Header(const std::string& lower) const {
+    auto it = headers.find(lower);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+struct SseEvent {
+  std::string event;
+  std::string data;
+};
+
+struct HttpCall {
+  std::string method = "GET";
+  std::string path = "/";
+  std::map<std::string, std::string> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{30000};
+};
+
+HttpReply HttpRequest(uint16_t port, const HttpCall& call);
+
+// Sends `call` and reads an SSE response. `on_event` returns false to hang up (disconnect).
+// Returns the status line/headers in the reply (body empty) and every event read.
+HttpReply SseRequest(uint16_t port, const HttpCall& call, std::vector<SseEvent>* events,
+                     const std::function<bool(const SseEvent&)>& on_event = nullptr);
+
+// Sends raw bytes and returns the raw response (until close or timeout).
+std::string RawExchange(uint16_t port, const std::string& bytes, std::chrono::milliseconds timeout);
+
+}  // namespace attest::testing_support
