@@ -147,6 +147,8 @@ int main(int argc, char** argv) {
       "reembed", "train a new corpus model (or adopt --embedder openai), embed every chunk, and switch to it");
   reembed->add_flag("--json", reembed_json, "JSON output");
 
+  auto auth_commands = RegisterAuthCommands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -169,5 +171,6 @@ int main(int argc, char** argv) {
   if (*ask) return RunAsk(g, aa);
   if (*check) return RunCheck(g, check_files, check_json);
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
+  if (auth_commands->Selected()) return auth_commands->Run(g);
   return kExitUsage;
 }
