@@ -276,6 +276,10 @@ TEST(AuthStore, PrincipalsRoundTripAndValidate) {
   EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"a,b"}, "", false, 0}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store->SetPrincipal({"acme", "alice", {""}, "", false, 0}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"a\tb"}, "", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"caf\xc3"}, "", false, 0}).code(), StatusCode::kInvalidArgument)
+      << "not UTF-8";
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {}, "\xff", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(store->SetPrincipal({"acme", "alice", {"caf\xc3\xa9"}, "", false, 0}).ok());
 }
 
 TEST(AuthStore, SecondConnectionSeesWritesAndForeignFilesAreRefused) {
@@ -471,6 +475,8 @@ TEST(Identity, ScopeIsCanonicalAndSeparatesPermissions) {
   Identity d{"acme", "u", {"a,b"}, "", false, "", ""};
   Identity e{"acme", "u", {"a", "b"}, "", false, "", ""};
   EXPECT_NE(d.Scope(), e.Scope());
+  Identity f{"acme", "u", {"\xff"}, "\xfe", false, "", ""};
+  EXPECT_NE(f.Scope(), d.Scope()) << "any bytes, no exception";
 }
 
 // ---------------------------------------------------------------- Authenticator

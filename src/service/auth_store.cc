@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/checksum.h"
+#include "ingest/text_util.h"
 #include "service/base64url.h"
 #include "store/sqlite_util.h"
 
@@ -65,8 +66,10 @@ bool IsLowerHex(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+// Control characters or bytes that are not well-formed UTF-8 (names end up in JSON and logs).
 bool HasControl(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  return ingest::FindInvalidUtf8(s).has_value() ||
+         std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 ApiKeyRecord ReadKeyRow(const SqliteStmt& st) {
@@ -119,20 +122,20 @@ std::string CheckTenant(std::string_view tenant) {
 
 std::string CheckUser(std::string_view user) {
   if (user.empty() || user.size() > 256) return "user must have 1 to 256 bytes";
-  if (HasControl(user)) return "user must not contain control characters";
+  if (HasControl(user)) return "user must be UTF-8 without control characters";
   return "";
 }
 
 std::string CheckGroup(std::string_view group) {
   if (group.empty() || group.size() > 128) return "group names must have 1 to 128 bytes";
   if (group.find(',') != std::string_view::npos) return "group names must not contain commas";
-  if (HasControl(group)) return "group names must not contain control characters";
+  if (HasControl(group)) return "group names must be UTF-8 without control characters";
   return "";
 }
 
 std::string CheckClearance(std::string_view clearance) {
   if (clearance.size() > 64) return "clearance must have at most 64 bytes";
-  if (HasControl(clearance)) return "clearance must not contain control characters";
+  if (HasControl(clearance)) return "clearance must be UTF-8 without control characters";
   return "";
 }
 
@@ -198,7 +201,7 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
   if (std::string e = CheckTenant(args.tenant); !e.empty()) return Status::InvalidArgument(e);
   if (std::string e = CheckUser(args.user); !e.empty()) return Status::InvalidArgument(e);
   if (args.label.size() > 256 || HasControl(args.label)) {
-    return Status::InvalidArgument("label must have at most 256 bytes and no control characters");
+    return Status::InvalidArgument("label must have at most 256 bytes of UTF-8 without control characters");
   }
   if (args.rate_per_second && !(std::isfinite(*args.rate_per_second) && *args.rate_per_second > 0)) {
     return Status::InvalidArgument("rate must be a positive number of requests per second");
