@@ -178,9 +178,10 @@ class AuthCommandsImpl final : public AuthCommands {
     std::printf("%-12s  %-20s  %-7s  %-24s  %-10s  %s\n", "KEY_ID", "CREATED", "STATUS", "TENANT/USER", "RATE", "LABEL");
     for (const auto& r : keys) {
       std::string who = r.tenant + "/" + r.user + (r.admin ? " (admin)" : "");
-      std::string rate = r.rate_per_second ? std::to_string(*r.rate_per_second) : "default";
+      char rate[32] = "default";
+      if (r.rate_per_second) std::snprintf(rate, sizeof rate, "%g/s", *r.rate_per_second);
       std::printf("%-12s  %-20s  %-7s  %-24s  %-10s  %s\n", r.key_id.c_str(), IsoTime(r.created_ms).c_str(),
-                  r.revoked_ms ? "revoked" : "active", who.c_str(), rate.c_str(), r.label.c_str());
+                  r.revoked_ms ? "revoked" : "active", who.c_str(), rate, r.label.c_str());
     }
     return kExitOk;
   }
