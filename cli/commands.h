@@ -2,11 +2,16 @@
 //   0 success, 1 failure, 2 usage error, 3 partial failure (some inputs were rejected, the rest stored).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "attest/engine.h"
+
+namespace CLI {
+class App;
+}
 
 namespace attest::cli {
 
@@ -140,5 +145,14 @@ Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);
 
 std::vector<std::string> SplitList(const std::string& csv);
+
+// `keys` and `principals` (cli/auth_command.cc): registered on the app before parsing; Run() after.
+class AuthCommands {
+ public:
+  virtual ~AuthCommands() = default;
+  virtual bool Selected() const = 0;
+  virtual int Run(const GlobalArgs& g) = 0;
+};
+std::unique_ptr<AuthCommands> RegisterAuthCommands(CLI::App& app);
 
 }  // namespace attest::cli

@@ -171,6 +171,7 @@ int main(int argc, char** argv) {
   serve->add_flag("--allow-anonymous", va.allow_anonymous, "requests without a credential read the default tenant's public documents");
   serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
+  auto auth_commands = RegisterAuthCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -195,5 +196,6 @@ int main(int argc, char** argv) {
   if (*serve) return RunServe(g, va);
   if (*check) return RunCheck(g, check_files, check_json);
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
+  if (auth_commands->Selected()) return auth_commands->Run(g);
   return kExitUsage;
 }

@@ -17,7 +17,8 @@ struct Identity {
   bool admin = false;                // may ingest/delete documents (of any tenant) and run bulk work
   std::string credential_id;         // stable id of the credential (key id or "jwt:<iss>:<sub>"):
                                      // the rate-limit and audit key; never the secret
-  std::string method;                // "api_key" or "jwt"
+  std::string method;                // "api_key", "jwt" or "anonymous"
+  double rate_per_second = 0;        // the API key's own rate limit; 0 = the server's default
   // Permission scope for cache keys: tenant, sorted groups, clearance (admin marks full scope).
   std::string Scope() const;
 };

@@ -87,7 +87,9 @@ Result<bool> DataDir::OnlyStoreEntries() const {
   for (const auto& e : it) {
     std::string name = e.path().filename().string();
     if (name == "LOCK" || name == "segments" || name == "catalog.db" || name == "catalog.db-wal" ||
-        name == "catalog.db-shm" || name == "catalog.db-journal" || IsTempName(name)) {
+        name == "catalog.db-shm" || name == "catalog.db-journal" || IsTempName(name) ||
+        // auth.db (API keys and principals, docs/auth.md) may be created before the first ingest.
+        name == "auth.db" || name == "auth.db-wal" || name == "auth.db-shm" || name == "auth.db-journal") {
       continue;
     }
     return false;

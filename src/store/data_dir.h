@@ -4,6 +4,7 @@
 //   <dir>/LOCK                            flock held by the one writer process
 //   <dir>/catalog.db (+ -wal, -shm)       SQLite catalog
 //   <dir>/segments/seg-<16 hex>.ats       immutable lexical segments
+//   <dir>/auth.db (+ -wal, -shm)          API keys and principals (docs/auth.md); may predate the store
 //
 // Stateless helpers; safe to call from any thread.
 #pragma once

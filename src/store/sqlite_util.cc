@@ -55,6 +55,12 @@ SqliteStmt& SqliteStmt::BindNull(int index) {
   return *this;
 }
 
+SqliteStmt& SqliteStmt::BindDouble(int index, double v) {
+  int rc = sqlite3_bind_double(stmt_, index, v);
+  if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
+  return *this;
+}
+
 Status SqliteStmt::BindStatus() const {
   if (bind_error_ == 0) return Status::Ok();
   return Status(StatusCode::kInternal, std::string("sqlite bind failed: ") + sqlite3_errstr(bind_error_) +
@@ -87,6 +93,8 @@ std::string SqliteStmt::ColumnText(int col) const {
   if (p == nullptr) return {};
   return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
 }
+
+double SqliteStmt::ColumnDouble(int col) const { return sqlite3_column_double(stmt_, col); }
 
 bool SqliteStmt::ColumnIsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 

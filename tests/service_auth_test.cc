@@ -1,0 +1,757 @@
+// Authentication: auth.db (API keys, principals), JWT verification (HS256, RS256), the
+// Authenticator's caches (revocation delay) and the `attest keys` / `attest principals` CLI.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/checksum.h"
+#include "service/auth_store.h"
+#include "service/authenticator.h"
+#include "service/base64url.h"
+#include "service/identity.h"
+#include "service/jwt.h"
+#include "store/sqlite_util.h"
+#include "support/process.h"
+
+namespace attest::service {
+namespace {
+
+using nlohmann::json;
+using testing_support::RunAttest;
+using testing_support::TempDir;
+using std::chrono::system_clock;
+
+const std::string kHsSecret = "0123456789abcdef0123456789abcdef-test-secret";
+
+int64_t NowS() {
+  return std::chrono::duration_cast<std::chrono::seconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string Sv(const unsigned char* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
+
+std::string SignHs256(const std::string& input, const std::string& secret) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &n);
+  return Sv(mac, n);
+}
+
+std::string MakeToken(const json& header, const json& claims, const std::string& secret) {
+  std::string input = Base64UrlEncode(header.dump()) + "." + Base64UrlEncode(claims.dump());
+  return input + "." + Base64UrlEncode(SignHs256(input, secret));
+}
+
+// An RSA key pair generated once for the suite (2048 bits, OpenSSL EVP keygen).
+struct RsaKey {
+  EVP_PKEY* pkey = nullptr;
+  std::string public_pem;
+  RsaKey() {
+    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nullptr);
+    EVP_PKEY_keygen_init(ctx);
+    EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048);
+    EVP_PKEY_keygen(ctx, &pkey);
+    EVP_PKEY_CTX_free(ctx);
+    BIO* bio = BIO_new(BIO_s_mem());
+    PEM_write_bio_PUBKEY(bio, pkey);
+    char* data = nullptr;
+    long n = BIO_get_mem_data(bio, &data);
+    public_pem.assign(data, static_cast<size_t>(n));
+    BIO_free(bio);
+  }
+  ~RsaKey() { EVP_PKEY_free(pkey); }
+  std::string Sign(const std::string& input) const {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, pkey);
+    size_t n = 0;
+    EVP_DigestSign(ctx, nullptr, &n, reinterpret_cast<const unsigned char*>(input.data()), input.size());
+    std::string sig(n, '\0');
+    EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &n,
+                   reinterpret_cast<const unsigned char*>(input.data()), input.size());
+    sig.resize(n);
+    EVP_MD_CTX_free(ctx);
+    return sig;
+  }
+  std::string Token(const json& claims) const {
+    std::string input = Base64UrlEncode(json{{"alg", "RS256"}, {"typ", "JWT"}}.dump()) + "." +
+                        Base64UrlEncode(claims.dump());
+    return input + "." + Base64UrlEncode(Sign(input));
+  }
+};
+
+const RsaKey& Rsa() {
+  static const RsaKey* key = new RsaKey();
+  return *key;
+}
+const RsaKey& OtherRsa() {
+  static const RsaKey* key = new RsaKey();
+  return *key;
+}
+
+json Claims(json extra = json::object()) {
+  json c = {{"sub", "alice"}, {"tenant", "acme"}, {"iss", "https://idp.example"}, {"aud", "attest"},
+            {"exp", NowS() + 600}, {"groups", {"eng", "all"}}};
+  for (auto& [k, v] : extra.items()) {
+    if (v.is_null()) {
+      c.erase(k);
+    } else {
+      c[k] = v;
+    }
+  }
+  return c;
+}
+
+JwtVerifierOptions HsOptions() {
+  JwtVerifierOptions o;
+  o.hs256_secret = kHsSecret;
+  o.issuer = "https://idp.example";
+  o.audience = "attest";
+  return o;
+}
+
+std::unique_ptr<JwtVerifier> Verifier(JwtVerifierOptions o) {
+  auto v = JwtVerifier::Create(std::move(o));
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  return std::move(v).value();
+}
+
+// The error message of a rejected token ("" when accepted).
+std::string Rejection(const JwtVerifier& v, const std::string& token) {
+  auto r = v.Verify(token);
+  if (r.ok()) return "";
+  EXPECT_EQ(r.error().code, "unauthorized");
+  return r.error().message;
+}
+
+std::unique_ptr<AuthStore> OpenStore(const std::filesystem::path& path) {
+  auto s = AuthStore::Open({path, true, 5000});
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return std::move(*s);
+}
+
+// ---------------------------------------------------------------- base64url
+
+TEST(Base64Url, RoundTripsAndRejectsNonCanonicalInput) {
+  for (std::string s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\xff\x00\xfe", 3)}) {
+    auto d = Base64UrlDecode(Base64UrlEncode(s));
+    ASSERT_TRUE(d.has_value()) << s;
+    EXPECT_EQ(*d, s);
+  }
+  EXPECT_EQ(Base64UrlEncode("\xfb\xff"), "-_8");
+  EXPECT_FALSE(Base64UrlDecode("Zm9v=").has_value()) << "padding";
+  EXPECT_FALSE(Base64UrlDecode("Zm+v").has_value()) << "standard alphabet";
+  EXPECT_FALSE(Base64UrlDecode("Zm9 v").has_value()) << "whitespace";
+  EXPECT_FALSE(Base64UrlDecode("Z").has_value()) << "length 1 mod 4";
+  EXPECT_FALSE(Base64UrlDecode("Zh").has_value()) << "non-zero trailing bits";
+  EXPECT_TRUE(Base64UrlDecode("Zg").has_value());
+}
+
+// ---------------------------------------------------------------- AuthStore
+
+TEST(AuthStore, CreateLookupRevokeKey) {
+  TempDir tmp;
+  auto store = OpenStore(tmp.path() / "auth.db");
+  auto k = store->CreateKey({"acme", "alice", true, "laptop", 5.0});
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ(k->plaintext.size(), 60u);
+  EXPECT_EQ(k->plaintext.rfind("att_" + k->record.key_id + "_", 0), 0u) << k->plaintext;
+  auto parsed = ParseApiKey(k->plaintext);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->key_id, k->record.key_id);
+
+  auto rec = store->LookupKey(parsed->key_id);
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  const ApiKeyRecord& r = **rec;
+  EXPECT_EQ(r.tenant, "acme");
+  EXPECT_EQ(r.user, "alice");
+  EXPECT_TRUE(r.admin);
+  EXPECT_EQ(r.label, "laptop");
+  ASSERT_TRUE(r.rate_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*r.rate_per_second, 5.0);
+  EXPECT_FALSE(r.revoked_ms.has_value());
+  EXPECT_EQ(r.secret_sha256, Sha256Hex(parsed->secret));
+  EXPECT_TRUE(ApiKeySecretMatches(r, parsed->secret));
+  std::string wrong = parsed->secret;
+  wrong[0] = wrong[0] == 'A' ? 'B' : 'A';
+  EXPECT_FALSE(ApiKeySecretMatches(r, wrong));
+  EXPECT_FALSE(ApiKeySecretMatches(r, ""));
+
+  auto list = store->ListKeys();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].key_id, r.key_id);
+  EXPECT_TRUE((*list)[0].secret_sha256.empty()) << "ListKeys never returns secret hashes";
+
+  ASSERT_TRUE(store->RevokeKey(r.key_id).ok());
+  rec = store->LookupKey(r.key_id);
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  ASSERT_TRUE((*rec)->revoked_ms.has_value());
+  int64_t first = *(*rec)->revoked_ms;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(store->RevokeKey(r.key_id).ok()) << "revoking twice is harmless";
+  EXPECT_EQ(*(*store->LookupKey(r.key_id))->revoked_ms, first) << "the first revocation time is kept";
+  EXPECT_EQ(store->RevokeKey("0123456789ab").code(), StatusCode::kNotFound);
+  auto none = store->LookupKey("0123456789ab");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST(AuthStore, RejectsBadKeyArguments) {
+  TempDir tmp;
+  auto store = OpenStore(tmp.path() / "auth.db");
+  EXPECT_EQ(store->CreateKey({"../acme", "alice", false, "", std::nullopt}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({"Acme", "alice", false, "", std::nullopt}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({std::string(33, 'a'), "u", false, "", std::nullopt}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({"acme", "", false, "", std::nullopt}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({"acme", "a\nb", false, "", std::nullopt}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({"acme", "alice", false, "", -1.0}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->CreateKey({"acme", "alice", false, "", 0.0}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(store->CreateKey({"a_b-9", "alice", false, "", std::nullopt}).ok());
+  // Key parsing is strict.
+  EXPECT_FALSE(ParseApiKey("att_0123456789ab_short").has_value());
+  EXPECT_FALSE(ParseApiKey("att_0123456789AB_" + std::string(43, 'A')).has_value()) << "upper-case id";
+  EXPECT_FALSE(ParseApiKey("xyz_0123456789ab_" + std::string(43, 'A')).has_value());
+  EXPECT_TRUE(ParseApiKey("att_0123456789ab_" + std::string(42, 'A') + "A").has_value());
+  EXPECT_FALSE(ParseApiKey("att_0123456789ab_" + std::string(42, 'A') + "B").has_value()) << "non-canonical";
+}
+
+TEST(AuthStore, OnlySecretHashesAreStored) {
+  TempDir tmp;
+  std::vector<std::string> secrets, hashes;
+  {
+    auto store = OpenStore(tmp.path() / "auth.db");
+    for (int i = 0; i < 3; ++i) {
+      auto k = store->CreateKey({"acme", "user" + std::to_string(i), false, "", std::nullopt});
+      ASSERT_TRUE(k.ok());
+      secrets.push_back(ParseApiKey(k->plaintext)->secret);
+      hashes.push_back(k->record.secret_sha256);
+    }
+  }
+  std::string bytes;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path())) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    bytes += ss.str();
+  }
+  ASSERT_FALSE(bytes.empty());
+  for (size_t i = 0; i < secrets.size(); ++i) {
+    EXPECT_EQ(bytes.find(secrets[i]), std::string::npos) << "secret " << i << " found in the auth.db files";
+    EXPECT_EQ(bytes.find(secrets[i].substr(0, 20)), std::string::npos);
+    EXPECT_NE(bytes.find(hashes[i]), std::string::npos) << "the hash is what is stored";
+  }
+}
+
+TEST(AuthStore, PrincipalsRoundTripAndValidate) {
+  TempDir tmp;
+  auto store = OpenStore(tmp.path() / "auth.db");
+  auto none = store->GetPrincipal("acme", "alice");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(store->SetPrincipal({"acme", "alice", {"eng", "all", "eng"}, "internal", false, 0}).ok());
+  auto p = store->GetPrincipal("acme", "alice");
+  ASSERT_TRUE(p.ok() && p->has_value());
+  EXPECT_EQ((*p)->groups, (std::vector<std::string>{"all", "eng"}));
+  EXPECT_EQ((*p)->clearance, "internal");
+  EXPECT_FALSE((*p)->disabled);
+  EXPECT_GT((*p)->updated_ms, 0);
+  ASSERT_TRUE(store->SetPrincipal({"acme", "alice", {}, "", true, 0}).ok());
+  p = store->GetPrincipal("acme", "alice");
+  EXPECT_TRUE((*p)->groups.empty());
+  EXPECT_TRUE((*p)->disabled);
+  EXPECT_FALSE(store->GetPrincipal("other", "alice")->has_value()) << "principals are per tenant";
+
+  EXPECT_EQ(store->SetPrincipal({"ac/me", "alice", {}, "", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"a,b"}, "", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {""}, "", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"a\tb"}, "", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {"caf\xc3"}, "", false, 0}).code(), StatusCode::kInvalidArgument)
+      << "not UTF-8";
+  EXPECT_EQ(store->SetPrincipal({"acme", "alice", {}, "\xff", false, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(store->SetPrincipal({"acme", "alice", {"caf\xc3\xa9"}, "", false, 0}).ok());
+}
+
+TEST(AuthStore, SecondConnectionSeesWritesAndForeignFilesAreRefused) {
+  TempDir tmp;
+  auto reader = OpenStore(tmp.path() / "auth.db");
+  auto writer = OpenStore(tmp.path() / "auth.db");
+  ASSERT_TRUE(reader->GetPrincipal("acme", "bob").ok());  // the reader has used its connection
+  ASSERT_TRUE(writer->SetPrincipal({"acme", "bob", {"ops"}, "", false, 0}).ok());
+  auto p = reader->GetPrincipal("acme", "bob");
+  ASSERT_TRUE(p.ok() && p->has_value());
+  EXPECT_EQ((*p)->groups, std::vector<std::string>{"ops"});
+
+  // Some other SQLite database.
+  {
+    auto db = SqliteDb::Open({tmp.path() / "other.db", false, true, 1000});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("CREATE TABLE t(x)").ok());
+  }
+  auto other = AuthStore::Open({tmp.path() / "other.db", true, 1000});
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), StatusCode::kCorruption) << other.status().ToString();
+  testing_support::WriteFile(tmp.path() / "garbage.db", std::string(4096, 'x'));
+  EXPECT_FALSE(AuthStore::Open({tmp.path() / "garbage.db", true, 1000}).ok());
+  EXPECT_EQ(AuthStore::Open({tmp.path() / "missing.db", false, 1000}).status().code(), StatusCode::kNotFound);
+}
+
+// ---------------------------------------------------------------- JWT
+
+TEST(Jwt, Hs256ValidTokenYieldsClaims) {
+  auto v = Verifier(HsOptions());
+  auto r = v->Verify(MakeToken({{"alg", "HS256"}, {"typ", "JWT"}},
+                               Claims({{"clearance", "internal"}, {"admin", true}, {"groups", {"b", "a", "b"}}}),
+                               kHsSecret));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().sub, "alice");
+  EXPECT_EQ(r.value().tenant, "acme");
+  EXPECT_EQ(r.value().iss, "https://idp.example");
+  EXPECT_EQ(r.value().clearance, "internal");
+  EXPECT_TRUE(r.value().admin);
+  ASSERT_TRUE(r.value().groups.has_value());
+  EXPECT_EQ(*r.value().groups, (std::vector<std::string>{"a", "b"}));
+  // aud as an array containing ours.
+  EXPECT_EQ(Rejection(*v, MakeToken({{"alg", "HS256"}}, Claims({{"aud", {"x", "attest"}}}), kHsSecret)), "");
+}
+
+TEST(Jwt, Hs256RejectsBadTimesIssuerAudienceAndSignature) {
+  auto v = Verifier(HsOptions());
+  json h = {{"alg", "HS256"}};
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", NowS() - 120}}), kHsSecret)), "token expired");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", NowS() - 10}}), kHsSecret)), "") << "within the 30 s skew";
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", nullptr}}), kHsSecret)), "token has no exp claim");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", "tomorrow"}}), kHsSecret)), "token exp claim is not a number");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"nbf", NowS() + 300}}), kHsSecret)),
+            "token not yet valid (nbf is in the future)");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"nbf", NowS() + 5}}), kHsSecret)), "") << "within the skew";
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"iss", "https://evil.example"}}), kHsSecret)), "issuer mismatch");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"iss", nullptr}}), kHsSecret)), "issuer mismatch");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"aud", "other"}}), kHsSecret)), "audience mismatch");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"aud", {"x", "y"}}}), kHsSecret)), "audience mismatch");
+  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"aud", nullptr}}), kHsSecret)).find("audience mismatch"),
+            std::string::npos);
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims(), kHsSecret + "x")), "invalid token signature");
+  // Tampered payload with the original signature.
+  std::string good = MakeToken(h, Claims(), kHsSecret);
+  std::string evil_payload = Base64UrlEncode(Claims({{"tenant", "globex"}}).dump());
+  size_t d1 = good.find('.'), d2 = good.rfind('.');
+  std::string tampered = good.substr(0, d1 + 1) + evil_payload + good.substr(d2);
+  EXPECT_EQ(Rejection(*v, tampered), "invalid token signature");
+  // Claims.
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"sub", nullptr}}), kHsSecret)), "token has no sub claim");
+  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"tenant", nullptr}}), kHsSecret)), "token has no tenant claim");
+  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"tenant", "../acme"}}), kHsSecret)).find("tenant claim"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"groups", "eng"}}), kHsSecret)).find("groups claim"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"groups", {1, 2}}}), kHsSecret)).find("groups claim"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"admin", 1}}), kHsSecret)).find("admin claim"), std::string::npos);
+}
+
+TEST(Jwt, RejectsAlgNoneAndUnknownAlgs) {
+  auto v = Verifier(HsOptions());
+  std::string unsigned_token =
+      Base64UrlEncode(json{{"alg", "none"}}.dump()) + "." + Base64UrlEncode(Claims().dump()) + ".";
+  EXPECT_EQ(Rejection(*v, unsigned_token), "unsupported token alg 'none' (accepted: HS256, RS256)");
+  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "HS512"}}, Claims(), kHsSecret)).find("unsupported token alg"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "hs256"}}, Claims(), kHsSecret)).find("unsupported token alg"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken({{"typ", "JWT"}}, Claims(), kHsSecret)).find("no alg"), std::string::npos);
+  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "HS256"}, {"crit", {"exp"}}}, Claims(), kHsSecret)).find("crit"),
+            std::string::npos);
+}
+
+TEST(Jwt, AlgConfusionRsaPublicKeyAsHmacSecretIsRejected) {
+  // A verifier with only the RSA key: an HS256 token "signed" with the public key text.
+  JwtVerifierOptions o = HsOptions();
+  o.hs256_secret.clear();
+  o.rs256_public_key_pem = Rsa().public_pem;
+  auto rs_only = Verifier(o);
+  std::string forged = MakeToken({{"alg", "HS256"}}, Claims(), Rsa().public_pem);
+  EXPECT_EQ(Rejection(*rs_only, forged), "HS256 tokens are not accepted (no HS256 secret configured)");
+  // A verifier with both keys: the HS256 token is checked with the HS secret only.
+  o.hs256_secret = kHsSecret;
+  auto both = Verifier(o);
+  EXPECT_EQ(Rejection(*both, forged), "invalid token signature");
+  EXPECT_EQ(Rejection(*both, MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret)), "");
+  EXPECT_EQ(Rejection(*both, Rsa().Token(Claims())), "");
+  // Configuring the public key as the HS256 secret is refused outright.
+  o.hs256_secret = Rsa().public_pem;
+  auto bad = JwtVerifier::Create(o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "jwt_hs256_secret");
+  // And an RS256 token is never checked against the HS secret.
+  auto hs_only = Verifier(HsOptions());
+  std::string input = Base64UrlEncode(json{{"alg", "RS256"}}.dump()) + "." + Base64UrlEncode(Claims().dump());
+  EXPECT_EQ(Rejection(*hs_only, input + "." + Base64UrlEncode(SignHs256(input, kHsSecret))),
+            "RS256 tokens are not accepted (no RS256 public key configured)");
+}
+
+TEST(Jwt, MalformedTokensAreRejectedWithReasons) {
+  auto v = Verifier(HsOptions());
+  std::string good = MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret);
+  EXPECT_NE(Rejection(*v, "abc").find("three"), std::string::npos);
+  EXPECT_NE(Rejection(*v, good + ".x").find("three"), std::string::npos);
+  EXPECT_NE(Rejection(*v, "!!!." + good.substr(good.find('.') + 1)).find("header is not base64url"),
+            std::string::npos);
+  EXPECT_NE(Rejection(*v, good + "=").find("signature is not base64url"), std::string::npos) << "padding";
+  std::string std_alphabet = good;
+  for (char& c : std_alphabet) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  if (std_alphabet != good) {
+    EXPECT_NE(Rejection(*v, std_alphabet), "");
+  }
+  EXPECT_NE(Rejection(*v, Base64UrlEncode("[1,2]") + ".e30.").find("header is not a JSON object"),
+            std::string::npos);
+  // Payload that is not JSON, correctly signed.
+  std::string input = Base64UrlEncode(json{{"alg", "HS256"}}.dump()) + "." + Base64UrlEncode("not json");
+  EXPECT_NE(Rejection(*v, input + "." + Base64UrlEncode(SignHs256(input, kHsSecret))).find("payload is not a JSON"),
+            std::string::npos);
+  // Deeply nested header.
+  std::string deep(200, '[');
+  EXPECT_NE(Rejection(*v, Base64UrlEncode(deep) + ".e30.").find("header"), std::string::npos);
+  // Size bound.
+  std::string big = MakeToken({{"alg", "HS256"}}, Claims({{"pad", std::string(9000, 'x')}}), kHsSecret);
+  EXPECT_NE(Rejection(*v, big).find("token too large"), std::string::npos);
+}
+
+TEST(Jwt, Rs256ValidAndInvalid) {
+  JwtVerifierOptions o = HsOptions();
+  o.hs256_secret.clear();
+  o.rs256_public_key_pem = Rsa().public_pem;
+  auto v = Verifier(o);
+  auto r = v->Verify(Rsa().Token(Claims()));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r.value().alg, "RS256");
+  EXPECT_EQ(r.value().tenant, "acme");
+  EXPECT_EQ(Rejection(*v, OtherRsa().Token(Claims())), "invalid token signature") << "signed by another key";
+  EXPECT_EQ(Rejection(*v, Rsa().Token(Claims({{"exp", NowS() - 100}}))), "token expired");
+  std::string good = Rsa().Token(Claims());
+  std::string truncated = good.substr(0, good.size() - 4);
+  EXPECT_NE(Rejection(*v, truncated), "");
+  // Bad key configuration.
+  o.rs256_public_key_pem = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n";
+  EXPECT_FALSE(JwtVerifier::Create(o).ok());
+  EXPECT_FALSE(JwtVerifier::Create(JwtVerifierOptions{}).ok()) << "no key at all";
+  JwtVerifierOptions short_secret;
+  short_secret.hs256_secret = "short";
+  EXPECT_FALSE(JwtVerifier::Create(short_secret).ok());
+}
+
+// ---------------------------------------------------------------- Identity
+
+TEST(Identity, ScopeIsCanonicalAndSeparatesPermissions) {
+  Identity a{"acme", "alice", {"b", "a"}, "internal", false, "k1", "api_key"};
+  Identity b{"acme", "bob", {"a", "b", "a"}, "internal", false, "k2", "jwt"};
+  EXPECT_EQ(a.Scope(), b.Scope()) << "same permissions, same scope whoever asks";
+  Identity c = a;
+  c.tenant = "globex";
+  EXPECT_NE(a.Scope(), c.Scope());
+  c = a;
+  c.clearance = "public";
+  EXPECT_NE(a.Scope(), c.Scope());
+  c = a;
+  c.admin = true;
+  EXPECT_NE(a.Scope(), c.Scope());
+  c = a;
+  c.groups = {"a"};
+  EXPECT_NE(a.Scope(), c.Scope());
+  // No ambiguity from separators inside names.
+  Identity d{"acme", "u", {"a,b"}, "", false, "", ""};
+  Identity e{"acme", "u", {"a", "b"}, "", false, "", ""};
+  EXPECT_NE(d.Scope(), e.Scope());
+  Identity f{"acme", "u", {"\xff"}, "\xfe", false, "", ""};
+  EXPECT_NE(f.Scope(), d.Scope()) << "any bytes, no exception";
+}
+
+// ---------------------------------------------------------------- Authenticator
+
+class AuthenticatorTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Authenticator> Make(std::chrono::milliseconds ttl, bool anonymous = false) {
+    AuthOptions o;
+    o.auth_db = tmp_.path() / "auth.db";
+    o.jwt_hs256_secret = kHsSecret;
+    o.jwt_rs256_public_key_pem = Rsa().public_pem;
+    o.jwt_issuer = "https://idp.example";
+    o.jwt_audience = "attest";
+    o.group_cache_ttl = ttl;
+    o.allow_anonymous = anonymous;
+    auto a = Authenticator::Create(o);
+    EXPECT_TRUE(a.ok()) << a.error().message;
+    return std::move(a).value();
+  }
+  AuthStore& Store() {
+    if (!store_) store_ = OpenStore(tmp_.path() / "auth.db");
+    return *store_;
+  }
+  std::string NewKey(const std::string& user, bool admin = false) {
+    auto k = Store().CreateKey({"acme", user, admin, "", 2.5});
+    EXPECT_TRUE(k.ok());
+    return k->plaintext;
+  }
+  static std::string Error(const ApiResult<Identity>& r) { return r.ok() ? "" : r.error().code + ": " + r.error().message; }
+  TempDir tmp_;
+  std::unique_ptr<AuthStore> store_;
+};
+
+TEST_F(AuthenticatorTest, ApiKeyByHeaderOrBearer) {
+  std::string key = NewKey("alice", /*admin=*/true);
+  ASSERT_TRUE(Store().SetPrincipal({"acme", "alice", {"eng"}, "internal", false, 0}).ok());
+  auto auth = Make(std::chrono::milliseconds(0));
+  for (auto headers : {std::map<std::string, std::string>{{"x-api-key", key}},
+                       std::map<std::string, std::string>{{"authorization", "Bearer " + key}},
+                       std::map<std::string, std::string>{{"authorization", "bearer  " + key + " "}}}) {
+    auto id = auth->Authenticate(headers);
+    ASSERT_TRUE(id.ok()) << Error(id);
+    EXPECT_EQ(id.value().tenant, "acme");
+    EXPECT_EQ(id.value().user, "alice");
+    EXPECT_EQ(id.value().groups, std::vector<std::string>{"eng"});
+    EXPECT_EQ(id.value().clearance, "internal");
+    EXPECT_TRUE(id.value().admin);
+    EXPECT_EQ(id.value().method, "api_key");
+    EXPECT_EQ(id.value().credential_id, ParseApiKey(key)->key_id);
+    EXPECT_DOUBLE_EQ(id.value().rate_per_second, 2.5);
+  }
+  // A key without a directory entry: no groups.
+  std::string bob = NewKey("bob");
+  auto id = auth->Authenticate({{"x-api-key", bob}});
+  ASSERT_TRUE(id.ok());
+  EXPECT_TRUE(id.value().groups.empty());
+  EXPECT_FALSE(id.value().admin);
+}
+
+TEST_F(AuthenticatorTest, WrongMissingAndRevokedCredentials) {
+  std::string key = NewKey("alice");
+  auto auth = Make(std::chrono::milliseconds(0));
+  std::string wrong = key;
+  wrong.back() = wrong.back() == 'A' ? 'Q' : 'A';
+  if (!ParseApiKey(wrong)) wrong[wrong.size() - 2] = wrong[wrong.size() - 2] == 'A' ? 'Q' : 'A';
+  EXPECT_EQ(Error(auth->Authenticate({{"x-api-key", wrong}})), "unauthorized: invalid API key");
+  std::string unknown = "att_000000000000_" + key.substr(17);
+  EXPECT_EQ(Error(auth->Authenticate({{"x-api-key", unknown}})), "unauthorized: invalid API key");
+  EXPECT_NE(Error(auth->Authenticate({{"x-api-key", "att_nonsense"}})).find("malformed API key"), std::string::npos);
+  EXPECT_NE(Error(auth->Authenticate({})).find("unauthorized: missing credential"), std::string::npos);
+  EXPECT_NE(Error(auth->Authenticate({{"authorization", "Basic dXNlcjpwYXNz"}})).find("scheme"), std::string::npos);
+  EXPECT_NE(Error(auth->Authenticate({{"authorization", "Bearer " + key}, {"x-api-key", key}})).find("not both"),
+            std::string::npos);
+  ASSERT_TRUE(Store().RevokeKey(ParseApiKey(key)->key_id).ok());
+  EXPECT_EQ(Error(auth->Authenticate({{"x-api-key", key}})), "unauthorized: API key revoked");
+
+  auto anon = Make(std::chrono::milliseconds(0), /*anonymous=*/true);
+  auto id = anon->Authenticate({});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id.value().tenant, "default");
+  EXPECT_TRUE(id.value().groups.empty());
+  EXPECT_FALSE(id.value().admin);
+  EXPECT_EQ(Error(anon->Authenticate({{"x-api-key", wrong}})), "unauthorized: invalid API key")
+      << "a bad credential is not downgraded to anonymous";
+}
+
+TEST_F(AuthenticatorTest, JwtGroupsFromDirectoryElseClaims) {
+  auto auth = Make(std::chrono::milliseconds(0));
+  std::string token = MakeToken({{"alg", "HS256"}}, Claims({{"clearance", "public"}}), kHsSecret);
+  auto id = auth->Authenticate({{"authorization", "Bearer " + token}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  EXPECT_EQ(id.value().groups, (std::vector<std::string>{"all", "eng"})) << "from the token";
+  EXPECT_EQ(id.value().clearance, "public");
+  EXPECT_EQ(id.value().method, "jwt");
+  EXPECT_EQ(id.value().credential_id, "jwt:https://idp.example:alice");
+  ASSERT_TRUE(Store().SetPrincipal({"acme", "alice", {"sales"}, "confidential", false, 0}).ok());
+  id = auth->Authenticate({{"authorization", "Bearer " + token}});
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id.value().groups, std::vector<std::string>{"sales"}) << "the directory wins over the token";
+  EXPECT_EQ(id.value().clearance, "confidential");
+  id = auth->Authenticate({{"authorization", "Bearer " + Rsa().Token(Claims({{"sub", "carol"}}))}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  EXPECT_EQ(id.value().user, "carol");
+  std::string expired = MakeToken({{"alg", "HS256"}}, Claims({{"exp", NowS() - 100}}), kHsSecret);
+  EXPECT_EQ(Error(auth->Authenticate({{"authorization", "Bearer " + expired}})), "unauthorized: token expired");
+}
+
+TEST_F(AuthenticatorTest, GroupChangesTakeEffectAfterTheCacheTtl) {
+  const auto ttl = std::chrono::milliseconds(200);
+  std::string key = NewKey("alice");
+  ASSERT_TRUE(Store().SetPrincipal({"acme", "alice", {"old"}, "", false, 0}).ok());
+  auto auth = Make(ttl);
+  EXPECT_EQ(auth->revocation_delay(), ttl);
+  auto first = auth->Authenticate({{"x-api-key", key}});
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first.value().groups, std::vector<std::string>{"old"});
+  auto changed_at = std::chrono::steady_clock::now();
+  // Another connection (as `attest principals set` in another process would).
+  auto cli = OpenStore(tmp_.path() / "auth.db");
+  ASSERT_TRUE(cli->SetPrincipal({"acme", "alice", {"new"}, "", false, 0}).ok());
+  auto cached = auth->Authenticate({{"x-api-key", key}});
+  auto refreshed = auth->Refresh(first.value());
+  if (std::chrono::steady_clock::now() - changed_at < ttl / 2) {
+    ASSERT_TRUE(cached.ok() && refreshed.ok());
+    EXPECT_EQ(cached.value().groups, std::vector<std::string>{"old"}) << "cached until the TTL";
+    EXPECT_EQ(refreshed.value().groups, std::vector<std::string>{"old"});
+  }
+  std::this_thread::sleep_for(ttl + std::chrono::milliseconds(50));
+  auto later = auth->Authenticate({{"x-api-key", key}});
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later.value().groups, std::vector<std::string>{"new"});
+  refreshed = auth->Refresh(first.value());
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_EQ(refreshed.value().groups, std::vector<std::string>{"new"}) << "Refresh sees the change too";
+
+  // Revoking the key: still accepted within the TTL at most, refused after it.
+  ASSERT_TRUE(cli->RevokeKey(first.value().credential_id).ok());
+  std::this_thread::sleep_for(ttl + std::chrono::milliseconds(50));
+  EXPECT_EQ(Error(auth->Authenticate({{"x-api-key", key}})), "unauthorized: API key revoked");
+  EXPECT_EQ(Error(auth->Refresh(first.value())), "unauthorized: API key revoked");
+}
+
+TEST_F(AuthenticatorTest, DisabledPrincipalIsForbidden) {
+  std::string key = NewKey("mallory");
+  ASSERT_TRUE(Store().SetPrincipal({"acme", "mallory", {"eng"}, "", true, 0}).ok());
+  auto auth = Make(std::chrono::milliseconds(0));
+  EXPECT_EQ(Error(auth->Authenticate({{"x-api-key", key}})), "forbidden: principal disabled");
+  std::string token = MakeToken({{"alg", "HS256"}}, Claims({{"sub", "mallory"}}), kHsSecret);
+  EXPECT_EQ(Error(auth->Authenticate({{"authorization", "Bearer " + token}})), "forbidden: principal disabled");
+  // Disabled after authentication: Refresh notices.
+  std::string ok_key = NewKey("trent");
+  auto id = auth->Authenticate({{"x-api-key", ok_key}});
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(Store().SetPrincipal({"acme", "trent", {}, "", true, 0}).ok());
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "forbidden: principal disabled");
+}
+
+TEST_F(AuthenticatorTest, OnlyTheCredentialDecidesGroups) {
+  // Authenticate() sees headers only; headers other than the credential change nothing.
+  std::string key = NewKey("alice");
+  auto auth = Make(std::chrono::milliseconds(0));
+  auto plain = auth->Authenticate({{"x-api-key", key}});
+  auto extra = auth->Authenticate({{"x-api-key", key}, {"x-groups", "admin,finance"}, {"x-tenant", "globex"},
+                                   {"groups", "[\"finance\"]"}, {"x-admin", "true"}});
+  ASSERT_TRUE(plain.ok() && extra.ok());
+  EXPECT_EQ(plain.value().Scope(), extra.value().Scope());
+  EXPECT_TRUE(extra.value().groups.empty());
+  EXPECT_EQ(extra.value().tenant, "acme");
+  EXPECT_FALSE(extra.value().admin);
+}
+
+TEST_F(AuthenticatorTest, JwtOnlyConfigurationRefusesApiKeys) {
+  AuthOptions o;
+  o.jwt_hs256_secret = kHsSecret;
+  auto a = Authenticator::Create(o);
+  ASSERT_TRUE(a.ok());
+  std::string key = NewKey("alice");
+  EXPECT_NE(Error(a.value()->Authenticate({{"x-api-key", key}})).find("not accepted"), std::string::npos);
+  AuthOptions none;
+  none.auth_db = tmp_.path() / "auth.db";
+  auto b = Authenticator::Create(none);
+  ASSERT_TRUE(b.ok());
+  std::string token = MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret);
+  EXPECT_NE(Error(b.value()->Authenticate({{"authorization", "Bearer " + token}})).find("not accepted"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------- CLI (black box)
+
+TEST(AuthCli, KeysAndPrincipals) {
+  TempDir tmp;
+  const std::string data = tmp.str("data");
+  auto created = RunAttest({"keys", "create", "--tenant", "acme", "--user", "alice", "--label", "ci", "--rate", "3",
+                            "--json", "--data", data});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  json c = json::parse(created.out);
+  const std::string key = c["key"], key_id = c["key_id"];
+  EXPECT_EQ(key.rfind("att_" + key_id + "_", 0), 0u);
+  EXPECT_EQ(c["tenant"], "acme");
+  EXPECT_EQ(c["rate_per_second"], 3.0);
+  auto plain = RunAttest({"--data", data, "keys", "create", "--tenant", "acme", "--user", "root", "--admin"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_TRUE(ParseApiKey(plain.out.substr(0, plain.out.find('\n'))).has_value()) << plain.out;
+
+  auto list = RunAttest({"--data", data, "keys", "list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  json l = json::parse(list.out);
+  ASSERT_EQ(l["keys"].size(), 2u);
+  EXPECT_EQ(l["keys"][0]["key_id"], key_id);
+  EXPECT_EQ(l["keys"][0]["label"], "ci");
+  EXPECT_TRUE(l["keys"][0]["revoked_ms"].is_null());
+  EXPECT_EQ(list.out.find(key.substr(17)), std::string::npos) << "list never shows secrets";
+  auto table = RunAttest({"--data", data, "keys", "list"});
+  ASSERT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find(key_id), std::string::npos);
+  EXPECT_NE(table.out.find("active"), std::string::npos);
+  EXPECT_EQ(table.out.find(key.substr(17)), std::string::npos);
+
+  // The key works through an Authenticator reading the same file.
+  AuthOptions o;
+  o.auth_db = std::filesystem::path(data) / "auth.db";
+  auto auth = std::move(Authenticator::Create(o)).value();
+  EXPECT_TRUE(auth->Authenticate({{"x-api-key", key}}).ok());
+
+  EXPECT_EQ(RunAttest({"--data", data, "keys", "revoke", key_id}).exit_code, 0);
+  l = json::parse(RunAttest({"--data", data, "keys", "list", "--json"}).out);
+  EXPECT_TRUE(l["keys"][0]["revoked_ms"].is_number());
+  EXPECT_NE(RunAttest({"--data", data, "keys", "list"}).out.find("revoked"), std::string::npos);
+  // `auth` may serve the cached key for its TTL (5 s by default); a new authenticator reads afresh.
+  auto fresh = std::move(Authenticator::Create(o)).value();
+  EXPECT_EQ(fresh->Authenticate({{"x-api-key", key}}).error().message, "API key revoked");
+  EXPECT_EQ(RunAttest({"--data", data, "keys", "revoke", "0123456789ab"}).exit_code, 1);
+  EXPECT_EQ(RunAttest({"--data", data, "keys", "revoke", "not-a-key"}).exit_code, 2);
+  auto bad_tenant = RunAttest({"--data", data, "keys", "create", "--tenant", "../acme", "--user", "x"});
+  EXPECT_EQ(bad_tenant.exit_code, 2);
+  EXPECT_NE(bad_tenant.err.find("tenant"), std::string::npos) << bad_tenant.err;
+  EXPECT_EQ(RunAttest({"--data", data, "keys", "create", "--tenant", "acme", "--user", "x", "--rate", "-1"}).exit_code,
+            2);
+
+  auto set = RunAttest({"--data", data, "principals", "set", "--tenant", "acme", "--user", "alice", "--groups",
+                        "eng,all", "--clearance", "internal"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  auto show = RunAttest({"--data", data, "principals", "show", "--tenant", "acme", "--user", "alice", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  json p = json::parse(show.out);
+  EXPECT_EQ(p["groups"], json({"all", "eng"}));
+  EXPECT_EQ(p["clearance"], "internal");
+  EXPECT_EQ(p["disabled"], false);
+  ASSERT_EQ(RunAttest({"--data", data, "principals", "set", "--tenant", "acme", "--user", "alice", "--groups", "",
+                       "--disable"})
+                .exit_code,
+            0);
+  auto text = RunAttest({"--data", data, "principals", "show", "--tenant", "acme", "--user", "alice"});
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("disabled"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(none)"), std::string::npos) << text.out;
+  EXPECT_EQ(RunAttest({"--data", data, "principals", "show", "--tenant", "acme", "--user", "nobody"}).exit_code, 1);
+  EXPECT_EQ(RunAttest({"--data", data, "principals", "set", "--tenant", "acme", "--user", "a", "--groups", "x,,y"})
+                .exit_code,
+            2);
+  EXPECT_EQ(RunAttest({"--data", data, "principals", "set", "--tenant", "ACME", "--user", "a", "--groups", "x"})
+                .exit_code,
+            2);
+  EXPECT_EQ(RunAttest({"--data", data, "keys"}).exit_code, 2) << "a keys subcommand is required";
+  // A fresh data dir: list reads nothing and creates nothing.
+  const std::string empty = tmp.str("empty");
+  auto none = RunAttest({"--data", empty, "keys", "list"});
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_NE(none.out.find("no API keys"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(empty));
+  // auth.db created before the first ingest does not stop the store from being created there.
+  testing_support::WriteFile(tmp.path() / "docs" / "a.md", "# Title\n\nSome text about replication.\n");
+  auto ingest = RunAttest({"--data", data, "ingest", tmp.str("docs")});
+  EXPECT_EQ(ingest.exit_code, 0) << ingest.err;
+}
+
+}  // namespace
+}  // namespace attest::service
