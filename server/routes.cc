@@ -88,7 +88,9 @@ std::optional<Identity> Admit(Call& c) {
     c.Fail(who.error());
     return std::nullopt;
   }
-  auto d = c.ctx->limiter->Acquire(who.value().credential_id);
+  const double own = who.value().rate_per_second;
+  auto d = own > 0 ? c.ctx->limiter->Acquire(who.value().credential_id, service::RateLimit{own, 0})
+                   : c.ctx->limiter->Acquire(who.value().credential_id);
   if (!d.allowed) {
     c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
     http::Response r = ErrorResponse(ApiError{"rate_limited", "rate limit exceeded for this credential", ""},
