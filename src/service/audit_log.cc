@@ -189,6 +189,9 @@ class AuditLogImpl final : public AuditLog {
 
       failures_.fetch_add(1, std::memory_order_relaxed);
       spdlog::error("{} ({} records held for retry)", st.message(), records);
+      // The callback runs before a waiting Flush learns of the failure, so that when Flush
+      // returns the error the metrics already show it.
+      if (opts_.on_failure) opts_.on_failure(st.message());
       bool stopping;
       {
         std::lock_guard lock(mu_);
@@ -197,7 +200,6 @@ class AuditLogImpl final : public AuditLog {
         stopping = stop_;
       }
       done_cv_.notify_all();
-      if (opts_.on_failure) opts_.on_failure(st.message());
       if (stopping && ++stopping_attempts > kRetriesWhenStopping) {
         size_t lost;
         {

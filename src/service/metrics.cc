@@ -213,6 +213,9 @@ std::string Problem(const std::string& name, Type type, const Labels& labels) {
 
 struct Registry::Family : FamilyData {};
 
+Registry::Registry() = default;
+Registry::~Registry() = default;
+
 // Finds or creates the series; T is Counter, Gauge or Histogram; `make` builds a new one from the
 // family's bucket bounds. Detached series (misuse) live in the never-rendered family "" keyed by
 // their labels plus __name__ and __type__, so repeated misuse reuses one series and logs once.

@@ -50,6 +50,8 @@ std::vector<double> LatencyBuckets();
 
 class Registry {
  public:
+  Registry();   // out of line (both): Family is defined in metrics.cc
+  ~Registry();
   // Returns the series of `name` with these label values (created on first use; label names are
   // fixed per metric at first registration, and `help` is stored once). Pointers stay valid for
   // the registry's lifetime.
