@@ -175,13 +175,13 @@ class AuditLogImpl final : public AuditLog {
       }
       if (st.ok()) {
         written_.fetch_add(records, std::memory_order_relaxed);
+        if (opts_.on_written) opts_.on_written(records);  // before Flush returns, as on_failure
         {
           std::lock_guard lock(mu_);
           done_ += records;
           in_writer_ = 0;
         }
         done_cv_.notify_all();
-        if (opts_.on_written) opts_.on_written(records);
         records = 0;
         attempt = 0;
         continue;
