@@ -39,9 +39,20 @@ struct AuditOptions {
   std::filesystem::path path;          // the JSONL file (appended to; created 0600)
   size_t max_queue = 65536;
   uint32_t flush_interval_ms = 50;
-  // Called on every write failure (metrics); and on every record written.
+  // When the queue holds max_queue records, Append waits up to this long for room; after that the
+  // record is queued anyway (the queue grows past max_queue, an error is logged): never dropped.
+  uint32_t max_wait_ms = 1000;
+  // Callbacks run on the writer thread (on_backpressure: on the appending thread), never under a
+  // lock; they must not call back into the log.
+  // Called on every write failure (metrics); and after every group written and synced, with the
+  // number of records in it.
   std::function<void(const std::string& error)> on_failure;
   std::function<void(size_t written)> on_written;
+  // Called after an Append had to wait for queue room, with the seconds it waited.
+  std::function<void(double waited_seconds)> on_backpressure;
+  // Test hook: when set and returning true, the next write attempt fails as if with ENOSPC and
+  // writes nothing (lets tests exercise the failure path without a full disk). Leave empty.
+  std::function<bool()> fail_write;
 };
 
 class AuditLog {
@@ -53,8 +64,14 @@ class AuditLog {
   virtual Status Flush() = 0;
   virtual uint64_t failures() const = 0;
   virtual uint64_t written() const = 0;
+  // How many Append calls had to wait for queue room; records waiting to be written.
+  virtual uint64_t backpressure_waits() const = 0;
+  virtual size_t queued() const = 0;
 };
 
+// One JSON object (no newline) with the keys, in order: request_id, ts (ISO 8601 UTC with
+// milliseconds, from unix_ms), route, user, tenant, credential_id, groups, chunks_given,
+// chunks_cited, blocked_citations, outcome, snapshot, answer_id. Invalid UTF-8 is replaced (U+FFFD).
 std::string AuditRecordToJson(const AuditRecord& record);
 
 }  // namespace attest::service

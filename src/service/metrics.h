@@ -50,9 +50,14 @@ std::vector<double> LatencyBuckets();
 
 class Registry {
  public:
+  Registry();   // out of line (both): Family is defined in metrics.cc
+  ~Registry();
   // Returns the series of `name` with these label values (created on first use; label names are
   // fixed per metric at first registration, and `help` is stored once). Pointers stay valid for
-  // the registry's lifetime.
+  // the registry's lifetime. Never null, never throws; misuse is logged once per series:
+  // other label names than the first registration -> created and exported anyway (warning);
+  // a name already used by another type, or an invalid metric/label name -> a working series that
+  // is not exported (error); other histogram bounds -> the family's first bounds (warning).
   Counter* GetCounter(const std::string& name, const std::string& help,
                       const std::map<std::string, std::string>& labels = {});
   Gauge* GetGauge(const std::string& name, const std::string& help,

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,13 +20,17 @@ struct RateLimit {
 
 class RateLimiter {
  public:
-  explicit RateLimiter(RateLimit default_limit);
+  // The clock is injectable for tests; by default std::chrono::steady_clock (monotonic).
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  explicit RateLimiter(RateLimit default_limit, Clock clock = {});
   ~RateLimiter();
   struct Decision {
     bool allowed = true;
-    double retry_after_seconds = 0;  // when not allowed: until one token is available
-    double remaining = 0;
+    double retry_after_seconds = 0;  // when not allowed: until `cost` tokens are available
+    double remaining = 0;            // tokens left; +infinity when the limit is unlimited
   };
+  // `cost` above the burst is charged as the burst (admitted when the bucket is full rather than
+  // never); negative costs count as 0, NaN as 1. A key's bucket follows the limit passed with it.
   Decision Acquire(const std::string& key, double cost = 1);
   Decision Acquire(const std::string& key, const RateLimit& limit, double cost = 1);
  private:

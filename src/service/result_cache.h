@@ -23,7 +23,8 @@ struct CacheStats {
 
 class LruCache {
  public:
-  // `max_bytes` bounds key + value bytes; `ttl` 0 = entries never expire by age.
+  // `max_bytes` bounds key + value bytes; `ttl` 0 = entries never expire by age. Each shard gets
+  // max_bytes / shards; the shard count is lowered so that every shard has at least 1 KiB.
   LruCache(size_t max_bytes, std::chrono::milliseconds ttl, size_t shards = 16);
   ~LruCache();
   std::optional<std::string> Get(const std::string& key);

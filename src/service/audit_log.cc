@@ -1,0 +1,287 @@
+// The audit log's writer: request threads queue records; one background thread takes them in
+// groups (everything queued within flush_interval_ms, up to kMaxBatch records), serializes them
+// as JSON lines, writes them with one write() on an O_APPEND descriptor and fdatasyncs.
+//
+// Failure handling: a group whose write or fdatasync fails stays with the writer (a partial write
+// resumes where it stopped, a failed sync retries the sync only, so nothing is written twice);
+// the failure is counted, logged with spdlog::error and reported through on_failure, and retried
+// after a backoff of 10 ms doubling to 1 s. Meanwhile new records keep queuing; a full queue makes
+// Append wait (bounded by max_wait_ms, counted) and then queue anyway. Records are only lost if
+// the process ends while writes still fail: the destructor retries for about two seconds and then
+// logs how many records it could not write.
+#include "service/audit_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace attest::service {
+namespace {
+
+constexpr size_t kMaxBatch = 4096;
+constexpr auto kMinBackoff = std::chrono::milliseconds(10);
+constexpr auto kMaxBackoff = std::chrono::milliseconds(1000);
+constexpr int kRetriesWhenStopping = 8;  // 10+20+...+1000 ms: about two seconds
+
+std::string IsoUtcMillis(int64_t unix_ms) {
+  int64_t secs = unix_ms >= 0 ? unix_ms / 1000 : -((-unix_ms + 999) / 1000);
+  int64_t ms = unix_ms - secs * 1000;
+  std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return "1970-01-01T00:00:00.000Z";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+class AuditLogImpl final : public AuditLog {
+ public:
+  AuditLogImpl(AuditOptions options, int fd) : opts_(std::move(options)), fd_(fd) {
+    opts_.max_queue = std::max<size_t>(1, opts_.max_queue);
+    writer_ = std::thread([this] { WriterLoop(); });
+  }
+
+  ~AuditLogImpl() override {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    space_cv_.notify_all();
+    writer_.join();
+    ::close(fd_);
+  }
+
+  void Append(AuditRecord record) override {
+    std::unique_lock lock(mu_);
+    double waited = -1;
+    if (queue_.size() >= opts_.max_queue && !stop_) {
+      waits_.fetch_add(1, std::memory_order_relaxed);
+      auto start = std::chrono::steady_clock::now();
+      bool room = space_cv_.wait_for(lock, std::chrono::milliseconds(opts_.max_wait_ms),
+                                     [&] { return queue_.size() < opts_.max_queue || stop_; });
+      waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!room) {
+        auto now = std::chrono::steady_clock::now();
+        if (now - last_overflow_log_ > std::chrono::seconds(1)) {
+          last_overflow_log_ = now;
+          spdlog::error("audit: queue of {} holds {} records after waiting {} ms; queuing past the limit",
+                        opts_.path.string(), queue_.size(), opts_.max_wait_ms);
+        }
+      }
+    }
+    queue_.push_back(std::move(record));
+    ++appended_;
+    lock.unlock();
+    work_cv_.notify_one();
+    if (waited >= 0 && opts_.on_backpressure) opts_.on_backpressure(waited);
+  }
+
+  Status Flush() override {
+    std::unique_lock lock(mu_);
+    const uint64_t target = appended_;
+    const uint64_t failures_before = failure_events_;
+    ++flush_waiters_;
+    work_cv_.notify_all();
+    done_cv_.wait(lock, [&] { return done_ >= target || failure_events_ != failures_before || writer_exited_; });
+    --flush_waiters_;
+    if (done_ >= target) return Status::Ok();
+    if (!last_error_.ok()) return last_error_;
+    return Status::IOError("audit: the writer of " + opts_.path.string() + " has stopped");
+  }
+
+  uint64_t failures() const override { return failures_.load(std::memory_order_relaxed); }
+  uint64_t written() const override { return written_.load(std::memory_order_relaxed); }
+  uint64_t backpressure_waits() const override { return waits_.load(std::memory_order_relaxed); }
+  size_t queued() const override {
+    std::lock_guard lock(mu_);
+    return queue_.size() + in_writer_;
+  }
+
+ private:
+  // Writes buf[*off..] fully; advances *off past what was written even on failure.
+  Status WriteAll(const std::string& buf, size_t* off) {
+    while (*off < buf.size()) {
+      if (opts_.fail_write && opts_.fail_write()) {
+        return Status::IOError("audit: cannot write " + opts_.path.string() + ": " + std::strerror(ENOSPC) +
+                               " (simulated)");
+      }
+      ssize_t n = ::write(fd_, buf.data() + *off, buf.size() - *off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError("audit: cannot write " + opts_.path.string() + ": " + std::strerror(errno));
+      }
+      *off += static_cast<size_t>(n);
+    }
+    return Status::Ok();
+  }
+
+  void WriterLoop() {
+    std::string buf;   // the serialized group being written
+    size_t off = 0;    // bytes of buf already written
+    size_t records = 0;
+    int attempt = 0;
+    int stopping_attempts = 0;
+    for (;;) {
+      if (records == 0) {
+        std::vector<AuditRecord> batch;
+        {
+          std::unique_lock lock(mu_);
+          work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+          if (queue_.empty()) break;  // stopping, and everything is written
+          if (!stop_ && flush_waiters_ == 0 && queue_.size() < kMaxBatch && opts_.flush_interval_ms > 0) {
+            // Group commit: let records gather for one interval (a Flush cuts it short).
+            work_cv_.wait_for(lock, std::chrono::milliseconds(opts_.flush_interval_ms), [&] {
+              return stop_ || flush_waiters_ > 0 || queue_.size() >= kMaxBatch;
+            });
+          }
+          size_t take = std::min(queue_.size(), kMaxBatch);
+          batch.reserve(take);
+          for (size_t i = 0; i < take; ++i) {
+            batch.push_back(std::move(queue_.front()));
+            queue_.pop_front();
+          }
+          in_writer_ = take;
+        }
+        space_cv_.notify_all();
+        buf.clear();
+        for (const auto& r : batch) {
+          buf += AuditRecordToJson(r);
+          buf += '\n';
+        }
+        off = 0;
+        records = batch.size();
+      }
+
+      Status st = WriteAll(buf, &off);
+      if (st.ok() && ::fdatasync(fd_) != 0) {
+        st = Status::IOError("audit: cannot sync " + opts_.path.string() + ": " + std::strerror(errno));
+      }
+      if (st.ok()) {
+        written_.fetch_add(records, std::memory_order_relaxed);
+        if (opts_.on_written) opts_.on_written(records);  // before Flush returns, as on_failure
+        {
+          std::lock_guard lock(mu_);
+          done_ += records;
+          in_writer_ = 0;
+        }
+        done_cv_.notify_all();
+        records = 0;
+        attempt = 0;
+        continue;
+      }
+
+      failures_.fetch_add(1, std::memory_order_relaxed);
+      spdlog::error("{} ({} records held for retry)", st.message(), records);
+      // The callback runs before a waiting Flush learns of the failure, so that when Flush
+      // returns the error the metrics already show it.
+      if (opts_.on_failure) opts_.on_failure(st.message());
+      bool stopping;
+      {
+        std::lock_guard lock(mu_);
+        last_error_ = st;
+        ++failure_events_;
+        stopping = stop_;
+      }
+      done_cv_.notify_all();
+      if (stopping && ++stopping_attempts > kRetriesWhenStopping) {
+        size_t lost;
+        {
+          std::lock_guard lock(mu_);
+          lost = records + queue_.size();
+        }
+        spdlog::error("audit: giving up on {} records for {} at shutdown: {}", lost, opts_.path.string(),
+                      st.message());
+        if (opts_.on_failure) opts_.on_failure("audit: " + std::to_string(lost) + " records not written at shutdown");
+        break;
+      }
+      auto backoff = std::min<std::chrono::milliseconds>(kMinBackoff * (1 << std::min(attempt, 10)), kMaxBackoff);
+      ++attempt;
+      std::this_thread::sleep_for(backoff);  // shutdown retries keep their backoff too
+    }
+    {
+      std::lock_guard lock(mu_);
+      writer_exited_ = true;
+    }
+    done_cv_.notify_all();
+  }
+
+  AuditOptions opts_;
+  const int fd_;
+  std::thread writer_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;   // the writer waits for records / flush / stop
+  std::condition_variable space_cv_;  // Append waits for queue room
+  std::condition_variable done_cv_;   // Flush waits for progress or failure
+  // Guarded by mu_:
+  std::deque<AuditRecord> queue_;
+  size_t in_writer_ = 0;         // records taken by the writer and not yet written
+  uint64_t appended_ = 0;        // records ever appended
+  uint64_t done_ = 0;            // records ever written and synced (in append order)
+  uint64_t failure_events_ = 0;
+  Status last_error_;
+  int flush_waiters_ = 0;
+  bool stop_ = false;
+  bool writer_exited_ = false;
+  std::chrono::steady_clock::time_point last_overflow_log_{};
+
+  std::atomic<uint64_t> failures_{0}, written_{0}, waits_{0};
+};
+
+}  // namespace
+
+std::string AuditRecordToJson(const AuditRecord& r) {
+  nlohmann::ordered_json j;
+  j["request_id"] = r.request_id;
+  j["ts"] = IsoUtcMillis(r.unix_ms);
+  j["route"] = r.route;
+  j["user"] = r.user;
+  j["tenant"] = r.tenant;
+  j["credential_id"] = r.credential_id;
+  j["groups"] = r.groups;
+  j["chunks_given"] = r.chunks_given;
+  j["chunks_cited"] = r.chunks_cited;
+  j["blocked_citations"] = r.blocked_citations;
+  j["outcome"] = r.outcome;
+  j["snapshot"] = r.snapshot;
+  j["answer_id"] = r.answer_id;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<std::unique_ptr<AuditLog>> AuditLog::Open(AuditOptions options) {
+  if (options.path.empty()) return Status::InvalidArgument("audit: no log path given");
+  std::error_code ec;
+  if (options.path.has_parent_path()) {
+    std::filesystem::create_directories(options.path.parent_path(), ec);
+    if (ec) {
+      return Status::IOError("audit: cannot create the directory of " + options.path.string() + ": " + ec.message());
+    }
+  }
+  int fd = ::open(options.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IOError("audit: cannot open " + options.path.string() + ": " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::InvalidArgument("audit: " + options.path.string() + " is not a regular file");
+  }
+  return std::unique_ptr<AuditLog>(std::make_unique<AuditLogImpl>(std::move(options), fd));
+}
+
+}  // namespace attest::service
