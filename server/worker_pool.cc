@@ -30,7 +30,7 @@ void WorkerPool::Start() {
 bool WorkerPool::TrySubmit(Task task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_ || count_ >= queue_ + idle_ || count_ >= ring_.size()) return false;
+    if (stop_ || count_ + active_ >= ring_.size()) return false;
     ring_[(head_ + count_) % ring_.size()] = std::move(task);
     ++count_;
   }
@@ -61,15 +61,12 @@ void WorkerPool::WorkerLoop() {
     Task task;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      while (!stop_ && count_ == 0) {
-        ++idle_;
-        cv_.wait(lock);
-        --idle_;
-      }
+      cv_.wait(lock, [this] { return stop_ || count_ > 0; });
       if (stop_) return;
       task = std::move(ring_[head_]);
       head_ = (head_ + 1) % ring_.size();
       --count_;
+      ++active_;
     }
     try {
       // By value: if the handler throws, the exchange is released during unwinding and answers 500
@@ -80,6 +77,8 @@ void WorkerPool::WorkerLoop() {
     } catch (...) {
       spdlog::error("http: handler threw a non-standard exception on pool {}", name_);
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    --active_;
   }
 }
 

@@ -1,9 +1,10 @@
 // A fixed set of worker threads with a bounded queue, used by the HTTP transport to run handlers
 // off the IO threads (one pool for interactive routes, one for bulk routes).
 //
-// Admission: a task is accepted when an idle worker can take it or fewer than `queue` tasks are
-// waiting; otherwise TrySubmit() returns false at once (the server answers 503 `overloaded`). The
-// queue is a ring preallocated at construction, so submitting does not allocate.
+// Admission: a task is accepted while fewer than `workers + queue` tasks are running or waiting
+// (so `queue` tasks wait beyond the busy workers); otherwise TrySubmit() returns false at once (the
+// server answers 503 `overloaded`). The queue is a ring preallocated at construction, so
+// submitting does not allocate.
 //
 // Thread-safety: TrySubmit() may be called from any thread. Start() and Shutdown() from one
 // controlling thread. Shutdown() drops tasks still waiting (their exchanges are destroyed, which
@@ -50,7 +51,7 @@ class WorkerPool {
   std::vector<Task> ring_;  // GUARDED_BY(mu_), size queue_ + workers_
   size_t head_ = 0;         // GUARDED_BY(mu_)
   size_t count_ = 0;        // GUARDED_BY(mu_)
-  size_t idle_ = 0;         // GUARDED_BY(mu_): workers waiting for a task
+  size_t active_ = 0;       // GUARDED_BY(mu_): tasks being run by a worker
   bool stop_ = false;       // GUARDED_BY(mu_)
   std::vector<std::thread> threads_;
 };
