@@ -96,12 +96,14 @@ class Router {
     Pool pool = Pool::kInteractive;
     std::map<std::string, std::string> params;
     std::string allow;  // when the path matched but the method did not: "GET, POST"
+    std::string_view pattern;  // the matched route's pattern (points into the Router); "" when none
   };
   Match Find(std::string_view method, std::string_view path) const;
 
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<std::string> segments;
     Pool pool;
     Handler handler;

@@ -1,0 +1,595 @@
+#include "server/connection.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <limits>
+
+#include <boost/beast/http/error.hpp>
+#include <spdlog/spdlog.h>
+
+#include "server/http_wire.h"
+
+namespace attest::http {
+namespace {
+
+namespace bhttp = boost::beast::http;
+using boost::system::error_code;
+
+constexpr size_t kReadChunk = 16 << 10;
+// While a handler runs or a stream is open, bytes a client sends ahead (pipelining) are kept up to
+// this much; beyond it reading pauses (and disconnects are then noticed on the next write).
+constexpr size_t kMaxAhead = 64 << 10;
+constexpr auto kLingerMax = std::chrono::milliseconds(1000);
+constexpr char kShutdownNotice[] = R"({"code":"shutting_down","message":"server is shutting down"})";
+
+Response MakeError(const ServerCore& core, int status, const char* code, std::string message,
+                   std::string field = "") {
+  try {
+    return core.errors(status, code, std::move(message), std::move(field));
+  } catch (const std::exception& e) {
+    spdlog::error("http: error responder threw: {}", e.what());
+  }
+  Response r;
+  r.status = status;
+  r.body = std::string(R"({"error":{"code":")") + code + R"("}})";
+  return r;
+}
+
+std::string_view SV(boost::beast::string_view v) { return std::string_view(v.data(), v.size()); }
+
+std::string RemoteString(const tcp::socket& socket) {
+  error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  if (ec) return "";
+  auto addr = ep.address();
+  std::string s = addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string();
+  return s + ":" + std::to_string(ep.port());
+}
+
+}  // namespace
+
+// ---- ServerCore ---------------------------------------------------------------------------------
+
+ServerCore::ServerCore(ServerOptions options_in, Router router_in, ErrorResponder errors_in)
+    : options(std::move(options_in)),
+      router(std::move(router_in)),
+      errors(std::move(errors_in)),
+      interactive("http-int", options.interactive_workers, options.interactive_queue),
+      bulk("http-bulk", options.bulk_workers, options.bulk_queue),
+      io(static_cast<int>(std::max(1u, options.io_threads))) {}
+
+bool ServerCore::Register(const std::shared_ptr<Connection>& connection) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool admitted = connections_.size() < options.max_connections;
+  connections_.emplace(connection.get(), connection);
+  return admitted;
+}
+
+void ServerCore::Unregister(Connection* connection) {
+  std::function<void()> drained;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (connections_.erase(connection) == 0) return;
+    if (stopping.load() && connections_.empty()) drained = on_drained;
+  }
+  if (drained) drained();
+}
+
+void ServerCore::SetOnDrained(std::function<void()> callback) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_drained = std::move(callback);
+}
+
+std::vector<std::shared_ptr<Connection>> ServerCore::Connections() const {
+  std::vector<std::shared_ptr<Connection>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  out.reserve(connections_.size());
+  for (const auto& [raw, weak] : connections_) {
+    if (auto c = weak.lock()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+size_t ServerCore::connection_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return connections_.size();
+}
+
+// ---- Stream and Exchange ------------------------------------------------------------------------
+
+class StreamImpl final : public Stream {
+ public:
+  StreamImpl(std::shared_ptr<Connection> connection, bool chunked)
+      : conn_(std::move(connection)), chunked_(chunked) {}
+
+  // A stream dropped without Finish() is finished, so the response ends and the connection moves on.
+  ~StreamImpl() override {
+    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    FinishLocked();
+    if (conn_->stream_ == this) conn_->stream_ = nullptr;
+  }
+
+  bool Send(std::string_view event, std::string_view data) override {
+    bool slow = false;
+    {
+      std::lock_guard<std::mutex> lock(conn_->out_mu_);
+      if (closed_.load(std::memory_order_relaxed)) return false;
+      size_t n = wire::EventSize(event, data, chunked_);
+      if (conn_->pending_.size() + conn_->writing_bytes_ + n > conn_->core_.options.stream_buffer_bytes) {
+        conn_->MarkStreamClosedLocked("slow_client");
+        conn_->pending_.clear();
+        slow = true;
+      } else {
+        wire::AppendEvent(event, data, chunked_, conn_->pending_);
+        conn_->SchedulePostLocked();
+      }
+    }
+    if (slow) net::post(conn_->socket_.get_executor(), [c = conn_] { c->Close("slow_client"); });
+    return !slow;
+  }
+
+  bool Closed() const override { return closed_.load(); }
+
+  std::string CloseReason() const override {
+    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    return reason_;
+  }
+
+  void Finish() override {
+    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    FinishLocked();
+  }
+
+ private:
+  friend class Connection;
+  friend class ExchangeImpl;
+
+  void FinishLocked() {
+    if (closed_.load(std::memory_order_relaxed)) return;
+    if (chunked_ && !conn_->closed_) wire::AppendLastChunk(conn_->pending_);
+    conn_->MarkStreamClosedLocked("finished");
+    conn_->SchedulePostLocked();
+  }
+
+  const std::shared_ptr<Connection> conn_;
+  const bool chunked_;
+  std::atomic<bool> closed_{false};  // written under conn_->out_mu_
+  const char* reason_ = "";          // GUARDED_BY(conn_->out_mu_)
+};
+
+class ExchangeImpl final : public Exchange {
+ public:
+  ExchangeImpl(std::shared_ptr<Connection> connection, std::shared_ptr<const Request> request, unsigned version,
+               bool keep_alive)
+      : conn_(std::move(connection)), request_(std::move(request)), version_(version), keep_alive_(keep_alive) {}
+
+  // A handler that drops its exchange unanswered (or throws) gets a 500 sent for it.
+  ~ExchangeImpl() override {
+    if (!responded_.load()) {
+      Respond(MakeError(conn_->core_, 500, "internal", "the request handler ended without a response"));
+    }
+  }
+
+  const Request& request() const override { return *request_; }
+
+  void Respond(Response response) override {
+    if (responded_.exchange(true)) {
+      spdlog::error("http: second response to {} {} ignored", request_->method, request_->path);
+      return;
+    }
+    conn_->SubmitResponse(response, version_, keep_alive_);
+  }
+
+  std::shared_ptr<Stream> StartStream(std::vector<std::pair<std::string, std::string>> headers) override {
+    const bool chunked = version_ >= 11;
+    auto stream = std::make_shared<StreamImpl>(conn_, chunked);
+    if (responded_.exchange(true)) {
+      spdlog::error("http: stream started after a response to {} {}", request_->method, request_->path);
+      stream->closed_ = true;
+      stream->reason_ = "finished";
+      return stream;
+    }
+    ServerCore& core = conn_->core_;
+    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    conn_->stream_ = stream.get();
+    conn_->streaming_ = true;
+    conn_->status_ = 200;
+    core.in_flight.fetch_sub(1);
+    core.open_streams.fetch_add(1);
+    if (conn_->closed_) {
+      conn_->MarkStreamClosedLocked("client_closed");
+    } else {
+      const bool stopping = core.stopping.load();
+      conn_->keep_alive_after_ = chunked && keep_alive_ && !stopping;
+      wire::AppendStreamHead(headers, version_, chunked, conn_->keep_alive_after_, conn_->pending_);
+      if (stopping) {
+        wire::AppendEvent("notice", kShutdownNotice, chunked, conn_->pending_);
+        if (chunked) wire::AppendLastChunk(conn_->pending_);
+        conn_->MarkStreamClosedLocked("shutting_down");
+      }
+    }
+    conn_->SchedulePostLocked();
+    return stream;
+  }
+
+  bool ClientGone() const override { return conn_->peer_gone_.load(std::memory_order_relaxed); }
+
+ private:
+  const std::shared_ptr<Connection> conn_;
+  const std::shared_ptr<const Request> request_;
+  const unsigned version_;
+  const bool keep_alive_;
+  std::atomic<bool> responded_{false};
+};
+
+// ---- Connection: any thread ---------------------------------------------------------------------
+
+Connection::Connection(ServerCore& core, tcp::socket socket)
+    : core_(core), socket_(std::move(socket)), timer_(socket_.get_executor()), remote_(RemoteString(socket_)) {
+  read_chunk_.resize(kReadChunk);
+}
+
+Connection::~Connection() { core_.Unregister(this); }
+
+void Connection::Start(bool reject) {
+  net::post(socket_.get_executor(), [self = shared_from_this(), reject] {
+    error_code ec;
+    self->socket_.set_option(tcp::no_delay(true), ec);
+    if (reject) {
+      self->TransportError(503, "overloaded", "too many open connections", true);
+      self->DoRead();
+      return;
+    }
+    self->StartReadingRequest();
+  });
+}
+
+void Connection::BeginShutdown() {
+  net::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->state_ == State::kClosed) return;
+    const bool idle = self->state_ == State::kReading && !self->exchange_open_ && self->buffer_.size() == 0 &&
+                      (!self->parser_ || !self->parser_->got_some());
+    if (idle || self->state_ == State::kDraining) return self->Close("");
+    std::lock_guard<std::mutex> lock(self->out_mu_);
+    self->keep_alive_after_ = false;
+    if (self->streaming_ && self->stream_ != nullptr && !self->stream_->closed_) {
+      const bool chunked = self->stream_->chunked_;
+      wire::AppendEvent("notice", kShutdownNotice, chunked, self->pending_);
+      if (chunked) wire::AppendLastChunk(self->pending_);
+      self->MarkStreamClosedLocked("shutting_down");
+      self->SchedulePostLocked();
+    }
+  });
+}
+
+void Connection::ForceClose() {
+  net::post(socket_.get_executor(), [self = shared_from_this()] { self->Close("shutting_down"); });
+}
+
+void Connection::SubmitResponse(const Response& response, unsigned version, bool keep_alive) {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  status_ = response.status;
+  keep_alive_after_ = keep_alive && !core_.stopping.load();
+  response_done_ = true;
+  if (!closed_) wire::AppendResponse(response, version, keep_alive_after_, pending_);
+  SchedulePostLocked();
+}
+
+void Connection::SchedulePostLocked() {
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  net::post(socket_.get_executor(), [self = shared_from_this()] { self->Flush(); });
+}
+
+void Connection::MarkStreamClosedLocked(const char* reason) {
+  if (!streaming_) return;
+  if (stream_ != nullptr && !stream_->closed_.load(std::memory_order_relaxed)) {
+    stream_->reason_ = reason;
+    stream_->closed_.store(true);
+  }
+  response_done_ = true;
+}
+
+// ---- Connection: strand -------------------------------------------------------------------------
+
+void Connection::StartReadingRequest() {
+  state_ = State::kReading;
+  parser_.emplace();
+  parser_->header_limit(static_cast<uint32_t>(
+      std::min<size_t>(core_.options.max_header_bytes, std::numeric_limits<uint32_t>::max())));
+  parser_->body_limit(core_.options.max_body_bytes);
+  parser_->eager(true);
+  sent_continue_ = false;
+  linger_ = false;
+  SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
+  if (buffer_.size() > 0) ParseBuffered();
+  DoRead();
+}
+
+void Connection::DoRead() {
+  if (reading_ || state_ == State::kClosed) return;
+  if ((state_ == State::kHandling || state_ == State::kStreaming) && buffer_.size() >= kMaxAhead) return;
+  reading_ = true;
+  socket_.async_read_some(net::buffer(read_chunk_), [self = shared_from_this()](error_code ec, size_t n) {
+    self->OnRead(ec, n);
+  });
+}
+
+void Connection::OnRead(error_code ec, size_t n) {
+  reading_ = false;
+  if (state_ == State::kClosed) return;
+  if (ec) return Close("client_closed");  // EOF or reset: the peer is gone
+  if (state_ != State::kDraining) {
+    auto space = buffer_.prepare(n);
+    std::memcpy(space.data(), read_chunk_.data(), n);
+    buffer_.commit(n);
+    if (state_ == State::kReading) ParseBuffered();
+  }
+  DoRead();
+}
+
+void Connection::ParseBuffered() {
+  while (state_ == State::kReading && buffer_.size() > 0) {
+    error_code ec;
+    size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == bhttp::error::need_more) break;
+    if (ec == bhttp::error::body_limit) {
+      return TransportError(413, "payload_too_large",
+                            "request body exceeds " + std::to_string(core_.options.max_body_bytes) + " bytes", true);
+    }
+    if (ec == bhttp::error::header_limit) {
+      return TransportError(431, "headers_too_large",
+                            "request header exceeds " + std::to_string(core_.options.max_header_bytes) + " bytes",
+                            true);
+    }
+    if (ec) return TransportError(400, "bad_http", "malformed HTTP request: " + ec.message(), true);
+    if (parser_->is_done()) return Dispatch();
+    if (used == 0) break;
+  }
+  if (state_ == State::kReading && !sent_continue_ && parser_->is_header_done()) {
+    sent_continue_ = true;
+    auto expect = parser_->get()[bhttp::field::expect];
+    if (boost::beast::iequals(expect, "100-continue")) {
+      std::lock_guard<std::mutex> lock(out_mu_);
+      pending_ += "HTTP/1.1 100 Continue\r\n\r\n";
+      SchedulePostLocked();
+    }
+  }
+}
+
+void Connection::Dispatch() {
+  auto& msg = parser_->get();
+  auto req = std::make_shared<Request>();
+  req->method = std::string(SV(msg.method_string()));
+  req->target = std::string(SV(msg.target()));
+  const bool target_ok = wire::ParseTarget(SV(msg.target()), req->path, req->query);
+  for (const auto& field : msg) {
+    std::string name(SV(field.name_string()));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto [it, inserted] = req->headers.try_emplace(std::move(name), SV(field.value()));
+    if (!inserted) {
+      it->second += ", ";
+      it->second += SV(field.value());
+    }
+  }
+  req->body = std::move(msg.body());
+  req->remote = remote_;
+  req->received = Clock::now();
+  const unsigned version = msg.version();
+  const bool keep_alive = msg.keep_alive();
+  parser_.reset();
+
+  state_ = State::kHandling;
+  deadline_ = Clock::time_point::max();
+  exchange_open_ = true;
+  core_.in_flight.fetch_add(1);
+  started_ = req->received;
+  route_ = {};
+  request_ = req;
+
+  if (!target_ok) {
+    return SubmitResponse(MakeError(core_, 400, "bad_http", "malformed request target (path or %-escape)"), version,
+                          false);
+  }
+  Router::Match match = core_.router.Find(req->method, req->path);
+  if (match.handler == nullptr) {
+    if (match.allow.empty()) {
+      return SubmitResponse(MakeError(core_, 404, "not_found", "no route for " + req->path), version, keep_alive);
+    }
+    Response r = MakeError(core_, 405, "method_not_allowed",
+                           req->method + " is not allowed on " + req->path + " (allowed: " + match.allow + ")");
+    r.headers.emplace_back("Allow", match.allow);
+    return SubmitResponse(r, version, keep_alive);
+  }
+  req->params = std::move(match.params);
+  route_ = match.pattern;
+  auto exchange = std::make_shared<ExchangeImpl>(shared_from_this(), std::move(req), version, keep_alive);
+  if (match.pool == Pool::kInline) {
+    try {
+      (*match.handler)(std::move(exchange));
+    } catch (const std::exception& e) {
+      spdlog::error("http: inline handler for {} threw: {}", route_, e.what());
+    }
+    return;
+  }
+  WorkerPool& pool = match.pool == Pool::kBulk ? core_.bulk : core_.interactive;
+  if (!pool.TrySubmit({match.handler, exchange})) {
+    exchange->Respond(MakeError(core_, 503, "overloaded",
+                                match.pool == Pool::kBulk ? "the bulk work queue is full; retry later"
+                                                          : "the server is at capacity; retry later"));
+  }
+}
+
+void Connection::TransportError(int status, const char* code, std::string message, bool linger) {
+  if (!exchange_open_) {
+    auto req = std::make_shared<Request>();
+    if (parser_ && parser_->is_header_done()) {
+      req->method = std::string(SV(parser_->get().method_string()));
+      req->target = std::string(SV(parser_->get().target()));
+    }
+    req->remote = remote_;
+    req->received = Clock::now();
+    started_ = req->received;
+    request_ = std::move(req);
+    route_ = {};
+    exchange_open_ = true;
+    core_.in_flight.fetch_add(1);
+  }
+  state_ = State::kHandling;
+  deadline_ = Clock::time_point::max();
+  linger_ = linger;
+  SubmitResponse(MakeError(core_, status, code, std::move(message)), 11, false);
+}
+
+void Connection::Flush() {
+  if (write_in_flight_) return;
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    flush_posted_ = false;
+    writing_.clear();
+    if (closed_) {
+      pending_.clear();
+    } else {
+      writing_.swap(pending_);
+    }
+    writing_bytes_ = writing_.size();
+    done = response_done_;
+  }
+  if (!writing_.empty()) {
+    write_in_flight_ = true;
+    if (state_ != State::kReading) {
+      SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
+    }
+    net::async_write(socket_, net::buffer(writing_),
+                     [self = shared_from_this()](error_code ec, size_t) { self->OnWrite(ec); });
+    return;
+  }
+  if (state_ == State::kHandling || state_ == State::kStreaming) deadline_ = Clock::time_point::max();
+  if (done && exchange_open_) OnResponseDrained();
+}
+
+void Connection::OnWrite(error_code ec) {
+  write_in_flight_ = false;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    writing_bytes_ = 0;
+  }
+  if (ec) return Close("client_closed");
+  Flush();
+}
+
+void Connection::OnResponseDrained() {
+  bool keep_alive;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    keep_alive = keep_alive_after_;
+  }
+  CompleteExchange();
+  if (state_ == State::kClosed) return;
+  if (keep_alive && !core_.stopping.load()) return StartReadingRequest();
+  GracefulClose();
+}
+
+void Connection::CompleteExchange() {
+  if (!exchange_open_) return;
+  exchange_open_ = false;
+  int status;
+  bool was_stream;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    status = status_;
+    was_stream = streaming_;
+    streaming_ = false;
+    stream_ = nullptr;
+    response_done_ = false;
+    keep_alive_after_ = false;
+    status_ = 0;
+  }
+  (was_stream ? core_.open_streams : core_.in_flight).fetch_sub(1);
+  if (core_.options.on_complete && request_) {
+    double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    try {
+      core_.options.on_complete(*request_, route_, status, seconds);
+    } catch (const std::exception& e) {
+      spdlog::error("http: on_complete threw: {}", e.what());
+    }
+  }
+  request_.reset();
+  route_ = {};
+}
+
+void Connection::GracefulClose() {
+  error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_send, ec);
+  if (!linger_ || core_.stopping.load() || ec) return Close("");
+  // The client may still be sending (a body we refused): read and discard for a short while so the
+  // kernel does not answer its data with a reset that would destroy our response in flight.
+  state_ = State::kDraining;
+  buffer_.clear();
+  auto linger = std::min<Clock::duration>(std::chrono::milliseconds(core_.options.read_timeout_ms), kLingerMax);
+  SetDeadline(Clock::now() + linger);
+  DoRead();
+}
+
+void Connection::Close(const char* stream_reason) {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  peer_gone_.store(true);
+  error_code ec;
+  socket_.close(ec);
+  timer_.cancel();
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    closed_ = true;
+    pending_.clear();
+    MarkStreamClosedLocked(*stream_reason ? stream_reason : "client_closed");
+    done = response_done_;
+  }
+  if (exchange_open_ && done) CompleteExchange();
+  parser_.reset();
+  buffer_.clear();
+  core_.Unregister(this);
+}
+
+void Connection::SetDeadline(Clock::time_point when) {
+  deadline_ = when;
+  if (timer_armed_) {
+    if (when < timer_.expiry()) timer_.cancel();  // OnTimer re-arms for the earlier deadline
+    return;
+  }
+  ArmTimer();
+}
+
+void Connection::ArmTimer() {
+  if (timer_armed_ || deadline_ == Clock::time_point::max() || state_ == State::kClosed) return;
+  timer_armed_ = true;
+  timer_.expires_at(deadline_);
+  timer_.async_wait([self = shared_from_this()](error_code) { self->OnTimer(); });
+}
+
+void Connection::OnTimer() {
+  timer_armed_ = false;
+  if (state_ == State::kClosed || deadline_ == Clock::time_point::max()) return;
+  if (Clock::now() < deadline_) return ArmTimer();
+  deadline_ = Clock::time_point::max();
+  switch (state_) {
+    case State::kReading:
+      if (!exchange_open_ && (buffer_.size() > 0 || (parser_ && parser_->got_some()))) {
+        return TransportError(408, "timeout",
+                              "request not received within " + std::to_string(core_.options.read_timeout_ms) + " ms",
+                              false);
+      }
+      return Close("");
+    case State::kHandling:
+    case State::kStreaming:
+      return Close("slow_client");  // a write made no progress within the timeout
+    default:
+      return Close("");
+  }
+}
+
+}  // namespace attest::http

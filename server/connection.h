@@ -1,0 +1,159 @@
+// One accepted TCP connection of the HTTP transport (server/http_server.h) and the state it shares
+// with the server (ServerCore).
+//
+// Life of a connection: a single read loop runs for the whole connection. While a request is being
+// read, bytes go to a Beast request parser (header, body and timeout limits); once complete the
+// request is dispatched to its route's pool and the loop keeps reading, which is how a client that
+// disconnects while its handler runs or its stream is open is noticed at once (ClientGone(),
+// Stream::Closed()). Bytes that arrive meanwhile (a pipelined request) are kept for the next parse.
+//
+// Output: every byte to send (a response, a stream head, events) is appended under `out_mu_` to
+// `pending_`, from whichever thread produces it; a flush posted to the connection's strand swaps
+// `pending_` into `writing_` and writes it, so a worker never waits on the socket and consecutive
+// events coalesce into one write. For a stream, pending + writing bytes are bounded by
+// stream_buffer_bytes: an event that would exceed it drops the client ("slow_client").
+//
+// Thread-safety: members marked (strand) are touched only on the connection's strand; members
+// marked GUARDED_BY(out_mu_) under that mutex; the public methods may be called from any thread.
+#pragma once
+
+#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange without including it
+
+#include <boost/asio.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/http_server.h"
+#include "server/worker_pool.h"
+
+namespace attest::http {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+class Connection;
+
+// What the server and its connections share. Options, router and error responder are immutable
+// after construction; counters are atomics; the connection registry has its own mutex (touched on
+// connect and close only, never per request).
+struct ServerCore {
+  ServerCore(ServerOptions options_in, Router router_in, ErrorResponder errors_in);
+
+  const ServerOptions options;
+  const Router router;
+  const ErrorResponder errors;
+  WorkerPool interactive;
+  WorkerPool bulk;
+  std::atomic<bool> stopping{false};
+  std::atomic<size_t> open_streams{0};
+  std::atomic<size_t> in_flight{0};
+
+  // Registers a connection (always); returns false when max_connections were already open (the
+  // caller then answers 503 and closes it).
+  bool Register(const std::shared_ptr<Connection>& connection);
+  // Idempotent. When the server is stopping and this was the last connection, calls on_drained.
+  void Unregister(Connection* connection);
+  // `callback` runs (on the closing connection's thread) once stopping and no connection is left.
+  void SetOnDrained(std::function<void()> callback);
+  std::vector<std::shared_ptr<Connection>> Connections() const;
+  size_t connection_count() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections_;  // GUARDED_BY(mu_)
+  std::function<void()> on_drained;                                         // GUARDED_BY(mu_)
+
+ public:
+  // Last member: destroyed first, so handlers it still holds (connections) may use the rest.
+  net::io_context io;
+};
+
+class ExchangeImpl;
+class StreamImpl;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(ServerCore& core, tcp::socket socket);
+  ~Connection();
+
+  // Begins reading; `reject` answers 503 overloaded at once (too many connections).
+  void Start(bool reject);
+  // Server stopping: idle connections close, open streams get the shutting_down notice.
+  void BeginShutdown();
+  // Grace expired: close now; handlers still running see ClientGone().
+  void ForceClose();
+
+ private:
+  friend class ExchangeImpl;
+  friend class StreamImpl;
+  enum class State { kReading, kHandling, kStreaming, kDraining, kClosed };
+  using Clock = std::chrono::steady_clock;
+
+  // Strand-only.
+  void StartReadingRequest();
+  void DoRead();
+  void OnRead(boost::system::error_code ec, size_t n);
+  void ParseBuffered();
+  void Dispatch();
+  void TransportError(int status, const char* code, std::string message, bool linger);
+  void Flush();
+  void OnWrite(boost::system::error_code ec);
+  void OnResponseDrained();
+  void CompleteExchange();
+  void GracefulClose();
+  void Close(const char* stream_reason);
+  void SetDeadline(Clock::time_point when);
+  void ArmTimer();
+  void OnTimer();
+
+  // Any thread (ExchangeImpl / StreamImpl).
+  void SubmitResponse(const Response& response, unsigned version, bool keep_alive);
+  void SchedulePostLocked();  // requires out_mu_
+  void MarkStreamClosedLocked(const char* reason);  // requires out_mu_
+
+  ServerCore& core_;
+  tcp::socket socket_;
+  net::steady_timer timer_;
+  std::string remote_;
+  std::atomic<bool> peer_gone_{false};
+
+  // (strand)
+  State state_ = State::kReading;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  bool reading_ = false;
+  bool write_in_flight_ = false;
+  std::vector<char> read_chunk_;  // the read loop reads here, then appends to buffer_
+  bool sent_continue_ = false;
+  bool linger_ = false;
+  bool timer_armed_ = false;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  std::string writing_;
+  bool exchange_open_ = false;
+  std::shared_ptr<const Request> request_;
+  std::string_view route_;
+  Clock::time_point started_;
+
+  std::mutex out_mu_;
+  std::string pending_;                  // GUARDED_BY(out_mu_)
+  size_t writing_bytes_ = 0;             // GUARDED_BY(out_mu_)
+  bool flush_posted_ = false;            // GUARDED_BY(out_mu_)
+  bool closed_ = false;                  // GUARDED_BY(out_mu_): socket closed, output is discarded
+  bool response_done_ = false;           // GUARDED_BY(out_mu_): the whole response is in pending_/written
+  bool keep_alive_after_ = false;        // GUARDED_BY(out_mu_)
+  int status_ = 0;                       // GUARDED_BY(out_mu_)
+  bool streaming_ = false;               // GUARDED_BY(out_mu_): the current exchange is a stream
+  StreamImpl* stream_ = nullptr;         // GUARDED_BY(out_mu_): its Stream while the handler holds it
+};
+
+}  // namespace attest::http

@@ -1,0 +1,39 @@
+// Byte-level pieces of the HTTP transport that need no socket: splitting and percent-decoding a
+// request target, and writing response heads, bodies and SSE event chunks. Pure functions, so
+// they are safe from any thread; the writers append to a caller-owned string so buffers are reused.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/http_server.h"
+
+namespace attest::http::wire {
+
+// Fills `path` (percent-decoded, no query) and `query` (decoded, '+' = space; a repeated key keeps
+// its last value) from an origin-form ("/a?b=c") or absolute-form ("http://h/a") target.
+// False when the target is not of those forms or holds an invalid %-escape.
+bool ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query);
+
+// Appends a complete response: status line, Content-Type, the extra headers (CR/LF stripped),
+// Content-Length, `Connection: close` when !keep_alive (or `keep-alive` for HTTP/1.0), and body.
+void AppendResponse(const Response& response, unsigned version, bool keep_alive, std::string& out);
+
+// Appends the head of an SSE response. `chunked` for HTTP/1.1 (the stream may be followed by more
+// requests); otherwise the body is delimited by closing the connection.
+void AppendStreamHead(const std::vector<std::pair<std::string, std::string>>& headers, unsigned version,
+                      bool chunked, bool keep_alive, std::string& out);
+
+// Bytes that AppendEvent() will append for this event (used for the per-stream buffer bound).
+size_t EventSize(std::string_view event, std::string_view data, bool chunked);
+
+// Appends `event: <event>\ndata: <data>\n\n`, as one chunk when `chunked`. A newline inside `data`
+// starts another `data:` line (the SSE way to carry multi-line data); CR/LF in `event` are dropped.
+void AppendEvent(std::string_view event, std::string_view data, bool chunked, std::string& out);
+
+// The terminating chunk "0\r\n\r\n".
+void AppendLastChunk(std::string& out);
+
+}  // namespace attest::http::wire
