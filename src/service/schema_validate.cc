@@ -32,6 +32,19 @@ std::string Shorten(std::string_view s, size_t max_bytes) {
   return std::string(s.substr(0, cut)) + "...";
 }
 
+// `s` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD. nlohmann's error
+// text quotes the last bytes read ("last read: '...'"), which may cut a character in half; error
+// messages end up in JSON responses and must be valid UTF-8.
+std::string ValidUtf8(std::string s) {
+  size_t from = 0;
+  while (auto bad = ingest::FindInvalidUtf8(std::string_view(s).substr(from))) {
+    const size_t at = from + *bad;
+    s.replace(at, 1, "\xEF\xBF\xBD");
+    from = at + 3;
+  }
+  return s;
+}
+
 const char* TypeName(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
@@ -75,7 +88,7 @@ class StrictSax {
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
     error_offset_ = position;
-    error_text_ = CleanJsonErrorMessage(ex.what());
+    error_text_ = ValidUtf8(CleanJsonErrorMessage(ex.what()));
     return false;
   }
 
@@ -450,7 +463,8 @@ ApiResult<json> ParseJsonBody(std::string_view body) {
 ApiResult<json> ValidateObject(const json& object, const ObjectSchema& schema, const std::string& path,
                                const ParseLimits& limits) {
   // Unknown and forbidden keys first, so a typo is reported as such rather than as a missing field.
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& entry : object.items()) {
+    const std::string& key = entry.key();
     const bool known = std::any_of(schema.fields.begin(), schema.fields.end(),
                                    [&](const FieldSpec& f) { return f.name == key || f.alias == key; });
     if (known) continue;
