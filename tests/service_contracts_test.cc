@@ -134,7 +134,9 @@ TEST(ServiceContracts, NumericRanges) {
   ExpectError(ParseSearchRequest(R"({"query":"x","top_k":101})"), "invalid_request", "top_k");
   ExpectError(ParseSearchRequest(R"({"query":"x","top_k":-1})"), "invalid_request", "top_k");
   ExpectError(ParseSearchRequest(R"({"query":"x","top_k":18446744073709551615})"), "invalid_request", "top_k");
-  ExpectError(ParseSearchRequest(R"({"query":"x","top_k":99999999999999999999999})"), "invalid_request", "top_k");
+  std::string huge = ExpectError(ParseSearchRequest(R"({"query":"x","top_k":99999999999999999999999})"),
+                                 "invalid_request", "top_k");
+  EXPECT_NE(huge.find("out of range"), std::string::npos) << huge;
   ExpectError(ParseSearchRequest(R"({"query":"x","deadline_ms":0})"), "invalid_request", "deadline_ms");
   ExpectError(ParseSearchRequest(R"({"query":"x","deadline_ms":120001})"), "invalid_request", "deadline_ms");
   ExpectError(ParseAnswerRequest(R"({"query":"x","max_sentences":11})"), "invalid_request", "max_sentences");

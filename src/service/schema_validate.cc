@@ -275,7 +275,11 @@ ApiResult<json> ValidateValue(const json& value, const FieldSpec& spec, const st
       }
       std::string got = TypeName(value);
       if (value.is_string()) got += " (numbers must not be quoted)";
-      if (value.is_number_float()) got += " (" + value.dump() + ")";
+      if (value.is_number_float()) {
+        const double d = value.get<double>();
+        got = (d >= 9.2e18 || d <= -9.2e18) ? "a number out of range (" + value.dump() + ")"
+                                            : got + " (" + value.dump() + ")";
+      }
       return InvalidField(path, path + " must be " + range + ", got " + got);
     }
     case FieldType::kBoolean:
