@@ -1,0 +1,201 @@
+// The typed request parsers of service/contracts.h: each reads the body (ParseJsonBody), validates
+// it against its table (service/schema.h) and copies the validated, normalized values into the
+// struct. The copying below trusts the validator for types and bounds; every name it reads is a
+// field of the table (tests/service_contracts_test.cc checks the defaults agree with the structs).
+#include "service/contracts.h"
+
+#include <exception>
+#include <set>
+
+#include "service/schema.h"
+
+namespace attest::service {
+namespace {
+
+using nlohmann::json;
+
+void Get(const json& v, const char* name, std::string* out) {
+  if (auto it = v.find(name); it != v.end()) *out = it->get<std::string>();
+}
+void Get(const json& v, const char* name, std::optional<std::string>* out) {
+  if (auto it = v.find(name); it != v.end()) *out = it->get<std::string>();
+}
+void Get(const json& v, const char* name, uint32_t* out) {
+  if (auto it = v.find(name); it != v.end()) *out = static_cast<uint32_t>(it->get<int64_t>());
+}
+void Get(const json& v, const char* name, std::optional<uint32_t>* out) {
+  if (auto it = v.find(name); it != v.end()) *out = static_cast<uint32_t>(it->get<int64_t>());
+}
+void Get(const json& v, const char* name, bool* out) {
+  if (auto it = v.find(name); it != v.end()) *out = it->get<bool>();
+}
+void Get(const json& v, const char* name, std::vector<std::string>* out) {
+  if (auto it = v.find(name); it != v.end()) *out = it->get<std::vector<std::string>>();
+}
+void Get(const json& v, const char* name, std::map<std::string, std::string>* out) {
+  if (auto it = v.find(name); it != v.end()) *out = it->get<std::map<std::string, std::string>>();
+}
+
+RequestFilters ToFilters(const json& v) {
+  RequestFilters f;
+  auto it = v.find("filters");
+  if (it == v.end()) return f;
+  Get(*it, "source_types", &f.source_types);
+  Get(*it, "sites", &f.sites);
+  Get(*it, "versions", &f.versions);
+  Get(*it, "date_from", &f.date_from);
+  Get(*it, "date_to", &f.date_to);
+  return f;
+}
+
+DocumentInput ToDocument(const json& v) {
+  DocumentInput d;
+  Get(v, "id", &d.id);
+  Get(v, "tenant", &d.tenant);
+  Get(v, "title", &d.title);
+  Get(v, "text", &d.text);
+  Get(v, "content_type", &d.content_type);
+  Get(v, "url", &d.url);
+  Get(v, "site", &d.site);
+  Get(v, "version", &d.version);
+  Get(v, "source_type", &d.source_type);
+  Get(v, "language", &d.language);
+  Get(v, "published", &d.published);
+  Get(v, "updated", &d.updated);
+  Get(v, "acl_groups", &d.acl_groups);
+  Get(v, "feed", &d.feed);
+  Get(v, "metadata", &d.metadata);
+  return d;
+}
+
+// Reads and validates a body against `schema`, then converts it with `convert`. Catches
+// everything: a parser never throws, whatever the input.
+template <class T, class Convert>
+ApiResult<T> Parse(std::string_view body, const ObjectSchema& schema, const ParseLimits& limits, Convert convert) {
+  try {
+    ApiResult<json> parsed = ParseJsonBody(body);
+    if (!parsed.ok()) return parsed.error();
+    ApiResult<json> valid = ValidateObject(parsed.value(), schema, "", limits);
+    if (!valid.ok()) return valid.error();
+    return convert(valid.value());
+  } catch (const std::bad_alloc&) {
+    return ApiError{"payload_too_large", "the request is too large to process", ""};
+  } catch (const std::exception& e) {
+    return ApiError{"internal", std::string("request parsing failed: ") + e.what(), ""};
+  } catch (...) {
+    return ApiError{"internal", "request parsing failed", ""};
+  }
+}
+
+}  // namespace
+
+bool ValidTenant(std::string_view tenant) {
+  if (tenant.empty() || tenant.size() > 32) return false;
+  for (char c : tenant) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+bool ValidRequestId(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == ':' || c == '-')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+ApiResult<std::string> ParseDocumentId(std::string_view id, std::string_view field) {
+  try {
+    // The same rules as DocumentInput.id, so an id accepted in a body can be fetched by path.
+    const FieldSpec& spec = DocumentInputSchema().fields.front();
+    return ValidateString(id, spec, std::string(field), ParseLimits{});
+  } catch (...) {
+    return ApiError{"internal", "document id validation failed", std::string(field)};
+  }
+}
+
+ApiResult<SearchRequest> ParseSearchRequest(std::string_view body) {
+  return Parse<SearchRequest>(body, SearchRequestSchema(), ParseLimits{}, [](const json& v) {
+    SearchRequest r;
+    Get(v, "query", &r.query);
+    Get(v, "tenant", &r.tenant);
+    Get(v, "top_k", &r.top_k);
+    Get(v, "mode", &r.mode);
+    r.filters = ToFilters(v);
+    Get(v, "explain", &r.explain);
+    Get(v, "deadline_ms", &r.deadline_ms);
+    return r;
+  });
+}
+
+ApiResult<AnswerRequest> ParseAnswerRequest(std::string_view body) {
+  return Parse<AnswerRequest>(body, AnswerRequestSchema(), ParseLimits{}, [](const json& v) {
+    AnswerRequest r;
+    Get(v, "query", &r.query);  // the validator renamed "question" to "query"
+    Get(v, "tenant", &r.tenant);
+    Get(v, "writer", &r.writer);
+    Get(v, "judge", &r.judge);
+    Get(v, "max_sentences", &r.max_sentences);
+    Get(v, "deadline_ms", &r.deadline_ms);
+    Get(v, "today", &r.today);
+    r.filters = ToFilters(v);
+    Get(v, "multi_hop", &r.multi_hop);
+    Get(v, "stream", &r.stream);
+    Get(v, "no_cache", &r.no_cache);
+    return r;
+  });
+}
+
+ApiResult<DocumentInput> ParseDocumentInput(std::string_view body, const ParseLimits& limits) {
+  return Parse<DocumentInput>(body, DocumentInputSchema(), limits, [](const json& v) { return ToDocument(v); });
+}
+
+ApiResult<DocumentBatchRequest> ParseDocumentBatch(std::string_view body, const ParseLimits& limits) {
+  return Parse<DocumentBatchRequest>(
+      body, DocumentBatchSchema(), limits, [](const json& v) -> ApiResult<DocumentBatchRequest> {
+        DocumentBatchRequest r;
+        std::map<std::string, size_t> seen;  // id -> first index
+        const json& docs = v.at("documents");
+        r.documents.reserve(docs.size());
+        for (size_t i = 0; i < docs.size(); ++i) {
+          DocumentInput d = ToDocument(docs[i]);
+          // Ids are per tenant; an item without a tenant is in the caller's.
+          const std::string key = d.tenant.value_or("") + '\n' + d.id;
+          auto [it, inserted] = seen.emplace(key, i);
+          if (!inserted) {
+            const std::string field = "documents[" + std::to_string(i) + "].id";
+            return InvalidField(field, field + " repeats the id of documents[" + std::to_string(it->second) +
+                                           "]; ids in a batch must be distinct");
+          }
+          r.documents.push_back(std::move(d));
+        }
+        return r;
+      });
+}
+
+ApiResult<ThreadCreateRequest> ParseThreadCreate(std::string_view body) {
+  return Parse<ThreadCreateRequest>(body, ThreadCreateSchema(), ParseLimits{}, [](const json& v) {
+    ThreadCreateRequest r;
+    Get(v, "tenant", &r.tenant);
+    Get(v, "title", &r.title);
+    return r;
+  });
+}
+
+ApiResult<FeedbackRequest> ParseFeedback(std::string_view body) {
+  return Parse<FeedbackRequest>(body, FeedbackSchema(), ParseLimits{}, [](const json& v) {
+    FeedbackRequest r;
+    Get(v, "answer_id", &r.answer_id);
+    Get(v, "claim_id", &r.claim_id);
+    Get(v, "source_id", &r.source_id);
+    Get(v, "kind", &r.kind);
+    Get(v, "comment", &r.comment);
+    return r;
+  });
+}
+
+}  // namespace attest::service

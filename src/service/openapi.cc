@@ -1,0 +1,296 @@
+// OpenApiJson (service/contracts.h): the OpenAPI 3.0.3 document of the v1 API. Request schemas
+// come from the field tables (service/schema.h); response shapes are described here and match
+// docs/http_api.md (the answer is the `attest ask --json` object plus answer_id, request_id and
+// versions; see src/answer/answer_output.cc).
+#include <exception>
+
+#include "service/contracts.h"
+#include "service/schema.h"
+
+namespace attest::service {
+namespace {
+
+using nlohmann::json;
+
+json Ref(const std::string& name) { return {{"$ref", "#/components/schemas/" + name}}; }
+json Str(const char* description) { return {{"type", "string"}, {"description", description}}; }
+json Int(const char* description) { return {{"type", "integer"}, {"description", description}}; }
+json Num(const char* description) { return {{"type", "number"}, {"description", description}}; }
+json Bool(const char* description) { return {{"type", "boolean"}, {"description", description}}; }
+json ArrayOf(json items, const char* description) {
+  return {{"type", "array"}, {"items", std::move(items)}, {"description", description}};
+}
+json Object(json properties, std::vector<std::string> required = {}) {
+  json o = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) o["required"] = required;
+  return o;
+}
+
+constexpr const char* kSseDescription =
+    "A text/event-stream (sent when the client asks with Accept: text/event-stream or \"stream\": true). "
+    "Each event is `event: <type>` and `data: <one JSON object>`; proxy buffering is disabled. Events, in "
+    "order of appearance:\n"
+    "- `progress`: {stage, queries?} a pipeline stage started (plan, retrieve, rerank, write, verify).\n"
+    "- `sources`: {sources:[AnswerSource]} the source cards, sent as soon as the evidence is final.\n"
+    "- `delta`: {text} answer text to append.\n"
+    "- `sentence_done`: {sentence_id, cites:[source ids]} a sentence is complete and verified.\n"
+    "- `retract`: {sentence_id, reason} a sent sentence is withdrawn (unsupported, access revoked, deleted).\n"
+    "- `replace`: {sentence_id, text} a sent sentence is replaced by a corrected one.\n"
+    "- `notice`: {code, message, chunk_ids?} e.g. the corpus moved during the answer and cited chunks changed.\n"
+    "- `done`: {answer_id, outcome, snapshot_version, tokens:{prompt, completion}, cost, timings_ms, "
+    "dropped_claims, degraded} the last event. An error after the stream started is sent as "
+    "`event: error` with the Error object, then the stream ends.";
+
+json Components() {
+  json schemas = json::object();
+  for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
+
+  schemas["Error"] = Object(
+      {{"error", Object({{"code", {{"type", "string"},
+                                   {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
+                                             "not_found", "conflict", "payload_too_large", "rate_limited",
+                                             "overloaded", "unavailable", "deadline_exceeded", "internal"}},
+                                   {"description", "Stable machine-readable code."}}},
+                         {"message", Str("What was wrong, for people.")},
+                         {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "
+                                       "\"\" when none.")}},
+                        {"code", "message", "field"})}},
+      {"error"});
+  schemas["Versions"] = {{"type", "object"},
+                         {"additionalProperties", {{"type", "string"}}},
+                         {"description", "Component versions (attest, pipeline, index format, models)."}};
+  schemas["Highlight"] = Object({{"start", Int("Byte offset into snippet.")}, {"end", Int("Byte offset, exclusive.")}});
+  schemas["SearchHit"] = Object(
+      {{"doc_id", Str("Document id.")},
+       {"chunk_id", Int("Chunk id.")},
+       {"score", Num("Fused score.")},
+       {"title", Str("Document title.")},
+       {"url", Str("Document URL.")},
+       {"site", Str("Site.")},
+       {"date", Str("Published, else updated (YYYY-MM-DD), or \"\".")},
+       {"version", Str("Product version.")},
+       {"source_type", Str("Source type.")},
+       {"section", Str("Section heading path.")},
+       {"snippet", Str("Passage text.")},
+       {"highlights", ArrayOf(Ref("Highlight"), "Query term spans in the snippet.")},
+       {"lexical_rank", Int("With explain: rank in the BM25 leg (0 = not a candidate).")},
+       {"lexical_score", Num("With explain: BM25 score.")},
+       {"vector_rank", Int("With explain: rank in the vector leg (0 = not a candidate).")},
+       {"vector_score", Num("With explain: cosine similarity.")}},
+      {"doc_id", "chunk_id", "score", "snippet"});
+  schemas["SearchResponse"] = Object(
+      {{"request_id", Str("Echoed or assigned request id.")},
+       {"snapshot_version", Int("Index snapshot the search read.")},
+       {"took_ms", Num("Server time in milliseconds.")},
+       {"mode", Str("Mode that ran (auto resolved).")},
+       {"hits", ArrayOf(Ref("SearchHit"), "Ranked hits, at most top_k.")},
+       {"notices", ArrayOf({{"type", "string"}}, "E.g. stages skipped for the deadline.")},
+       {"versions", Ref("Versions")}},
+      {"request_id", "snapshot_version", "hits", "versions"});
+  schemas["AnswerClaim"] = Object(
+      {{"id", Str("Claim id, e.g. c1.")},
+       {"text", Str("The sentence.")},
+       {"cites", ArrayOf(Object({{"source", Str("Source id, e.g. S1.")}, {"quote", Str("Supporting quote.")}}),
+                         "Citations.")},
+       {"verdict", Str("supported, partial, unsupported, quote_not_found, unknown_source.")},
+       {"reason", Str("Why.")},
+       {"kept", Bool("Whether the claim is in the answer.")},
+       {"version_label", Str("Set when the claim comes from another version than the resolved one.")}});
+  schemas["AnswerSource"] = Object(
+      {{"id", Str("Source id, e.g. S1.")},       {"doc_id", Str("Document id.")},
+       {"chunk_id", Int("Chunk id.")},           {"title", Str("Title.")},
+       {"site", Str("Site.")},                   {"url", Str("URL.")},
+       {"date", Str("YYYY-MM-DD or \"\".")},     {"version", Str("Product version.")},
+       {"source_type", Str("Source type.")},     {"authority", Str("Authority tier.")},
+       {"text", Str("The passage given to the writer.")}, {"score", Num("Retrieval score.")},
+       {"cited", Bool("Cited by a kept claim.")}, {"flagged", Bool("Flagged by the injection screen: never cited.")},
+       {"flag_reason", Str("Why it was flagged.")}});
+  schemas["AnswerResponse"] = Object(
+      {{"answer_id", Str("Id to give to /v1/feedback.")},
+       {"request_id", Str("Echoed or assigned request id.")},
+       {"outcome", {{"type", "string"}, {"enum", {"answer", "fallback", "calculation", "greeting"}}}},
+       {"answer", Str("The answer text with [n] source markers.")},
+       {"claims", ArrayOf(Ref("AnswerClaim"), "Every drafted claim with its verdict.")},
+       {"sources", ArrayOf(Ref("AnswerSource"), "The evidence pack.")},
+       {"results", ArrayOf(Ref("SearchHit"), "The ranked result list.")},
+       {"warnings", ArrayOf({{"type", "string"}}, "E.g. stale sources, conflicting sources.")},
+       {"degraded", ArrayOf({{"type", "string"}}, "Stages skipped or weakened, e.g. rerank_skipped_deadline.")},
+       {"fallback_reason", Str("With outcome fallback: no_documents, filtered_by_access, no_confident_answer, "
+                               "claims_unsupported.")},
+       {"resolved_version", Str("Product version the answer is about.")},
+       {"snapshot_version", Int("The pinned snapshot every retrieval round read.")},
+       {"as_of", Str("Commit time of that snapshot, ISO 8601 UTC.")},
+       {"timings_ms", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
+       {"dropped_claims", Int("Claims removed by verification.")},
+       {"tokens", Object({{"prompt", Int("Prompt tokens.")}, {"completion", Int("Completion tokens.")}})},
+       {"cost", Num("From configured prices; 0 for the extractive writer.")},
+       {"manifest", Object({{"sha256", Str("SHA-256 of the evidence manifest.")},
+                            {"hmac", Str("HMAC-SHA256, \"\" when unsigned.")}})},
+       {"hops", ArrayOf({{"type", "object"}}, "Multi-hop trace.")},
+       {"verdict", Str("yes/no when a comparison was computed in code.")},
+       {"plan", {{"type", "object"}, {"nullable", true}, {"description", "The validated query plan."}}},
+       {"versions", Ref("Versions")}},
+      {"answer_id", "request_id", "outcome", "answer", "claims", "sources", "snapshot_version", "versions"});
+  schemas["DocumentResult"] = Object(
+      {{"id", Str("Document id.")},
+       {"tenant", Str("Owning tenant.")},
+       {"status", {{"type", "string"}, {"description", "What happened: created, replaced, unchanged, deleted."}}},
+       {"snapshot_version", Int("Snapshot that contains the change.")},
+       {"request_id", Str("Request id.")},
+       {"versions", Ref("Versions")}});
+  schemas["Thread"] = Object({{"thread_id", Str("Thread id for /v1/threads/{id}/messages.")},
+                              {"tenant", Str("Tenant.")},
+                              {"title", Str("Title.")},
+                              {"request_id", Str("Request id.")},
+                              {"versions", Ref("Versions")}},
+                             {"thread_id"});
+  schemas["Ack"] = Object({{"ok", Bool("Accepted.")}, {"request_id", Str("Request id.")},
+                           {"versions", Ref("Versions")}});
+
+  auto error_response = [](const char* description) {
+    return json{{"description", description},
+                {"content", {{"application/json", {{"schema", Ref("Error")}}}}}};
+  };
+  json responses = {
+      {"BadRequest", error_response("invalid_json or invalid_request: the error names the field.")},
+      {"Unauthorized", error_response("unauthorized: missing, invalid or expired credential.")},
+      {"Forbidden", error_response("forbidden: the credential may not do this (e.g. another tenant).")},
+      {"NotFound", error_response("not_found.")},
+      {"PayloadTooLarge", error_response("payload_too_large: the body is over the limit.")},
+      {"RateLimited", error_response("rate_limited: over the credential's rate; see Retry-After.")},
+      {"Unavailable", error_response("overloaded or unavailable: try again later.")},
+  };
+  json security = {
+      {"bearer", {{"type", "http"}, {"scheme", "bearer"}, {"bearerFormat", "JWT"},
+                  {"description", "JWT (HS256 or RS256) with exp, nbf, iss and aud checked; claims give tenant, "
+                                  "user, groups and clearance."}}},
+      {"apiKey", {{"type", "apiKey"}, {"in", "header"}, {"name", "X-API-Key"},
+                  {"description", "API key (stored hashed by the server)."}}},
+  };
+  json parameters = {
+      {"RequestId", {{"name", "X-Request-Id"}, {"in", "header"}, {"required", false},
+                     {"description", "1..128 of [A-Za-z0-9._:-]; echoed. Otherwise the server assigns one."},
+                     {"schema", {{"type", "string"}, {"pattern", "^[A-Za-z0-9._:-]{1,128}$"}}}}},
+      {"Id", {{"name", "id"}, {"in", "path"}, {"required", true},
+              {"description", "Document or thread id (percent-encoded)."},
+              {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}}}},
+  };
+  return {{"schemas", schemas}, {"responses", responses}, {"securitySchemes", security}, {"parameters", parameters}};
+}
+
+json JsonBody(const std::string& schema) {
+  return {{"required", true}, {"content", {{"application/json", {{"schema", Ref(schema)}}}}}};
+}
+
+json Ok(const char* description, const std::string& schema) {
+  return {{"description", description}, {"content", {{"application/json", {{"schema", Ref(schema)}}}}}};
+}
+
+// An authenticated operation with the usual error responses.
+json Operation(const char* summary, const char* tag, json responses, bool with_id, bool not_found) {
+  for (const auto& [code, name] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"}, {"413", "PayloadTooLarge"},
+           {"429", "RateLimited"}, {"503", "Unavailable"}}) {
+    responses[code] = {{"$ref", std::string("#/components/responses/") + name}};
+  }
+  if (not_found) responses["404"] = {{"$ref", "#/components/responses/NotFound"}};
+  json params = json::array({{{"$ref", "#/components/parameters/RequestId"}}});
+  if (with_id) params.push_back({{"$ref", "#/components/parameters/Id"}});
+  return {{"summary", summary}, {"tags", json::array({tag})}, {"parameters", params}, {"responses", responses}};
+}
+
+json Public(const char* summary, json responses) {
+  return {{"summary", summary}, {"tags", json::array({"operations"})}, {"security", json::array()}, {"responses", responses}};
+}
+
+json AnswerResponses() {
+  return {{"200", {{"description", "The answer as JSON, or the SSE stream."},
+                   {"content", {{"application/json", {{"schema", Ref("AnswerResponse")}}},
+                                {"text/event-stream", {{"schema", {{"type", "string"}, {"description", kSseDescription}}}}}}}}}};
+}
+
+json Paths() {
+  json p = json::object();
+  json create = Operation("Index one document (idempotent by id).", "documents",
+                          {{"200", Ok("Indexed.", "DocumentResult")}}, false, false);
+  create["requestBody"] = JsonBody("DocumentInput");
+  p["/v1/documents"]["post"] = create;
+
+  json batch = Operation("Index up to 1000 documents (bulk queue).", "documents",
+                         {{"200", {{"description", "Per-document results."},
+                                   {"content", {{"application/json", {{"schema", Object({
+                                       {"results", ArrayOf(Ref("DocumentResult"), "One per document, in order.")},
+                                       {"request_id", Str("Request id.")},
+                                       {"versions", Ref("Versions")}})}}}}}}}},
+                         false, false);
+  batch["requestBody"] = JsonBody("DocumentBatchRequest");
+  p["/v1/documents:batch"]["post"] = batch;
+
+  p["/v1/documents/{id}"]["get"] = Operation(
+      "A document's metadata and text, if the caller may read it.", "documents",
+      {{"200", {{"description", "The document."},
+                {"content", {{"application/json", {{"schema", {{"allOf", json::array({Ref("DocumentInput")})}}}}}}}}}},
+      true, true);
+  p["/v1/documents/{id}"]["delete"] = Operation("Delete a document (idempotent).", "documents",
+                                                {{"200", Ok("Deleted.", "DocumentResult")}}, true, true);
+
+  json search = Operation("Ranked chunks for a query.", "search", {{"200", Ok("The hits.", "SearchResponse")}},
+                          false, false);
+  search["requestBody"] = JsonBody("SearchRequest");
+  p["/v1/search"]["post"] = search;
+
+  json answer = Operation("A cited answer, as JSON or streamed as server-sent events.", "answer", AnswerResponses(),
+                          false, false);
+  answer["requestBody"] = JsonBody("AnswerRequest");
+  p["/v1/answer"]["post"] = answer;
+
+  json thread = Operation("Start a conversation.", "threads", {{"200", Ok("The thread.", "Thread")}}, false, false);
+  thread["requestBody"] = JsonBody("ThreadCreateRequest");
+  p["/v1/threads"]["post"] = thread;
+
+  json message = Operation("Ask in a thread: a follow-up is planned with the earlier questions.", "threads",
+                           AnswerResponses(), true, true);
+  message["requestBody"] = JsonBody("AnswerRequest");
+  p["/v1/threads/{id}/messages"]["post"] = message;
+
+  json feedback = Operation("Flag an answer, claim or source as wrong, unsupported or stale.", "feedback",
+                            {{"200", Ok("Recorded.", "Ack")}}, false, true);
+  feedback["requestBody"] = JsonBody("FeedbackRequest");
+  p["/v1/feedback"]["post"] = feedback;
+
+  p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
+  p["/readyz"]["get"] = Public("Readiness: the index is open and the server accepts traffic.",
+                               {{"200", {{"description", "ready"}}}, {"503", {{"description", "not ready"}}}});
+  p["/metrics"]["get"] = Public(
+      "Prometheus metrics: per-stage latency histograms, cache hits, retractions, fallbacks by reason, audit "
+      "failures.",
+      {{"200", {{"description", "Prometheus text format 0.0.4."},
+                {"content", {{"text/plain", {{"schema", {{"type", "string"}}}}}}}}}});
+  p["/v1/openapi.json"]["get"] = Public(
+      "This document.", {{"200", {{"description", "OpenAPI 3.0.3."},
+                                  {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}});
+  return p;
+}
+
+}  // namespace
+
+std::string OpenApiJson(std::string_view server_version) {
+  try {
+    json doc = {
+        {"openapi", "3.0.3"},
+        {"info", {{"title", "Attest"},
+                  {"version", std::string(server_version)},
+                  {"description", "Grounded answers with citations over your documents. Every error is "
+                                  "{\"error\":{\"code\",\"message\",\"field\"}}; every response echoes "
+                                  "X-Request-Id and the component versions."}}},
+        {"paths", Paths()},
+        {"components", Components()},
+        {"security", json::array({{{"bearer", json::array()}}, {{"apiKey", json::array()}}})},
+    };
+    return doc.dump(2, ' ', false, json::error_handler_t::replace);
+  } catch (...) {
+    return std::string("{\"error\":{\"code\":\"internal\",\"message\":\"openapi generation failed\",\"field\":\"\"}}");
+  }
+}
+
+}  // namespace attest::service
