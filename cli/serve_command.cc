@@ -12,6 +12,7 @@
 #include "service/authenticator.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
+#include "service/service_internal.h"
 
 namespace attest::cli {
 
@@ -66,6 +67,9 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   service::Counter* audit_failures =
       metrics.GetCounter("attest_audit_failures_total", "Audit records that failed to be written (retried)");
   audit_options.on_failure = [audit_failures](const std::string&) { audit_failures->Add(); };
+  service::Counter* audit_waits =
+      metrics.GetCounter("attest_audit_backpressure_waits_total", "Requests that waited for room in the audit queue");
+  audit_options.on_backpressure = [audit_waits](double) { audit_waits->Add(); };
   auto audit = service::AuditLog::Open(audit_options);
   if (!audit.ok()) {
     std::fprintf(stderr, "attest: audit log: %s\n", audit.status().ToString().c_str());
@@ -109,8 +113,10 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   rc.open_streams = [&srv] { return srv ? srv->open_streams() : 0; };
   rc.in_flight = [&srv] { return srv ? srv->in_flight() : 0; };
   auto errors = [&svc](int status, std::string code, std::string message, std::string field) {
-    return server::ErrorResponse(service::ApiError{std::move(code), std::move(message), std::move(field)}, "",
-                                 svc.VersionHeader());
+    // The transport's own errors (404, 405, 413, 503...): the request was not parsed as far as its
+    // X-Request-Id, so it gets an assigned one.
+    return server::ErrorResponse(service::ApiError{std::move(code), std::move(message), std::move(field)},
+                                 service::internal::RandomId("req_"), svc.VersionHeader());
   };
   auto created = http::Server::Create(ho, server::BuildRoutes(&rc), errors);
   if (!created.ok()) {
