@@ -2,6 +2,7 @@
 // "Event stream"), with the whole-answer cache and the authorization re-checks at render time and
 // at every sentence boundary.
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -336,6 +337,10 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
         stream->Emit("delta", {{"sentence_id", "c" + std::to_string(streamed_ids.size() + 1)}, {"text", text}});
       };
       events.on_sentence = [&](std::string_view text, const std::vector<std::string>& cites) {
+        // Trailing punctuation after the last marker is not a sentence.
+        if (std::none_of(text.begin(), text.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); })) {
+          return;
+        }
         const std::string id = "c" + std::to_string(streamed_ids.size() + 1);
         streamed_ids.push_back(id);
         streamed_text[id] = std::string(text);
@@ -347,6 +352,10 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
             chunks.push_back({s.doc_id, s.chunk_id});
             citations.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}});
           }
+        }
+        if (chunks.empty()) {  // shown as it streamed, but it cites nothing: withdrawn
+          stream->Retract(id, "uncited");
+          return;
         }
         if (!stream->Boundary(chunks, pinned)) {
           if (!stream->ended()) stream->Retract(id, stream->last_reason());

@@ -1,0 +1,189 @@
+// Black-box tests of `attest serve` streaming with the LLM writer against a local chat server that
+// streams slowly: sentences are released at their boundaries and retracted when their source is
+// deleted or the caller's group is revoked mid-stream; a failing claim is retracted after
+// verification; a client that hangs up cancels the answer.
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/chat_test_server.h"
+#include "support/http_test_client.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using nlohmann::json;
+using testing_support::ChatReply;
+using testing_support::ChatTestServer;
+using testing_support::ChildProcess;
+using testing_support::HttpCall;
+using testing_support::HttpReply;
+using testing_support::HttpRequest;
+using testing_support::RunAttest;
+using testing_support::SseEvent;
+using testing_support::SseRequest;
+using testing_support::TempDir;
+
+class ServeStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = dir_.str("data");
+    admin_ = Key({"--tenant", "acme", "--user", "root", "--admin"});
+    alice_ = Key({"--tenant", "acme", "--user", "alice"});
+    Groups("eng");
+    chat_.set_reject_response_format(true);  // the prose path: the model's text streams
+    child_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+        ATTEST_BINARY, "--data", data_, "--llm-url", chat_.base_url(), "--llm-model", "m", "serve", "--port", "0",
+        "--group-cache-ttl-ms", "200"});
+    const std::regex re(R"(listening on http://127\.0\.0\.1:(\d+))");
+    for (int i = 0; i < 600 && port_ == 0; ++i) {
+      child_->Poll();
+      std::smatch m;
+      if (std::regex_search(child_->out(), m, re)) port_ = static_cast<uint16_t>(std::stoi(m[1]));
+      if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_NE(port_, 0) << child_->out();
+    json doc = {{"id", "deploys"}, {"title", "Deployment procedure"}, {"acl_groups", {"eng"}},
+                {"text", "The deployment procedure uses blue green releases. Every deployment is approved by the "
+                         "platform team before traffic moves."}};
+    ASSERT_EQ(Call("POST", "/v1/documents", admin_, doc.dump()).status, 200);
+  }
+
+  std::string Key(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--data", data_, "keys", "create", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = RunAttest(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out).at("key").get<std::string>();
+  }
+  void Groups(const std::string& groups) {
+    ASSERT_EQ(RunAttest({"--data", data_, "principals", "set", "--tenant", "acme", "--user", "alice", "--groups", groups})
+                  .exit_code,
+              0);
+  }
+  HttpReply Call(const std::string& method, const std::string& path, const std::string& key, const std::string& body = "") {
+    HttpCall c;
+    c.method = method;
+    c.path = path;
+    c.body = body;
+    c.headers["Authorization"] = "Bearer " + key;
+    return HttpRequest(port_, c);
+  }
+  // Two sentences, the second ~1 s after the first.
+  void ScriptSlowReply() {
+    ChatReply reply;
+    reply.content = "Deployments use blue green releases [1]. Every deployment is approved by the platform team [2].";
+    reply.piece_bytes = 6;
+    reply.split_every = 48;
+    reply.piece_delay_ms = 40;
+    chat_.PushReply(reply);
+  }
+  std::vector<SseEvent> Ask(const std::function<void(const SseEvent&)>& on_event) {
+    HttpCall c;
+    c.method = "POST";
+    c.path = "/v1/answer";
+    c.headers = {{"Authorization", "Bearer " + alice_}, {"Accept", "text/event-stream"}};
+    c.body = R"({"query":"How are deployments released and approved?","writer":"llm","deadline_ms":5000})";
+    std::vector<SseEvent> events;
+    HttpReply r = SseRequest(port_, c, &events, [&](const SseEvent& e) {
+      on_event(e);
+      return true;
+    });
+    EXPECT_EQ(r.status, 200) << r.error << r.body;
+    return events;
+  }
+  static std::vector<std::string> Named(const std::vector<SseEvent>& events, const std::string& name) {
+    std::vector<std::string> out;
+    for (const auto& e : events) {
+      if (e.event == name) out.push_back(e.data);
+    }
+    return out;
+  }
+
+  TempDir dir_;
+  std::string data_, admin_, alice_;
+  ChatTestServer chat_;
+  std::unique_ptr<ChildProcess> child_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(ServeStreamTest, SentencesStreamAndAreReleasedAtTheirBoundaries) {
+  ScriptSlowReply();
+  std::vector<SseEvent> events = Ask([](const SseEvent&) {});
+  std::vector<std::string> deltas = Named(events, "delta");
+  EXPECT_GT(deltas.size(), 4u) << "the model's text streams in pieces";
+  std::vector<std::string> done_sentences = Named(events, "sentence_done");
+  ASSERT_GE(done_sentences.size(), 2u);
+  EXPECT_EQ(json::parse(done_sentences[0]).value("verified", ""), "pending");
+  ASSERT_FALSE(Named(events, "done").empty());
+  json done = json::parse(Named(events, "done").back());
+  EXPECT_GT(done["tokens"].value("prompt", 0), 0);
+  EXPECT_EQ(events.back().event, "done");
+}
+
+TEST_F(ServeStreamTest, DeletionMidStreamRetractsReleasedSentences) {
+  ScriptSlowReply();
+  bool deleted = false;
+  std::vector<SseEvent> events = Ask([&](const SseEvent& e) {
+    if (e.event == "sentence_done" && !deleted) {
+      deleted = true;
+      EXPECT_EQ(Call("DELETE", "/v1/documents/deploys", admin_).status, 200);
+    }
+  });
+  ASSERT_TRUE(deleted);
+  std::vector<std::string> retracts = Named(events, "retract");
+  ASSERT_FALSE(retracts.empty()) << "no retraction after the cited document was deleted";
+  json first = json::parse(retracts.front());
+  EXPECT_EQ(first.value("sentence_id", ""), "c1");
+  EXPECT_EQ(first.value("reason", ""), "source_deleted");
+  // Nothing citing the deleted document is released after the deletion.
+  bool after = false;
+  for (const auto& e : events) {
+    if (e.event == "retract") after = true;
+    if (after) EXPECT_NE(e.event, "sentence_done") << e.data;
+  }
+  EXPECT_EQ(events.back().event, "done");
+  EXPECT_EQ(json::parse(events.back().data).value("answer", "x"), "");
+}
+
+TEST_F(ServeStreamTest, RevokedGroupMidStreamRetractsWithinTheRevocationDelay) {
+  ScriptSlowReply();
+  bool revoked = false;
+  std::vector<SseEvent> events = Ask([&](const SseEvent& e) {
+    if (e.event == "sentence_done" && !revoked) {
+      revoked = true;
+      Groups("support");
+    }
+  });
+  ASSERT_TRUE(revoked);
+  std::vector<std::string> retracts = Named(events, "retract");
+  ASSERT_FALSE(retracts.empty());
+  EXPECT_EQ(json::parse(retracts.front()).value("reason", ""), "access_revoked");
+  EXPECT_EQ(json::parse(events.back().data).value("answer", "x"), "");
+}
+
+TEST_F(ServeStreamTest, ClientThatHangsUpCancelsTheAnswer) {
+  ScriptSlowReply();
+  HttpCall c;
+  c.method = "POST";
+  c.path = "/v1/answer";
+  c.headers = {{"Authorization", "Bearer " + alice_}, {"Accept", "text/event-stream"}};
+  c.body = R"({"query":"How are deployments released and approved?","writer":"llm"})";
+  std::vector<SseEvent> events;
+  SseRequest(port_, c, &events, [](const SseEvent& e) { return e.event != "sources"; });  // hang up early
+  // The server notices, stops the answer and counts it.
+  bool counted = false;
+  for (int i = 0; i < 60 && !counted; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    HttpReply m = HttpRequest(port_, HttpCall{"GET", "/metrics"});
+    counted = m.body.find("attest_cancelled_total 1") != std::string::npos ||
+              m.body.find("attest_slow_clients_dropped_total") != std::string::npos;
+  }
+  EXPECT_TRUE(counted);
+}
+
+}  // namespace
+}  // namespace attest
