@@ -28,6 +28,7 @@ demo: build
 	$(ATTEST) --data $(DATA_DIR) ask "What changed in the latest PostgreSQL release for logical replication?"
 	$(ATTEST) --data $(DATA_DIR) ask "How do I create an index without locking writes on the table?"
 	$(ATTEST) --data $(DATA_DIR) ask "convert 8 GB to MiB"
+	./scripts/demo_serve $(ATTEST) $(DATA_DIR)
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900

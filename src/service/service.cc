@@ -46,7 +46,7 @@ ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::
 
 SearchFilter Service::FilterFor(const Identity& who, const std::string& tenant) const {
   SearchFilter f;
-  f.tenant = tenant;
+  f.tenant = internal::StoreTenant(tenant);
   if (!who.admin) f.groups = who.groups;  // an admin reads the whole tenant
   return f;
 }

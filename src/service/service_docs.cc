@@ -17,7 +17,7 @@ namespace {
 DocumentSpec SpecOf(DocumentInput in, const std::string& tenant) {
   DocumentSpec s;
   s.id = std::move(in.id);
-  s.tenant = tenant;
+  s.tenant = internal::StoreTenant(tenant);
   s.title = std::move(in.title);
   s.text = std::move(in.text);
   s.content_type = std::move(in.content_type);
@@ -58,7 +58,7 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
   if (!r.ok()) return internal::FromStatus(r.status(), "documents");
   if (!r->superseded_chunks.empty()) answer_cache_.InvalidateChunks(r->superseded_chunks);
   json ids = json::array();
-  for (const DocumentSpec& s : specs) ids.push_back({{"id", s.id}, {"tenant", s.tenant}});
+  for (const DocumentSpec& s : specs) ids.push_back({{"id", s.id}, {"tenant", s.tenant.empty() ? internal::kDefaultTenant : s.tenant}});
   AuditRecord rec;
   rec.outcome = "documents_put";
   rec.snapshot = r->snapshot_version;
@@ -93,7 +93,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
   Audit(who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id},
               {"id", d->id},
-              {"tenant", d->tenant},
+              {"tenant", d->tenant.empty() ? internal::kDefaultTenant : d->tenant},
               {"title", d->title},
               {"url", d->url},
               {"site", d->site},
@@ -122,7 +122,7 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   // The chunks it had, so cached answers citing them go.
   std::vector<uint64_t> chunks;
   if (auto before = engine_.GetDocument(FilterFor(who, tenant.value()), id); before.ok()) chunks = before->chunk_ids;
-  Result<uint64_t> r = engine_.Delete(tenant.value(), id);
+  Result<uint64_t> r = engine_.Delete(internal::StoreTenant(tenant.value()), id);
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kNotFound) {
       // Idempotent: deleting what is not there is not an error of the caller's request shape.

@@ -33,6 +33,11 @@ struct Service::RecentAnswer {
 
 namespace attest::service::internal {
 
+// The API names the store's default tenant (stored as "", what `attest ingest` writes without
+// --tenant) "default".
+inline constexpr const char* kDefaultTenant = "default";
+inline std::string StoreTenant(const std::string& api_tenant) { return api_tenant == kDefaultTenant ? "" : api_tenant; }
+
 // Below this much time left, auto search skips the vector leg.
 inline constexpr uint32_t kMinVectorBudgetMs = 5;
 
