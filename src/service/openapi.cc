@@ -131,21 +131,42 @@ json Components() {
        {"plan", {{"type", "object"}, {"nullable", true}, {"description", "The validated query plan."}}},
        {"versions", Ref("Versions")}},
       {"answer_id", "request_id", "outcome", "answer", "claims", "sources", "snapshot_version", "versions"});
-  schemas["DocumentResult"] = Object(
-      {{"id", Str("Document id.")},
-       {"tenant", Str("Owning tenant.")},
-       {"status", {{"type", "string"}, {"description", "What happened: created, replaced, unchanged, deleted."}}},
-       {"snapshot_version", Int("Snapshot that contains the change.")},
+  schemas["PutDocumentsResult"] = Object(
+      {{"snapshot_version", Int("Snapshot that holds the documents (unchanged when nothing changed).")},
+       {"added", Int("Documents new to the store.")},
+       {"replaced", Int("Documents whose content changed (the old version is superseded atomically).")},
+       {"unchanged", Int("Identical re-puts (no-ops): puts are idempotent by (tenant, id).")},
+       {"chunks", Int("Chunks written.")},
+       {"documents", ArrayOf(Object({{"id", Str("Document id.")}, {"tenant", Str("Tenant.")}}), "The documents, in order.")},
        {"request_id", Str("Request id.")},
        {"versions", Ref("Versions")}});
+  schemas["DeleteResult"] = Object({{"id", Str("Document id.")},
+                                    {"tenant", Str("Tenant.")},
+                                    {"deleted", Bool("Always true (a missing document is 404).")},
+                                    {"snapshot_version", Int("Snapshot without the document.")},
+                                    {"request_id", Str("Request id.")},
+                                    {"versions", Ref("Versions")}});
+  schemas["Document"] = Object(
+      {{"id", Str("Document id.")}, {"tenant", Str("Tenant.")}, {"title", Str("Title.")}, {"url", Str("URL.")},
+       {"site", Str("Site.")}, {"version", Str("Version label.")}, {"source_type", Str("Source type.")},
+       {"language", Str("Language.")}, {"feed", Str("Authoritative feed kind, or \"\".")},
+       {"published", Str("YYYY-MM-DD or \"\".")}, {"updated", Str("YYYY-MM-DD or \"\".")},
+       {"acl_groups", ArrayOf(Str("Group."), "Groups that may read it; empty = the whole tenant.")},
+       {"sha256", Str("Digest of the stored content and metadata.")}, {"bytes", Int("Source bytes.")},
+       {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
+       {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},
+       {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
   schemas["Thread"] = Object({{"thread_id", Str("Thread id for /v1/threads/{id}/messages.")},
                               {"tenant", Str("Tenant.")},
                               {"title", Str("Title.")},
                               {"request_id", Str("Request id.")},
                               {"versions", Ref("Versions")}},
                              {"thread_id"});
-  schemas["Ack"] = Object({{"ok", Bool("Accepted.")}, {"request_id", Str("Request id.")},
-                           {"versions", Ref("Versions")}});
+  schemas["FeedbackResult"] = Object({{"feedback_id", Str("Feedback id.")},
+                                      {"answer_id", Str("The answer flagged.")},
+                                      {"cache_invalidated", Bool("Whether a cached copy of the answer was removed.")},
+                                      {"request_id", Str("Request id.")},
+                                      {"versions", Ref("Versions")}});
 
   auto error_response = [](const char* description) {
     return json{{"description", description},
@@ -212,27 +233,21 @@ json AnswerResponses() {
 json Paths() {
   json p = json::object();
   json create = Operation("Index one document (idempotent by id).", "documents",
-                          {{"200", Ok("Indexed.", "DocumentResult")}}, false, false);
+                          {{"200", Ok("Indexed.", "PutDocumentsResult")}}, false, false);
   create["requestBody"] = JsonBody("DocumentInput");
   p["/v1/documents"]["post"] = create;
 
   json batch = Operation("Index up to 1000 documents (bulk queue).", "documents",
-                         {{"200", {{"description", "Per-document results."},
-                                   {"content", {{"application/json", {{"schema", Object({
-                                       {"results", ArrayOf(Ref("DocumentResult"), "One per document, in order.")},
-                                       {"request_id", Str("Request id.")},
-                                       {"versions", Ref("Versions")}})}}}}}}}},
-                         false, false);
+                         {{"200", Ok("Indexed in one atomic commit.", "PutDocumentsResult")}}, false, false);
   batch["requestBody"] = JsonBody("DocumentBatchRequest");
   p["/v1/documents:batch"]["post"] = batch;
 
   p["/v1/documents/{id}"]["get"] = Operation(
       "A document's metadata and text, if the caller may read it.", "documents",
-      {{"200", {{"description", "The document."},
-                {"content", {{"application/json", {{"schema", {{"allOf", json::array({Ref("DocumentInput")})}}}}}}}}}},
+      {{"200", Ok("The document.", "Document")}},
       true, true);
   p["/v1/documents/{id}"]["delete"] = Operation("Delete a document (idempotent).", "documents",
-                                                {{"200", Ok("Deleted.", "DocumentResult")}}, true, true);
+                                                {{"200", Ok("Deleted.", "DeleteResult")}}, true, true);
 
   json search = Operation("Ranked chunks for a query.", "search", {{"200", Ok("The hits.", "SearchResponse")}},
                           false, false);
@@ -244,7 +259,7 @@ json Paths() {
   answer["requestBody"] = JsonBody("AnswerRequest");
   p["/v1/answer"]["post"] = answer;
 
-  json thread = Operation("Start a conversation.", "threads", {{"200", Ok("The thread.", "Thread")}}, false, false);
+  json thread = Operation("Start a conversation.", "threads", {{"201", Ok("The thread.", "Thread")}}, false, false);
   thread["requestBody"] = JsonBody("ThreadCreateRequest");
   p["/v1/threads"]["post"] = thread;
 
@@ -254,7 +269,7 @@ json Paths() {
   p["/v1/threads/{id}/messages"]["post"] = message;
 
   json feedback = Operation("Flag an answer, claim or source as wrong, unsupported or stale.", "feedback",
-                            {{"200", Ok("Recorded.", "Ack")}}, false, true);
+                            {{"201", Ok("Recorded (appended to feedback.jsonl, fsynced).", "FeedbackResult")}}, false, true);
   feedback["requestBody"] = JsonBody("FeedbackRequest");
   p["/v1/feedback"]["post"] = feedback;
 
