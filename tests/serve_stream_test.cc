@@ -165,6 +165,43 @@ TEST_F(ServeStreamTest, RevokedGroupMidStreamRetractsWithinTheRevocationDelay) {
   EXPECT_EQ(json::parse(events.back().data).value("answer", "x"), "");
 }
 
+TEST_F(ServeStreamTest, RepairedSentenceIsReplacedAndAFailingOneRetracted) {
+  ChatReply wrong;  // streamed: the first sentence is not what the source says
+  wrong.content = "Every deployment is approved by the finance team [1]. The deployment procedure uses blue green releases [2].";
+  wrong.piece_bytes = 16;
+  chat_.PushReply(wrong);
+  ChatReply repaired;  // the repair round (not streamed)
+  repaired.content = "Every deployment is approved by the platform team [1]. The deployment procedure uses blue green releases [2].";
+  chat_.PushReply(repaired);
+  std::vector<SseEvent> events = Ask([](const SseEvent&) {});
+  std::vector<std::string> replaces = Named(events, "replace");
+  std::string all;
+  for (const auto& e : events) all += e.event + " " + e.data + "\n";
+  ASSERT_FALSE(replaces.empty()) << "no replace event\n" << all;
+  json rep = json::parse(replaces.front());
+  EXPECT_EQ(rep.value("sentence_id", ""), "c1");
+  EXPECT_NE(rep.value("text", "").find("platform team"), std::string::npos) << rep.dump();
+  json done = json::parse(Named(events, "done").back());
+  EXPECT_NE(done.value("answer", "").find("platform team"), std::string::npos) << done.dump();
+  EXPECT_EQ(done.value("answer", "").find("finance"), std::string::npos);
+}
+
+TEST_F(ServeStreamTest, FallbackEndsWithANoticeAndTheResultList) {
+  HttpCall c;
+  c.method = "POST";
+  c.path = "/v1/answer";
+  c.headers = {{"Authorization", "Bearer " + alice_}, {"Accept", "text/event-stream"}};
+  c.body = R"({"query":"What is the boiling point of liquid nitrogen in kelvin?"})";
+  std::vector<SseEvent> events;
+  ASSERT_EQ(SseRequest(port_, c, &events).status, 200);
+  std::vector<std::string> notices = Named(events, "notice");
+  ASSERT_FALSE(notices.empty());
+  EXPECT_EQ(json::parse(notices.back()).value("code", ""), "fallback");
+  json done = json::parse(Named(events, "done").back());
+  EXPECT_EQ(done.value("outcome", ""), "fallback");
+  EXPECT_TRUE(done.contains("fallback_reason") && done.contains("results"));
+}
+
 TEST_F(ServeStreamTest, ClientThatHangsUpCancelsTheAnswer) {
   ScriptSlowReply();
   HttpCall c;

@@ -421,6 +421,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   wa.max_sentences = std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
   if (options.events && options.events->on_delta) wa.on_delta = options.events->on_delta;
   if (options.events && options.events->on_sentence) wa.on_sentence = options.events->on_sentence;
+  if (options.events && options.events->cancelled) wa.cancelled = options.events->cancelled;
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;
   if (options.writer == WriterKind::kLlm) {
@@ -457,6 +458,9 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
     bool failing = false;
     for (const ClaimVerdict& v : verdicts) failing |= v.verdict != Verdict::kSupported;
     if (failing) {
+      // The repair is not streamed: sentences already shown are replaced or retracted afterwards.
+      wa.on_delta = nullptr;
+      wa.on_sentence = nullptr;
       auto repaired = ctx.llm_writer->Repair(wa, draft, verdicts);
       if (repaired.ok()) {
         draft = std::move(repaired).value();

@@ -504,6 +504,12 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
     stream->Emit("sentence_done", {{"sentence_id", c.id}, {"citations", Citations(r, c)}, {"verified", "supported"}});
     stream->Released(c.id, std::move(chunks));
   }
+  // Streamed sentences that no final claim carries (the writer's repair dropped them) are withdrawn.
+  for (const std::string& id : streamed_ids) {
+    if (stream->ended()) break;
+    const bool final_claim = std::any_of(r.claims.begin(), r.claims.end(), [&](const AnswerClaim& c) { return c.id == id; });
+    if (!final_claim && stream->IsReleased(id)) stream->Retract(id, "superseded");
+  }
   if (stream->ended()) return std::string();
   for (const std::string& n : notices) stream->Emit("notice", {{"code", "sources_changed"}, {"message", n}});
   for (const std::string& w : r.warnings) stream->Emit("notice", {{"code", "warning"}, {"message", w}});

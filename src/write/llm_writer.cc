@@ -363,7 +363,7 @@ Result<Draft> LlmWriter::Prose(const WriteArgs& args, const std::vector<ChatMess
     r = client_.Stream(request, [&](std::string_view delta) {
       parser.Feed(delta, &events);
       forward();
-      return true;
+      return !(args.cancelled && args.cancelled());  // false aborts the model's stream
     });
     if (r.ok()) {
       parser.Finish(&events);

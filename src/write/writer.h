@@ -35,6 +35,9 @@ struct WriteArgs {
   // Streaming writers: called when a sentence is complete, with the pack ids it cites (never an id
   // outside the pack), after its text went to on_delta. Optional.
   std::function<void(std::string_view sentence, const std::vector<std::string>& cites)> on_sentence;
+  // Polled while a streaming writer receives text: true = stop generating (the client went away);
+  // Write() then fails with kCancelled. Optional.
+  std::function<bool()> cancelled;
 };
 
 class AnswerWriter {
