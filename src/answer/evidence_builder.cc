@@ -149,13 +149,25 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
       meta *= inside ? 1.0 : 0.6;
     }
     const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
+    // Each sentence is analyzed once; the chunk's terms are their union with the title, section and
+    // version terms (words never span sentences, so this equals analyzing the whole chunk).
+    struct AnalyzedSentence {
+      SentenceSpan span;
+      std::vector<Token> tokens;
+    };
+    std::vector<AnalyzedSentence> sentences;
+    std::unordered_set<std::string> chunk_terms(title_terms.begin(), title_terms.end());
+    for (const std::string& t : analyzer.Terms(c.hit.version)) chunk_terms.insert(t);
+    for (const SentenceSpan& span : SplitSentences(c.text)) {
+      AnalyzedSentence a{span, {}};
+      analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
+      for (const Token& t : a.tokens) chunk_terms.insert(t.term);
+      sentences.push_back(std::move(a));
+    }
     double chunk_coverage = 0;
     {
       // How much of each sub-query the source as a whole (title, section, text) speaks to.
       // The document's version label counts as mentioned ("... in ExampleDB 17" vs a v17 page).
-      std::vector<std::string> all =
-          analyzer.Terms(c.hit.title + "\n" + c.hit.section + "\n" + c.hit.version + "\n" + c.text);
-      std::unordered_set<std::string> chunk_terms(all.begin(), all.end());
       auto coverage_of = [&](const std::vector<std::string>& terms) {
         double covered = 0, total = 0;
         for (const auto& t : std::unordered_set<std::string>(terms.begin(), terms.end())) {
@@ -171,10 +183,10 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
         result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
       }
     }
-    for (const SentenceSpan& span : SplitSentences(c.text)) {
+    for (AnalyzedSentence& a : sentences) {
+      const SentenceSpan& span = a.span;
       std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
-      std::vector<Token> tokens;
-      analyzer.Analyze(sentence, &tokens);
+      std::vector<Token>& tokens = a.tokens;
       if (tokens.empty()) continue;
       std::unordered_set<std::string> sterms;
       for (const Token& t : tokens) sterms.insert(t.term);
