@@ -128,6 +128,19 @@ void Answer(Call& c, const Identity& who, const service::AnswerRequest& req, con
   sink.Finish();
 }
 
+// /v1/documents/{id}[?tenant=]: checks the id and the tenant parameter, then calls `fn(id, tenant)`.
+template <class Fn>
+void DocumentRoute(Call& c, Fn fn) {
+  auto id = service::ParseDocumentId(c.ex->request().params.at("id"));
+  if (!id.ok()) return c.Fail(id.error());
+  const auto& q = c.ex->request().query;
+  const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
+  if (!tenant.empty() && !service::ValidTenant(tenant)) {
+    return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
+  }
+  c.Reply(fn(id.value(), tenant));
+}
+
 template <class Fn>
 http::Handler Api(RouteContext* ctx, const char* route, Fn fn) {
   return [ctx, route, fn](std::shared_ptr<http::Exchange> ex) {
@@ -183,24 +196,14 @@ http::Router BuildRoutes(RouteContext* ctx) {
           c.Reply(c.ctx->service->PutDocuments(who, std::move(req).value().documents, c.rc));
         }));
   r.Add("GET", "/v1/documents/{id}", P::kInteractive, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
-          auto id = service::ParseDocumentId(c.ex->request().params.at("id"));
-          if (!id.ok()) return c.Fail(id.error());
-          const auto& q = c.ex->request().query;
-          const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
-          if (!tenant.empty() && !service::ValidTenant(tenant)) {
-            return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
-          }
-          c.Reply(c.ctx->service->GetDocument(who, id.value(), tenant, c.rc));
+          DocumentRoute(c, [&](const std::string& id, const std::string& tenant) {
+            return c.ctx->service->GetDocument(who, id, tenant, c.rc);
+          });
         }));
   r.Add("DELETE", "/v1/documents/{id}", P::kBulk, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
-          auto id = service::ParseDocumentId(c.ex->request().params.at("id"));
-          if (!id.ok()) return c.Fail(id.error());
-          const auto& q = c.ex->request().query;
-          const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
-          if (!tenant.empty() && !service::ValidTenant(tenant)) {
-            return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
-          }
-          c.Reply(c.ctx->service->DeleteDocument(who, id.value(), tenant, c.rc));
+          DocumentRoute(c, [&](const std::string& id, const std::string& tenant) {
+            return c.ctx->service->DeleteDocument(who, id, tenant, c.rc);
+          });
         }));
 
   // Unauthenticated operational routes.

@@ -2,7 +2,6 @@
 // streams slowly: sentences are released at their boundaries and retracted when their source is
 // deleted or the caller's group is revoked mid-stream; a failing claim is retracted after
 // verification; a client that hangs up cancels the answer.
-#include <regex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -18,7 +17,6 @@ namespace {
 using nlohmann::json;
 using testing_support::ChatReply;
 using testing_support::ChatTestServer;
-using testing_support::ChildProcess;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
@@ -35,17 +33,11 @@ class ServeStreamTest : public ::testing::Test {
     alice_ = Key({"--tenant", "acme", "--user", "alice"});
     Groups("eng");
     chat_.set_reject_response_format(true);  // the prose path: the model's text streams
-    child_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-        ATTEST_BINARY, "--data", data_, "--llm-url", chat_.base_url(), "--llm-model", "m", "serve", "--port", "0",
-        "--group-cache-ttl-ms", "200"});
-    const std::regex re(R"(listening on http://127\.0\.0\.1:(\d+))");
-    for (int i = 0; i < 600 && port_ == 0; ++i) {
-      child_->Poll();
-      std::smatch m;
-      if (std::regex_search(child_->out(), m, re)) port_ = static_cast<uint16_t>(std::stoi(m[1]));
-      if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_NE(port_, 0) << child_->out();
+    server_ = std::make_unique<testing_support::ServeProcess>(
+        data_, std::vector<std::string>{"--llm-url", chat_.base_url(), "--llm-model", "m"},
+        std::vector<std::string>{"--group-cache-ttl-ms", "200"});
+    port_ = server_->port();
+    ASSERT_NE(port_, 0) << server_->child().out();
     json doc = {{"id", "deploys"}, {"title", "Deployment procedure"}, {"acl_groups", {"eng"}},
                 {"text", "The deployment procedure uses blue green releases. Every deployment is approved by the "
                          "platform team before traffic moves."}};
@@ -106,7 +98,7 @@ class ServeStreamTest : public ::testing::Test {
   TempDir dir_;
   std::string data_, admin_, alice_;
   ChatTestServer chat_;
-  std::unique_ptr<ChildProcess> child_;
+  std::unique_ptr<testing_support::ServeProcess> server_;
   uint16_t port_ = 0;
 };
 

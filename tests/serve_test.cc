@@ -17,7 +17,6 @@ namespace attest {
 namespace {
 
 using nlohmann::json;
-using testing_support::ChildProcess;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
@@ -39,28 +38,7 @@ void SetGroups(const std::string& data, const std::string& tenant, const std::st
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
-// A running server: started on port 0, the port read from its first stdout line.
-class Server {
- public:
-  Server(const std::string& data, std::vector<std::string> extra) {
-    std::vector<std::string> argv = {ATTEST_BINARY, "--data", data, "serve", "--port", "0"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    child_ = std::make_unique<ChildProcess>(argv);
-    const std::regex re(R"(listening on http://127\.0\.0\.1:(\d+))");
-    for (int i = 0; i < 600 && port_ == 0; ++i) {
-      child_->Poll();
-      std::smatch m;
-      if (std::regex_search(child_->out(), m, re)) port_ = static_cast<uint16_t>(std::stoi(m[1]));
-      if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  uint16_t port() const { return port_; }
-  ChildProcess& child() { return *child_; }
-
- private:
-  std::unique_ptr<ChildProcess> child_;
-  uint16_t port_ = 0;
-};
+using Server = testing_support::ServeProcess;
 
 class ServeTest : public ::testing::Test {
  protected:
@@ -74,7 +52,7 @@ class ServeTest : public ::testing::Test {
     limited_ = CreateKey(data_, {"--tenant", "acme", "--user", "lim", "--rate", "0.5"});
     SetGroups(data_, "acme", "alice", "eng");
     SetGroups(data_, "acme", "bob", "sales");
-    server_ = new Server(data_, {"--group-cache-ttl-ms", "300", "--max-body-bytes", "300000"});
+    server_ = new Server(data_, {}, {"--group-cache-ttl-ms", "300", "--max-body-bytes", "300000"});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     json batch = {{"documents",
                    {{{"id", "refunds"}, {"title", "Refund policy"},
@@ -403,7 +381,7 @@ TEST_F(ServeTest, RevokedGroupStopsAppearingWithinTheRevocationDelay) {
 
 TEST(ServeShutdownTest, SigtermStopsGracefully) {
   TempDir dir;
-  Server s(dir.str("data"), {"--allow-anonymous"});
+  Server s(dir.str("data"), {}, {"--allow-anonymous"});
   ASSERT_NE(s.port(), 0) << s.child().out();
   EXPECT_EQ(HttpRequest(s.port(), HttpCall{"GET", "/healthz"}).status, 200);
   const auto t0 = std::chrono::steady_clock::now();

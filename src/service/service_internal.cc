@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "ingest/text_util.h"
 #include "text/case_fold.h"
 
 namespace attest::service::internal {
@@ -54,18 +55,7 @@ SearchMode ParseMode(const std::string& mode) {
 std::string NormalizeQuery(const std::string& q) {
   std::string folded;
   AppendCaseFolded(q, &folded);
-  std::string out;
-  bool space = false;
-  for (char c : folded) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
+  return ingest::CollapseWhitespace(folded);
 }
 
 AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {

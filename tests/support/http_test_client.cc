@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <thread>
 
 namespace attest::testing_support {
 namespace {
@@ -216,6 +217,29 @@ std::string RawExchange(uint16_t port, const std::string& bytes, std::chrono::mi
   }
   ::close(fd);
   return out;
+}
+
+}  // namespace attest::testing_support
+
+namespace attest::testing_support {
+
+ServeProcess::ServeProcess(const std::string& data, const std::vector<std::string>& global,
+                           const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {ATTEST_BINARY, "--data", data};
+  argv.insert(argv.end(), global.begin(), global.end());
+  argv.insert(argv.end(), {"serve", "--port", "0"});
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  child_ = std::make_unique<ChildProcess>(argv);
+  const std::string marker = "listening on http://127.0.0.1:";
+  for (int i = 0; i < 600 && port_ == 0; ++i) {
+    child_->Poll();
+    const size_t at = child_->out().find(marker);
+    if (at != std::string::npos) {
+      port_ = static_cast<uint16_t>(std::atoi(child_->out().c_str() + at + marker.size()));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
 }
 
 }  // namespace attest::testing_support

@@ -46,3 +46,24 @@ HttpReply SseRequest(uint16_t port, const HttpCall& call, std::vector<SseEvent>*
 std::string RawExchange(uint16_t port, const std::string& bytes, std::chrono::milliseconds timeout);
 
 }  // namespace attest::testing_support
+
+#include <memory>
+
+#include "support/process.h"
+
+namespace attest::testing_support {
+
+// `attest --data DATA [global...] serve --port 0 [extra...]` as a child process; the port is read
+// from its "listening on" line (0 when it did not start within 30 s). Killed at destruction.
+class ServeProcess {
+ public:
+  ServeProcess(const std::string& data, const std::vector<std::string>& global, const std::vector<std::string>& extra);
+  uint16_t port() const { return port_; }
+  ChildProcess& child() { return *child_; }
+
+ private:
+  std::unique_ptr<ChildProcess> child_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace attest::testing_support
