@@ -261,6 +261,25 @@ TEST_F(ServeTest, AnswerStreamsEveryEventKind) {
   }
 }
 
+TEST_F(ServeTest, CachedAnswersReplayAsStreams) {
+  HttpCall c;
+  c.method = "POST";
+  c.path = "/v1/answer";
+  c.headers = {{"Authorization", "Bearer " + bob_}, {"Accept", "text/event-stream"}};
+  c.body = R"({"query":"Who must approve discounts above twenty percent?"})";
+  std::vector<SseEvent> first, second;
+  ASSERT_EQ(SseRequest(server_->port(), c, &first).status, 200);
+  ASSERT_EQ(SseRequest(server_->port(), c, &second).status, 200);
+  ASSERT_FALSE(first.empty());
+  ASSERT_FALSE(second.empty());
+  EXPECT_FALSE(json::parse(first.back().data).value("cached", true));
+  EXPECT_EQ(json::parse(second.front().data).value("stage", ""), "cache");
+  json done = json::parse(second.back().data);
+  EXPECT_TRUE(done.value("cached", false));
+  EXPECT_EQ(done.value("answer", ""), json::parse(first.back().data).value("answer", "?"));
+  EXPECT_NE(done.value("answer", "").find("sales director"), std::string::npos) << done.dump();
+}
+
 TEST_F(ServeTest, ThreadsCarryFollowUpsAndBelongToTheirOwner) {
   HttpReply t = Call("POST", "/v1/threads", carol_, R"({"title":"returns"})");
   ASSERT_EQ(t.status, 201) << t.body;

@@ -106,7 +106,7 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
     for (const auto& p : plan.operators.phrases) so.query += " \"" + p + "\"";
     so.k = options.candidates_per_subquery;
     so.filter = filter;
-    so.with_snippets = true;
+    so.with_snippets = out.results.empty();  // only the result list shows snippets: the first query's hits
     auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kInvalidArgument) continue;  // nothing to search for in it

@@ -77,7 +77,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     so.query = hop.query;
     so.k = options.k;
     so.filter = filter;
-    so.with_snippets = true;
+    so.with_snippets = false;  // evidence reads the chunk text; snippets are never shown
     auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kInvalidArgument) break;
@@ -189,7 +189,7 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     so.query = hop.query;
     so.k = 3;
     so.filter = filter;
-    so.with_snippets = true;
+    so.with_snippets = false;  // evidence reads the chunk text; snippets are never shown
     auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
     if (!r.ok()) continue;
     std::vector<ChunkId> ids;

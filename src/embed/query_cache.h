@@ -15,7 +15,7 @@ namespace attest {
 
 class QueryEmbeddingCache {
  public:
-  explicit QueryEmbeddingCache(size_t capacity = 4096) : capacity_(capacity) {}
+  explicit QueryEmbeddingCache(size_t capacity = 32768) : capacity_(capacity) {}
 
   std::optional<std::vector<float>> Get(const std::string& embedder_key, const std::string& text);
   void Put(const std::string& embedder_key, const std::string& text, std::vector<float> vec);

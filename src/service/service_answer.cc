@@ -227,7 +227,8 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   const bool cacheable = options_.caches && !req.no_cache && ao.thread.empty() && !Personal(req.query) &&
                          !FastFreshness(req.query) && ao.writer == WriterKind::kExtractive;
   std::string key;
-  std::optional<json> cached;
+  std::optional<json> cached_meta;
+  std::string cached_body;
   if (cacheable) {
     json k = {kPipelineVersion, kPromptVersion, req.writer, options_.llm_model,
               who.admin ? "admin:" + tenant.value() : who.Scope(), tenant.value(),
@@ -235,44 +236,50 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
               internal::FiltersJson(req.filters), ao.today};
     key = "answer|" + k.dump();
     if (auto hit = answer_cache_.Get(key)) {
-      json body = json::parse(*hit);
-      bool valid = !answer_cache_.Flagged(body.value("answer_id", ""));
-      if (valid && body.value("snapshot_version", uint64_t{0}) != engine_.CurrentSnapshot()) {
-        std::vector<CitedChunk> cited;
-        for (const auto& s : body["sources"]) {
-          if (s.value("cited", false)) cited.push_back({s.value("doc_id", ""), s.value("chunk_id", uint64_t{0})});
-        }
-        auto states = engine_.CheckCitations(ao.filter, cited);
-        valid = states.ok() && std::all_of(states->begin(), states->end(),
-                                           [](CitationState s) { return s == CitationState::kCurrent; });
-        if (!valid) {
-          std::vector<uint64_t> ids;
-          for (const auto& c : cited) ids.push_back(c.chunk_id);
-          answer_cache_.InvalidateChunks(ids);
+      // An entry is one line of metadata, a newline, then the body without the per-request fields.
+      const size_t nl = hit->find('\n');
+      json meta = json::parse(hit->substr(0, nl), nullptr, false);
+      bool valid = nl != std::string::npos && meta.is_object() && !answer_cache_.Flagged(meta.value("answer_id", ""));
+      if (valid && meta.value("snapshot", uint64_t{0}) != engine_.CurrentSnapshot()) {
+        if (meta.value("outcome", "") != "answer") {
+          valid = false;  // a result list or fallback holds only while the index is unchanged
+        } else {
+          std::vector<CitedChunk> cited;
+          for (const auto& c : meta["cited"]) cited.push_back({c[0].get<std::string>(), c[1].get<uint64_t>()});
+          auto states = engine_.CheckCitations(ao.filter, cited);
+          valid = states.ok() && std::all_of(states->begin(), states->end(),
+                                             [](CitationState s) { return s == CitationState::kCurrent; });
+          if (!valid) {
+            std::vector<uint64_t> ids;
+            for (const auto& c : cited) ids.push_back(c.chunk_id);
+            answer_cache_.InvalidateChunks(ids);
+          }
         }
       }
-      if (valid) cached = std::move(body);
+      if (valid) {
+        cached_meta = std::move(meta);
+        cached_body = hit->substr(nl + 1);
+      }
     }
     metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
-                        {{"cache", "answer"}, {"result", cached ? "hit" : "miss"}})->Add();
+                        {{"cache", "answer"}, {"result", cached_meta ? "hit" : "miss"}})->Add();
   }
 
-  if (cached) {
-    json& body = *cached;
-    body["request_id"] = ctx.request_id;
-    body["cached"] = true;
-    body["versions"] = json::parse(VersionsJson());
+  if (cached_meta) {
+    const json& meta = *cached_meta;
     AuditRecord rec;
     rec.tenant = tenant.value();
-    rec.outcome = body.value("outcome", "") + " (cached)";
-    rec.snapshot = body.value("snapshot_version", uint64_t{0});
-    rec.answer_id = body.value("answer_id", "");
-    for (const auto& s : body["sources"]) {
-      rec.chunks_given.push_back(s.value("chunk_id", uint64_t{0}));
-      if (s.value("cited", false)) rec.chunks_cited.push_back(s.value("chunk_id", uint64_t{0}));
-    }
+    rec.outcome = meta.value("outcome", "") + " (cached)";
+    rec.snapshot = meta.value("snapshot", uint64_t{0});
+    rec.answer_id = meta.value("answer_id", "");
+    rec.chunks_given = meta["given"].get<std::vector<uint64_t>>();
+    for (const auto& c : meta["cited"]) rec.chunks_cited.push_back(c[1].get<uint64_t>());
     Audit(who, ctx, std::move(rec));
-    if (!sink) return body.dump(-1, ' ', false, json::error_handler_t::replace);
+    // The per-request fields go in front of the stored body (which never holds them).
+    const std::string front = "{\"request_id\":" + json(ctx.request_id).dump() + ",\"cached\":true,\"notices\":[]," +
+                              "\"versions\":" + VersionsJson() + ",";
+    if (!sink) return front + cached_body.substr(1);
+    json body = json::parse(front + cached_body.substr(1));
     // Replay the cached answer as events.
     AnswerStream stream(sink, engine_, auth_, metrics_, who, ao.filter);
     stream.Emit("progress", {{"stage", "cache"}, {"queries", json::array()}});
@@ -295,12 +302,21 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
       stream.Emit("delta", {{"sentence_id", c["id"]}, {"text", c["text"]}});
       stream.Emit("sentence_done", {{"sentence_id", c["id"]}, {"citations", cites}});
     }
-    stream.Emit("done", {{"answer_id", body["answer_id"]}, {"snapshot_version", body["snapshot_version"]},
+    const bool fallback = body.value("outcome", "") == "fallback";
+    if (fallback) {
+      stream.Emit("notice", {{"code", "fallback"}, {"message", "no confident answer: " + body.value("fallback_reason", "")}});
+    }
+    json done = {{"answer_id", body["answer_id"]}, {"snapshot_version", body["snapshot_version"]},
                          {"as_of", body["as_of"]}, {"outcome", body["outcome"]}, {"tokens", body["tokens"]},
                          {"cost", body["cost"]}, {"timings_ms", body["timings_ms"]},
                          {"dropped_claims", body["dropped_claims"]}, {"retracted", 0}, {"cached", true},
                          {"answer", body["answer"]}, {"request_id", ctx.request_id},
-                         {"versions", body["versions"]}});
+                         {"versions", body["versions"]}};
+    if (fallback) {
+      done["fallback_reason"] = body["fallback_reason"];
+      done["results"] = body["results"];
+    }
+    stream.Emit("done", done);
     return std::string();
   }
 
@@ -454,19 +470,26 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
 
   json body = json::parse(AnswerToJson(r, -1));
   body["answer_id"] = answer_id;
+  bool flagged = false;
+  for (const AnswerSource& s : r.sources) flagged |= s.flagged;
+  if (cacheable && (r.outcome == AnswerOutcome::kAnswer || r.outcome == AnswerOutcome::kFallback) &&
+      r.degraded.empty() && !flagged && notices.empty()) {
+    json meta = {{"answer_id", answer_id}, {"snapshot", r.snapshot_version}, {"outcome", AnswerOutcomeName(r.outcome)},
+                 {"cited", json::array()}, {"given", json::array()}};
+    std::vector<uint64_t> cited;
+    for (const AnswerSource& s : r.sources) {
+      meta["given"].push_back(s.chunk_id);
+      if (!s.cited) continue;
+      cited.push_back(s.chunk_id);
+      meta["cited"].push_back({s.doc_id, s.chunk_id});
+    }
+    answer_cache_.Put(key, meta.dump() + "\n" + body.dump(-1, ' ', false, json::error_handler_t::replace), cited,
+                      answer_id);
+  }
   body["request_id"] = ctx.request_id;
   body["cached"] = false;
   body["notices"] = notices;
   body["versions"] = json::parse(VersionsJson());
-  bool flagged = false;
-  for (const AnswerSource& s : r.sources) flagged |= s.flagged;
-  if (cacheable && r.outcome == AnswerOutcome::kAnswer && r.degraded.empty() && !flagged && notices.empty()) {
-    std::vector<uint64_t> cited;
-    for (const AnswerSource& s : r.sources) {
-      if (s.cited) cited.push_back(s.chunk_id);
-    }
-    answer_cache_.Put(key, body.dump(-1, ' ', false, json::error_handler_t::replace), cited, answer_id);
-  }
   if (!stream) return body.dump(-1, ' ', false, json::error_handler_t::replace);
 
   // --- the rest of the stream: sentences, retractions, notices, done ---
