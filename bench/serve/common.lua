@@ -8,6 +8,8 @@
 --                   string literal, so escapes survive), default
 --                   ../shared/datasets/scifact/beir/queries.jsonl
 --   WRK_THREADS     the -t given to wrk (default 2): thread i starts at offset (i-1)*Q/WRK_THREADS
+--   BODY_EXTRA      optional JSON members appended to every body, e.g. '"mode":"bm25"' or
+--                   '"multi_hop":false' (for profiling experiments)
 --
 -- Every response is checked in response(): non-200 statuses are counted per status and printed
 -- by done(), followed by one machine-readable line:
@@ -68,8 +70,11 @@ function init(args)
     ["Content-Type"] = "application/json",
     ["Authorization"] = "Bearer " .. key,
   }
+  local extra = os.getenv("BODY_EXTRA") or ""
   for i, lit in ipairs(lits) do
-    reqs[i] = wrk.format("POST", ROUTE_PATH, headers, make_body(lit))
+    local body = make_body(lit)
+    if extra ~= "" then body = body:sub(1, -2) .. "," .. extra .. "}" end
+    reqs[i] = wrk.format("POST", ROUTE_PATH, headers, body)
   end
   local nthreads = tonumber(os.getenv("WRK_THREADS") or "2")
   pos = math.floor(((tid or 1) - 1) * #reqs / nthreads) % #reqs + 1

@@ -61,8 +61,10 @@ export ATTEST_KEY="$KEY" QUERIES WRK_THREADS="$THREADS"
 
 SERVER_PID=""
 PORT=""
-start_server() {  # extra serve flags...
-  local log="$OUT/serve.log"
+start_server() {  # NAME extra-serve-flags...
+  local log="$OUT/serve-$1.log"
+  shift
+  rm -f "$log" "$log.out"  # a stale "listening" line must not be read before the new server writes
   "$ATTEST" --data "$DATA" serve --port 0 --rate-limit 0 "$@" > "$log.out" 2> "$log" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
@@ -75,7 +77,7 @@ start_server() {  # extra serve flags...
   # The first search must succeed: the key sees the ingested documents.
   local hits
   hits="$(curl -s "http://127.0.0.1:$PORT/v1/search" -H "Authorization: Bearer $KEY" \
-            -d '{"query":"0-dimensional biomaterials lack inductive properties.","top_k":3}' | jq '.hits | length')"
+            -d '{"query":"0-dimensional biomaterials lack inductive properties.","top_k":3}' | jq '.hits | length' || true)"
   [[ "$hits" -gt 0 ]] || { echo "run.sh: the key sees no documents (hits=$hits)" >&2; stop_server; exit 1; }
 }
 stop_server() {
@@ -97,7 +99,7 @@ for cfg in $CONFIGS; do
   route="${cfg%%-*}"
   flags=()
   [[ "$cfg" == *-nocache ]] && flags=(--no-cache)
-  start_server "${flags[@]}"
+  start_server "$cfg" "${flags[@]}"
   warm=5s
   [[ "$cfg" == answer-cached ]] && warm=20s  # ~1,109 distinct questions must reach the answer cache
   echo "== $cfg: server pid $SERVER_PID port $PORT ${flags[*]}; warm-up $warm; load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -124,7 +126,7 @@ done
 for cfg in $SSE_CONFIGS; do
   flags=(); warm=(--warm)
   [[ "$cfg" == nocache ]] && { flags=(--no-cache); warm=(); }
-  start_server "${flags[@]}"
+  start_server "sse-$cfg" "${flags[@]}"
   echo "== sse_hold ($cfg): server pid $SERVER_PID port $PORT ${flags[*]}; load $(cut -d' ' -f1-3 /proc/loadavg)"
   "$SSE_HOLD" --port "$PORT" --key "$KEY" --queries "$QUERIES" --pid "$SERVER_PID" --streams "$SSE_STREAMS" \
     --searches "$SSE_SEARCHES" --rounds "$SSE_ROUNDS" "${warm[@]}" | tee "$OUT/sse-$cfg.txt"
