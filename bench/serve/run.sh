@@ -16,7 +16,7 @@
 #      answer-nocache  /v1/answer extractive, --no-cache
 # 3. sse_hold (256 slow SSE clients vs sequential /v1/search) against a default and a --no-cache server.
 # Everything lands in $OUT (default bench/out/serve). Environment knobs: OUT, ROUNDS (3), DURATION (20s),
-# CONNS (32), THREADS (2), CONFIGS (the four above), SSE_CONFIGS ("cached nocache"), SSE_ROUNDS (3),
+# CONNS (32), THREADS (2), CONFIGS (the four above; "" = none), SSE_CONFIGS ("cached nocache"; "" = none), SSE_ROUNDS (3),
 # SSE_STREAMS (256), SSE_SEARCHES (500), REUSE_DATA=1 (keep an existing $OUT/data and key).
 set -euo pipefail
 
@@ -28,8 +28,8 @@ ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-20s}"
 CONNS="${CONNS:-32}"
 THREADS="${THREADS:-2}"
-CONFIGS="${CONFIGS:-search-cached search-nocache answer-cached answer-nocache}"
-SSE_CONFIGS="${SSE_CONFIGS:-cached nocache}"
+CONFIGS="${CONFIGS-search-cached search-nocache answer-cached answer-nocache}"
+SSE_CONFIGS="${SSE_CONFIGS-cached nocache}"
 SSE_ROUNDS="${SSE_ROUNDS:-3}"
 SSE_STREAMS="${SSE_STREAMS:-256}"
 SSE_SEARCHES="${SSE_SEARCHES:-500}"
