@@ -100,7 +100,7 @@ int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& ten
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
     return kExitFailure;
   }
-  auto r = (*engine)->Delete(tenant, id);
+  auto r = (*engine)->Delete(StoreTenant(tenant), id);
   if (!r.ok()) {
     std::fprintf(stderr, "attest: delete failed: %s\n", r.status().ToString().c_str());
     return kExitFailure;

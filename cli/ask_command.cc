@@ -18,7 +18,7 @@ namespace attest::cli {
 int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   AskOptions ao;
   ao.question = a.question;
-  ao.filter.tenant = a.tenant;
+  ao.filter.tenant = StoreTenant(a.tenant);
   if (a.groups) ao.filter.groups = SplitList(*a.groups);
   ao.today = a.now.substr(0, 10);
   ao.deadline_ms = a.deadline_ms;

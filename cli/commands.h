@@ -145,6 +145,8 @@ Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);
 
 std::vector<std::string> SplitList(const std::string& csv);
+// The store's default tenant is ""; "default" names it too (as the HTTP API does).
+inline std::string StoreTenant(const std::string& tenant) { return tenant == "default" ? "" : tenant; }
 
 // `keys` and `principals` (cli/auth_command.cc): registered on the app before parsing; Run() after.
 class AuthCommands {

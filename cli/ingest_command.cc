@@ -37,7 +37,7 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   ProgressBar bar("ingest");
   IngestOptions io;
   io.paths = a.paths;
-  io.tenant = a.tenant;
+  io.tenant = StoreTenant(a.tenant);
   io.acl_groups = SplitList(a.acl);
   io.source_type = a.source_type;
   io.version = a.version;

@@ -49,7 +49,7 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
   so.query = a.query;
   so.k = a.k;
   so.collapse_documents = !a.chunks;
-  so.filter.tenant = a.tenant;
+  so.filter.tenant = StoreTenant(a.tenant);
   if (a.groups) so.filter.groups = SplitList(*a.groups);
   for (const auto& kv : a.filters) {
     std::string err = ApplyFilter(kv, &so.filter);
