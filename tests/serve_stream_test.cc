@@ -135,7 +135,9 @@ TEST_F(ServeStreamTest, DeletionMidStreamRetractsReleasedSentences) {
   bool after = false;
   for (const auto& e : events) {
     if (e.event == "retract") after = true;
-    if (after) EXPECT_NE(e.event, "sentence_done") << e.data;
+    if (after) {
+      EXPECT_NE(e.event, "sentence_done") << e.data;
+    }
   }
   EXPECT_EQ(events.back().event, "done");
   EXPECT_EQ(json::parse(events.back().data).value("answer", "x"), "");
@@ -207,7 +209,7 @@ TEST_F(ServeStreamTest, ClientThatHangsUpCancelsTheAnswer) {
   bool counted = false;
   for (int i = 0; i < 60 && !counted; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    HttpReply m = HttpRequest(port_, HttpCall{"GET", "/metrics"});
+    HttpReply m = HttpRequest(port_, testing_support::MakeCall("GET", "/metrics"));
     counted = m.body.find("attest_cancelled_total 1") != std::string::npos ||
               m.body.find("attest_slow_clients_dropped_total") != std::string::npos;
   }

@@ -399,11 +399,30 @@ TEST_F(ServeTest, RevokedGroupStopsAppearingWithinTheRevocationDelay) {
   SetGroups(data_, "acme", "alice", "eng");
 }
 
+TEST(ServeDefaultTenantTest, CliIngestIsVisibleToTheDefaultTenant) {
+  TempDir dir;
+  const std::string data = dir.str("data");
+  testing_support::WriteFile(dir.path() / "doc.md", "# Kettles\n\nThe kettle boils water in three minutes.\n");
+  ASSERT_EQ(RunAttest({"--data", data, "ingest", dir.str("doc.md")}).exit_code, 0);
+  const std::string key = CreateKey(data, {"--tenant", "default", "--user", "u"});
+  Server s(data, {}, {});
+  ASSERT_NE(s.port(), 0) << s.child().out();
+  HttpCall c = testing_support::MakeCall("POST", "/v1/search", {{"Authorization", "Bearer " + key}}, R"({"query":"kettle boils"})");
+  HttpReply r = HttpRequest(s.port(), c);
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = json::parse(r.body);
+  ASSERT_EQ(body["hits"].size(), 1u) << r.body;
+  HttpReply doc = HttpRequest(s.port(), testing_support::MakeCall("GET", "/v1/documents/" + body["hits"][0].value("doc_id", ""),
+                                                                  {{"Authorization", "Bearer " + key}}));
+  EXPECT_EQ(doc.status, 200) << doc.body;
+  EXPECT_EQ(json::parse(doc.body).value("tenant", ""), "default");
+}
+
 TEST(ServeShutdownTest, SigtermStopsGracefully) {
   TempDir dir;
   Server s(dir.str("data"), {}, {"--allow-anonymous"});
   ASSERT_NE(s.port(), 0) << s.child().out();
-  EXPECT_EQ(HttpRequest(s.port(), HttpCall{"GET", "/healthz"}).status, 200);
+  EXPECT_EQ(HttpRequest(s.port(), testing_support::MakeCall("GET", "/healthz")).status, 200);
   const auto t0 = std::chrono::steady_clock::now();
   s.child().Kill(SIGTERM);
   EXPECT_EQ(s.child().Wait(), 0);

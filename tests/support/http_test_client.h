@@ -35,6 +35,16 @@ struct HttpCall {
   std::chrono::milliseconds timeout{30000};
 };
 
+inline HttpCall MakeCall(std::string method, std::string path, std::map<std::string, std::string> headers = {},
+                         std::string body = "") {
+  HttpCall c;
+  c.method = std::move(method);
+  c.path = std::move(path);
+  c.headers = std::move(headers);
+  c.body = std::move(body);
+  return c;
+}
+
 HttpReply HttpRequest(uint16_t port, const HttpCall& call);
 
 // Sends `call` and reads an SSE response. `on_event` returns false to hang up (disconnect).
