@@ -134,7 +134,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   srv->Run();
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());
-  (*engine)->WaitForVectors();
+  if (Status v = (*engine)->WaitForVectors(); !v.ok()) spdlog::warn("background vector work: {}", v.ToString());
   std::printf("attest: stopped\n");
   return kExitOk;
 }

@@ -393,7 +393,7 @@ void Connection::Dispatch() {
     return SubmitResponse(MakeError(core_, 400, "bad_http", "malformed request target (path or %-escape)"), version,
                           false);
   }
-  Router::Match match = core_.router.Find(req->method, req->path);
+  Router::Match match = core_.router.Find(req->method, wire::RawPath(req->target));
   if (match.handler == nullptr) {
     if (match.allow.empty()) {
       return SubmitResponse(MakeError(core_, 404, "not_found", "no route for " + req->path), version, keep_alive);

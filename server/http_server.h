@@ -98,6 +98,7 @@ class Router {
     std::string allow;  // when the path matched but the method did not: "GET, POST"
     std::string_view pattern;  // the matched route's pattern (points into the Router); "" when none
   };
+  // `path` is the raw path of the target (still %-encoded; see wire::RawPath).
   Match Find(std::string_view method, std::string_view path) const;
 
  private:

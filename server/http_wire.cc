@@ -1,5 +1,7 @@
 #include "server/http_wire.h"
 
+#include <algorithm>
+
 #include <boost/beast/http/status.hpp>
 
 #include <charconv>
@@ -94,6 +96,20 @@ size_t PayloadSize(std::string_view event, std::string_view data) {
 }
 
 }  // namespace
+
+std::string_view RawPath(std::string_view target) {
+  if (target.substr(0, 7) == "http://" || target.substr(0, 8) == "https://") {
+    size_t authority = target.find("//") + 2;
+    size_t slash = target.find_first_of("/?", authority);
+    target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+  }
+  return target.substr(0, std::min(target.find('?'), target.find('#')));
+}
+
+bool DecodeSegment(std::string_view in, std::string& out) {
+  out.clear();
+  return Decode(in, false, out) && out.find('\0') == std::string::npos;
+}
 
 bool ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query) {
   query.clear();

@@ -17,6 +17,13 @@ namespace attest::http::wire {
 // False when the target is not of those forms or holds an invalid %-escape.
 bool ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query);
 
+// The still-encoded path of a target ParseTarget accepted (no scheme, host or query): routing
+// splits it on '/' before decoding, so "%2F" inside a segment stays part of that segment.
+std::string_view RawPath(std::string_view target);
+
+// Percent-decodes one path segment; false for an invalid escape or a NUL.
+bool DecodeSegment(std::string_view in, std::string& out);
+
 // Appends a complete response: status line, Content-Type, the extra headers (CR/LF stripped),
 // Content-Length, `Connection: close` when !keep_alive (or `keep-alive` for HTTP/1.0), and body.
 void AppendResponse(const Response& response, unsigned version, bool keep_alive, std::string& out);

@@ -1,6 +1,7 @@
 // Router and Request helpers of the HTTP transport (server/http_server.h).
 //
-// Matching: the path is split on '/'; a literal segment must be equal, a "{name}" segment matches
+// Matching: the raw (still %-encoded) path is split on '/', then each segment is decoded, so an
+// encoded "%2F" stays inside its segment (document ids may contain '/'); a literal segment must be equal, a "{name}" segment matches
 // any non-empty segment and binds it. When several routes match a path, the one with the most
 // literal segments wins (so "/v1/documents/batch" beats "/v1/documents/{id}"), ties go to the route
 // added first. The route table is built before the server starts and only read afterwards, so
@@ -9,6 +10,7 @@
 #include <cctype>
 
 #include "server/http_server.h"
+#include "server/http_wire.h"
 
 namespace attest::http {
 namespace {
@@ -49,9 +51,14 @@ void Router::Add(std::string method, std::string pattern, Pool pool, Handler han
 Router::Match Router::Find(std::string_view method, std::string_view path) const {
   // At most a few dozen routes and a handful of segments: a linear scan over string_views does not
   // allocate except for the bound parameters of the winner.
-  thread_local std::vector<std::string_view> parts;
-  parts.clear();
-  SplitPath(path, parts);
+  thread_local std::vector<std::string_view> raw;
+  thread_local std::vector<std::string> parts;
+  raw.clear();
+  SplitPath(path, raw);
+  parts.resize(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (!wire::DecodeSegment(raw[i], parts[i])) return Match{};
+  }
 
   Match match;
   const Route* best = nullptr;
@@ -97,7 +104,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
   match.pattern = best->pattern;
   for (size_t i = 0; i < parts.size(); ++i) {
     const std::string& seg = best->segments[i];
-    if (IsParam(seg)) match.params.emplace(seg.substr(1, seg.size() - 2), std::string(parts[i]));
+    if (IsParam(seg)) match.params.emplace(seg.substr(1, seg.size() - 2), parts[i]);
   }
   return match;
 }

@@ -194,6 +194,14 @@ TEST_F(ServeTest, DocumentsRoutesAreIdempotentAndAdminOnly) {
   EXPECT_EQ(Call("DELETE", "/v1/documents/handbook", admin_).status, 200);
   ExpectError(Call("GET", "/v1/documents/handbook", alice_), 404, "not_found", "id");
   ExpectError(Call("DELETE", "/v1/documents/handbook", admin_), 404, "not_found", "id");
+  // Ids with '/' (the CLI derives ids from relative paths) are addressed with %2F.
+  ASSERT_EQ(Call("POST", "/v1/documents", admin_,
+                 R"({"id":"guides/setup.md","text":"Setup takes ten minutes with the installer."})").status,
+            200);
+  HttpReply nested = Call("GET", "/v1/documents/guides%2Fsetup.md", alice_);
+  EXPECT_EQ(nested.status, 200) << nested.body;
+  EXPECT_EQ(Body(nested).value("id", ""), "guides/setup.md");
+  EXPECT_EQ(Call("DELETE", "/v1/documents/guides%2Fsetup.md", admin_).status, 200);
   ExpectError(Call("POST", "/v1/documents", admin_, R"({"id":"x","text":"hi","content_type":"pdf"})"), 400,
               "invalid_request", "content_type");
 }
