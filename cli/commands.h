@@ -115,6 +115,7 @@ struct ServeArgs {
   uint16_t port = 8080;               // 0 = pick a free port (printed)
   unsigned io_threads = 2;
   unsigned workers = 0;               // interactive workers; 0 = max(2, cores)
+  unsigned answer_workers = 0;        // answers' own lane; 0 = max(2, cores)
   unsigned bulk_workers = 1;          // ingestion and other bulk work
   size_t max_body_bytes = 8u << 20;
   size_t stream_buffer_bytes = 256u << 10;

@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
   serve->add_option("--port", va.port, "port; 0 picks a free one and prints it")->capture_default_str();
   serve->add_option("--io-threads", va.io_threads, "socket threads")->capture_default_str();
   serve->add_option("--workers", va.workers, "interactive workers (0 = max(2, cores))");
+  serve->add_option("--answer-workers", va.answer_workers, "workers for answers, a lane of their own (0 = max(2, cores))");
   serve->add_option("--bulk-workers", va.bulk_workers, "workers for ingestion (own queue)")->capture_default_str();
   serve->add_option("--max-body-bytes", va.max_body_bytes, "request body limit")->capture_default_str();
   serve->add_option("--stream-buffer-bytes", va.stream_buffer_bytes, "per-stream buffer; a slower client is dropped")

@@ -91,6 +91,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   ho.port = a.port;
   ho.io_threads = a.io_threads;
   ho.interactive_workers = a.workers ? a.workers : std::max(2u, std::thread::hardware_concurrency());
+  ho.answer_workers = a.answer_workers ? a.answer_workers : std::max(2u, std::thread::hardware_concurrency());
   ho.bulk_workers = a.bulk_workers;
   ho.max_body_bytes = a.max_body_bytes;
   ho.stream_buffer_bytes = a.stream_buffer_bytes;

@@ -56,6 +56,7 @@ ServerCore::ServerCore(ServerOptions options_in, Router router_in, ErrorResponde
       router(std::move(router_in)),
       errors(std::move(errors_in)),
       interactive("http-int", options.interactive_workers, options.interactive_queue),
+      answers("http-ans", options.answer_workers, options.answer_queue),
       bulk("http-bulk", options.bulk_workers, options.bulk_queue),
       io(static_cast<int>(std::max(1u, options.io_threads))) {}
 
@@ -414,7 +415,9 @@ void Connection::Dispatch() {
     }
     return;
   }
-  WorkerPool& pool = match.pool == Pool::kBulk ? core_.bulk : core_.interactive;
+  WorkerPool& pool = match.pool == Pool::kBulk     ? core_.bulk
+                     : match.pool == Pool::kAnswer ? core_.answers
+                                                   : core_.interactive;
   if (!pool.TrySubmit({match.handler, exchange})) {
     exchange->Respond(MakeError(core_, 503, "overloaded",
                                 match.pool == Pool::kBulk ? "the bulk work queue is full; retry later"

@@ -53,6 +53,7 @@ struct ServerCore {
   const Router router;
   const ErrorResponder errors;
   WorkerPool interactive;
+  WorkerPool answers;
   WorkerPool bulk;
   std::atomic<bool> stopping{false};
   std::atomic<size_t> open_streams{0};

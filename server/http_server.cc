@@ -35,6 +35,7 @@ class ServerImpl final : public Server {
     core_.SetOnDrained(nullptr);
     core_.stopping.store(true);
     core_.interactive.Shutdown();
+    core_.answers.Shutdown();
     core_.bulk.Shutdown();
   }
 
@@ -64,6 +65,7 @@ class ServerImpl final : public Server {
     }
     port_ = acceptor_.local_endpoint(ec).port();
     core_.interactive.Start();
+    core_.answers.Start();
     core_.bulk.Start();
     work_.emplace(core_.io.get_executor());
     started_ = true;
@@ -93,6 +95,7 @@ class ServerImpl final : public Server {
     // Handlers still running after the grace period see ClientGone(); wait for them, then run what
     // they posted (their answers go to closed connections and only update the bookkeeping).
     core_.interactive.Shutdown();
+    core_.answers.Shutdown();
     core_.bulk.Shutdown();
     core_.io.restart();
     core_.io.poll();
@@ -172,7 +175,7 @@ class ServerImpl final : public Server {
 Result<std::unique_ptr<Server>> Server::Create(ServerOptions options, Router router, ErrorResponder errors) {
   if (!errors) return Status::InvalidArgument("http server: an ErrorResponder is required");
   if (options.io_threads == 0) return Status::InvalidArgument("http server: io_threads must be at least 1");
-  if (options.interactive_workers == 0 || options.bulk_workers == 0) {
+  if (options.interactive_workers == 0 || options.answer_workers == 0 || options.bulk_workers == 0) {
     return Status::InvalidArgument("http server: each worker pool needs at least one worker");
   }
   if (options.stream_buffer_bytes == 0) {

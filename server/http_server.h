@@ -82,7 +82,10 @@ class Exchange {
   virtual bool ClientGone() const = 0;
 };
 
-enum class Pool { kInteractive, kBulk, kInline };  // kInline: cheap handlers run on the IO thread
+// kInteractive: short requests (search, reads); kAnswer: answers, which cost ~10-100x a search, in
+// their own lane so a burst of them never queues short requests behind it; kBulk: ingestion and
+// evaluation; kInline: cheap handlers run on the IO thread.
+enum class Pool { kInteractive, kAnswer, kBulk, kInline };
 
 using Handler = std::function<void(std::shared_ptr<Exchange>)>;
 
@@ -121,8 +124,10 @@ struct ServerOptions {
   uint16_t port = 0;                    // 0 = pick a free port (see Server::port())
   unsigned io_threads = 2;
   unsigned interactive_workers = 4;
+  unsigned answer_workers = 2;
   unsigned bulk_workers = 1;
   size_t interactive_queue = 1024;      // waiting requests beyond the workers; more gets 503
+  size_t answer_queue = 1024;
   size_t bulk_queue = 64;
   size_t max_body_bytes = 8u << 20;     // larger bodies get 413 before they are read
   size_t max_header_bytes = 16u << 10;

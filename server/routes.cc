@@ -161,7 +161,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
           if (!req.ok()) return c.Fail(req.error());
           c.Reply(c.ctx->service->Search(who, req.value(), c.rc));
         }));
-  r.Add("POST", "/v1/answer", P::kInteractive, Api(ctx, "/v1/answer", [](Call& c, const Identity& who) {
+  r.Add("POST", "/v1/answer", P::kAnswer, Api(ctx, "/v1/answer", [](Call& c, const Identity& who) {
           auto req = service::ParseAnswerRequest(c.ex->request().body);
           if (!req.ok()) return c.Fail(req.error());
           Answer(c, who, req.value(), nullptr);
@@ -171,7 +171,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
           if (!req.ok()) return c.Fail(req.error());
           c.Reply(c.ctx->service->CreateThread(who, req.value(), c.rc), 201);
         }));
-  r.Add("POST", "/v1/threads/{id}/messages", P::kInteractive,
+  r.Add("POST", "/v1/threads/{id}/messages", P::kAnswer,
         Api(ctx, "/v1/threads/{id}/messages", [](Call& c, const Identity& who) {
           auto req = service::ParseAnswerRequest(c.ex->request().body);
           if (!req.ok()) return c.Fail(req.error());
