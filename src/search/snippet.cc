@@ -26,22 +26,35 @@ Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>
   std::vector<Token> tokens;
   analyzer.Analyze(text, &tokens);
   // Collapse tokens to surface words keyed by start offset; a word is a hit if any of its terms matches.
-  std::map<uint32_t, Word> by_start;
+  // Tokens arrive almost sorted by start (sub-tokens of an identifier share or follow its start), so a
+  // stable sort of a flat vector replaces a node-per-word map: same words, no per-token allocation.
+  std::vector<Word> raw;
+  raw.reserve(tokens.size());
   std::vector<Highlight> spans;
   for (const Token& t : tokens) {
-    auto [it, inserted] = by_start.try_emplace(t.start, Word{t.start, t.end, t.position, false, {}});
-    Word& w = it->second;
-    w.end = std::max(w.end, t.end);
+    Word w{t.start, t.end, t.position, false, {}};
     auto q = query_terms.find(t.term);
     if (q != query_terms.end()) {
-      if (!w.hit) w.term_key = *q;
       w.hit = true;
+      w.term_key = *q;
       spans.push_back({t.start, t.end});
     }
+    raw.push_back(w);
   }
+  auto by_start = [](const Word& a, const Word& b) { return a.start < b.start; };
+  if (!std::is_sorted(raw.begin(), raw.end(), by_start)) std::stable_sort(raw.begin(), raw.end(), by_start);
   std::vector<Word> words;
-  words.reserve(by_start.size());
-  for (auto& [s, w] : by_start) words.push_back(w);
+  words.reserve(raw.size());
+  for (const Word& w : raw) {
+    if (!words.empty() && words.back().start == w.start) {
+      Word& m = words.back();  // the first token at this start keeps its position and term key
+      m.end = std::max(m.end, w.end);
+      if (!m.hit && w.hit) m.term_key = w.term_key;
+      m.hit |= w.hit;
+    } else {
+      words.push_back(w);
+    }
+  }
 
   // Best window of max_words consecutive words: most distinct matched terms, then most hits, earliest.
   size_t best_begin = 0;
