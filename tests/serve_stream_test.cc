@@ -67,7 +67,9 @@ class ServeStreamTest : public ::testing::Test {
   // Two sentences, the second ~1 s after the first.
   void ScriptSlowReply() {
     ChatReply reply;
-    reply.content = "Deployments use blue green releases [1]. Every deployment is approved by the platform team [2].";
+    // S1 is the approval sentence, S2 the blue-green one (the evidence order of this question).
+    reply.content = "The deployment procedure uses blue green releases [2]. Every deployment is approved by the "
+                    "platform team [1].";
     reply.piece_bytes = 6;
     reply.split_every = 48;
     reply.piece_delay_ms = 40;
@@ -109,7 +111,9 @@ TEST_F(ServeStreamTest, SentencesStreamAndAreReleasedAtTheirBoundaries) {
   EXPECT_GT(deltas.size(), 4u) << "the model's text streams in pieces";
   std::vector<std::string> done_sentences = Named(events, "sentence_done");
   ASSERT_GE(done_sentences.size(), 2u);
-  EXPECT_EQ(json::parse(done_sentences[0]).value("verified", ""), "pending");
+  // Verified as it completed: the quote recovered from the cited passage passed the checks.
+  EXPECT_EQ(json::parse(done_sentences[0]).value("verified", ""), "supported") << done_sentences[0];
+  EXPECT_FALSE(json::parse(done_sentences[0])["citations"][0].value("quote", "").empty());
   ASSERT_FALSE(Named(events, "done").empty());
   json done = json::parse(Named(events, "done").back());
   EXPECT_GT(done["tokens"].value("prompt", 0), 0);
@@ -161,13 +165,20 @@ TEST_F(ServeStreamTest, RevokedGroupMidStreamRetractsWithinTheRevocationDelay) {
 
 TEST_F(ServeStreamTest, RepairedSentenceIsReplacedAndAFailingOneRetracted) {
   ChatReply wrong;  // streamed: the first sentence is not what the source says
-  wrong.content = "Every deployment is approved by the finance team [1]. The deployment procedure uses blue green releases [2].";
+  wrong.content = "Weekly deployments are rejected by the finance committee [1]. The deployment procedure uses blue "
+                  "green releases [2].";
   wrong.piece_bytes = 16;
   chat_.PushReply(wrong);
   ChatReply repaired;  // the repair round (not streamed)
   repaired.content = "Every deployment is approved by the platform team [1]. The deployment procedure uses blue green releases [2].";
   chat_.PushReply(repaired);
   std::vector<SseEvent> events = Ask([](const SseEvent&) {});
+  // The unsupported first sentence is retracted at its own boundary, before generation ends.
+  std::vector<std::string> retracts = Named(events, "retract");
+  ASSERT_FALSE(retracts.empty());
+  EXPECT_EQ(json::parse(retracts.front()).value("sentence_id", ""), "c1");
+  const std::string reason = json::parse(retracts.front()).value("reason", "");
+  EXPECT_TRUE(reason == "unsupported" || reason == "quote_not_found") << retracts.front();
   std::vector<std::string> replaces = Named(events, "replace");
   std::string all;
   for (const auto& e : events) all += e.event + " " + e.data + "\n";
@@ -178,6 +189,8 @@ TEST_F(ServeStreamTest, RepairedSentenceIsReplacedAndAFailingOneRetracted) {
   json done = json::parse(Named(events, "done").back());
   EXPECT_NE(done.value("answer", "").find("platform team"), std::string::npos) << done.dump();
   EXPECT_EQ(done.value("answer", "").find("finance"), std::string::npos);
+  // The sentence that was right from the start was released once, verified, and never replaced.
+  EXPECT_EQ(Named(events, "replace").size(), 1u);
 }
 
 TEST_F(ServeStreamTest, FallbackEndsWithANoticeAndTheResultList) {

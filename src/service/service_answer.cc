@@ -11,6 +11,9 @@
 
 #include "answer/answer_json.h"
 #include "answer/answer_pipeline.h"
+#include "answer/evidence.h"
+#include "verify/verifier.h"
+#include "write/quote_recovery.h"
 #include "service/service.h"
 #include "service/service_internal.h"
 
@@ -72,6 +75,25 @@ std::string SentenceText(const AnswerResult& r, const AnswerClaim& c) {
     if (number.count(cite.source)) text += " [" + std::to_string(number[cite.source]) + "]";
   }
   return text;
+}
+
+EvidencePassage PassageOf(const AnswerSource& s) {
+  EvidencePassage p;
+  p.id = s.id;
+  p.doc_id = s.doc_id;
+  p.chunk_id = s.chunk_id;
+  p.url = s.url;
+  p.title = s.title;
+  p.site = s.site;
+  p.date = s.date;
+  p.version = s.version;
+  p.source_type = s.source_type;
+  p.authority = s.authority;
+  p.text = s.text;
+  p.score = s.score;
+  p.flagged = s.flagged;
+  p.flag_reason = s.flag_reason;
+  return p;
 }
 
 json Citations(const AnswerResult& r, const AnswerClaim& c) {
@@ -147,12 +169,22 @@ class AnswerStream {
     return ok;
   }
 
-  void Released(const std::string& id, std::vector<CitedChunk> chunks) { released_.push_back({id, std::move(chunks), false}); }
+  void Released(const std::string& id, std::vector<CitedChunk> chunks) {
+    retract_reason_.erase(id);
+    released_.push_back({id, std::move(chunks), false});
+  }
   void Retract(const std::string& id, const std::string& reason) {
+    retract_reason_[id] = reason;
     ++retracted_;
     metrics_.GetCounter("attest_retractions_total", "Sentences retracted or streams ended, by reason",
                         {{"reason", reason}})->Add();
     Emit("retract", {{"sentence_id", id}, {"reason", reason}});
+  }
+  // Retracted because its source was deleted or became unreadable, or it cited nothing.
+  bool RetractedForAccess(const std::string& id) const {
+    auto it = retract_reason_.find(id);
+    return it != retract_reason_.end() &&
+           (it->second == "access_revoked" || it->second == "source_deleted" || it->second == "uncited");
   }
   bool IsReleased(const std::string& id) const {
     return std::any_of(released_.begin(), released_.end(), [&](const auto& s) { return s.id == id && !s.retracted; });
@@ -176,6 +208,7 @@ class AnswerStream {
   SearchFilter filter_;
   std::vector<Released_> released_;
   std::set<uint64_t> changed_;
+  std::map<std::string, std::string> retract_reason_;
   std::string last_reason_;
   size_t retracted_ = 0;
   bool ended_ = false;
@@ -362,22 +395,34 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
         streamed_text[id] = std::string(text);
         std::vector<CitedChunk> chunks;
         json citations = json::array();
+        DraftClaim claim{id, std::string(text), {}};
+        std::vector<EvidencePassage> cited;
         for (const std::string& c : cites) {
           for (const AnswerSource& s : given) {
             if (s.id != c) continue;
             chunks.push_back({s.doc_id, s.chunk_id});
-            citations.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}});
+            // The model writes prose: the quote is recovered from the passage, as the writer does.
+            const std::string quote = RecoverQuote(text, s.text);
+            claim.cites.push_back({s.id, quote});
+            citations.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}, {"quote", quote}});
+            cited.push_back(PassageOf(s));
           }
         }
         if (chunks.empty()) {  // shown as it streamed, but it cites nothing: withdrawn
           stream->Retract(id, "uncited");
           return;
         }
+        // Verified as it completes: the mechanical quote check and the built-in support checks.
+        const ClaimVerdict verdict = VerifyDraft(cited, {claim}).front();
+        if (verdict.verdict != Verdict::kSupported && verdict.verdict != Verdict::kPartial) {
+          stream->Retract(id, VerdictName(verdict.verdict));
+          return;
+        }
         if (!stream->Boundary(chunks, pinned)) {
           if (!stream->ended()) stream->Retract(id, stream->last_reason());
           return;
         }
-        stream->Emit("sentence_done", {{"sentence_id", id}, {"citations", citations}, {"verified", "pending"}});
+        stream->Emit("sentence_done", {{"sentence_id", id}, {"citations", citations}, {"verified", VerdictName(verdict.verdict)}});
         stream->Released(id, std::move(chunks));
       };
     }
@@ -512,9 +557,18 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
       }
     }
     if (was_streamed) {
-      if (!stream->IsReleased(c.id)) continue;  // retracted at its boundary
-      if (streamed_text[c.id] != c.text) stream->Emit("replace", {{"sentence_id", c.id}, {"text", SentenceText(r, c)}});
+      const bool released = stream->IsReleased(c.id);
+      if (released && streamed_text[c.id] == c.text) continue;  // verified at its boundary, unchanged since
+      if (!released && stream->RetractedForAccess(c.id)) continue;  // never shown again
+      // The repair round rewrote it (or fixed a sentence retracted at its boundary): the final text
+      // replaces what was shown, once its sources pass the access check.
+      if (!released && !stream->Boundary(chunks, pinned)) {
+        if (stream->ended()) break;
+        continue;
+      }
+      stream->Emit("replace", {{"sentence_id", c.id}, {"text", SentenceText(r, c)}});
       stream->Emit("sentence_done", {{"sentence_id", c.id}, {"citations", Citations(r, c)}, {"verified", "supported"}});
+      if (!released) stream->Released(c.id, std::move(chunks));
       continue;
     }
     if (!stream->Boundary(chunks, pinned)) {
