@@ -216,7 +216,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
     if (ctx->ready && !ctx->ready()) {
       return c.Fail(ApiError{"unavailable", "not ready (starting or shutting down)", ""});
     }
-    c.Reply(nlohmann::json{{"status", "ready"}, {"versions", nlohmann::json::parse(ctx->service->VersionsJson())}}.dump());
+    c.Reply(nlohmann::json{{"status", "ready"}, {"versions", ctx->service->Versions()}}.dump());
   });
   r.Add("GET", "/metrics", P::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/metrics");

@@ -107,13 +107,9 @@ class AuthenticatorImpl final : public Authenticator {
     } else if (identity.method != "jwt") {
       return Unauthorized("unknown credential method '" + identity.method + "'");
     }
-    auto principal = LookupPrincipal(identity.tenant, identity.user);
-    if (!principal.ok()) return principal.error();
-    if (const auto& p = principal.value()) {
-      if (p->disabled) return ApiError{"forbidden", "principal disabled", ""};
-      out.groups = p->groups;
-      out.clearance = p->clearance;
-    } else if (identity.method == "api_key") {
+    auto found = ApplyPrincipal(&out);
+    if (!found.ok()) return found.error();
+    if (!found.value() && identity.method == "api_key") {
       out.groups.clear();  // no directory entry: an API key carries no groups
       out.clearance.clear();
     }
@@ -150,13 +146,8 @@ class AuthenticatorImpl final : public Authenticator {
     id.credential_id = r.key_id;
     id.method = "api_key";
     id.rate_per_second = r.rate_per_second.value_or(0);
-    auto principal = LookupPrincipal(id.tenant, id.user);
-    if (!principal.ok()) return principal.error();
-    if (const auto& p = principal.value()) {
-      if (p->disabled) return ApiError{"forbidden", "principal disabled", ""};
-      id.groups = p->groups;
-      id.clearance = p->clearance;
-    }
+    auto found = ApplyPrincipal(&id);
+    if (!found.ok()) return found.error();
     return id;
   }
 
@@ -171,17 +162,26 @@ class AuthenticatorImpl final : public Authenticator {
     id.admin = c.admin;
     id.credential_id = "jwt:" + c.iss + ":" + c.sub;
     id.method = "jwt";
-    auto principal = LookupPrincipal(id.tenant, id.user);
-    if (!principal.ok()) return principal.error();
-    if (const auto& p = principal.value()) {
-      if (p->disabled) return ApiError{"forbidden", "principal disabled", ""};
-      id.groups = p->groups;
-      id.clearance = p->clearance;
-    } else {
+    auto found = ApplyPrincipal(&id);
+    if (!found.ok()) return found.error();
+    if (!found.value()) {
       if (c.groups) id.groups = std::move(*c.groups);
       id.clearance = std::move(c.clearance);
     }
     return id;
+  }
+
+  // Takes groups and clearance from the directory entry of `id`'s principal, if there is one
+  // (returns whether there was); forbidden when the principal is disabled.
+  ApiResult<bool> ApplyPrincipal(Identity* id) {
+    auto principal = LookupPrincipal(id->tenant, id->user);
+    if (!principal.ok()) return principal.error();
+    const auto& p = principal.value();
+    if (!p) return false;
+    if (p->disabled) return ApiError{"forbidden", "principal disabled", ""};
+    id->groups = p->groups;
+    id->clearance = p->clearance;
+    return true;
   }
 
   ApiResult<std::optional<ApiKeyRecord>> LookupKey(const std::string& key_id) {

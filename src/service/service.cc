@@ -28,14 +28,16 @@ std::string Service::VersionHeader() const {
   return std::string("attest/") + ATTEST_VERSION + " api/" + kApiVersion + " pipeline/" + kPipelineVersion;
 }
 
-std::string Service::VersionsJson() const {
+json Service::Versions() const {
   json j = {{"attest", ATTEST_VERSION},
             {"api", kApiVersion},
             {"pipeline", kPipelineVersion},
             {"snapshot", engine_.CurrentSnapshot()}};
   if (!options_.embedder.empty()) j["embedder"] = options_.embedder;
-  return j.dump();
+  return j;
 }
+
+std::string Service::VersionsJson() const { return Versions().dump(); }
 
 ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const {
   if (!requested || *requested == who.tenant) return who.tenant;
@@ -136,7 +138,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                {"notices", r->notices},
                {"degraded", degraded},
                {"cached", false},
-               {"versions", json::parse(VersionsJson())}};
+               {"versions", Versions()}};
   if (!r->embedder.empty()) body["embedder"] = r->embedder;
   if (options_.caches && r->snapshot_version == snapshot) retrieval_cache_.Put(key, body.dump());
   Audit(who, ctx, internal::SearchAudit(body, tenant.value()));

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "attest/answer.h"
 #include "attest/engine.h"
 #include "service/api_error.h"
@@ -87,6 +89,7 @@ class Service {
 
   // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
   std::string VersionsJson() const;
+  nlohmann::json Versions() const;
   std::string VersionHeader() const;  // "attest/0.1.0 api/v1 pipeline/p1"
   Registry& metrics() { return metrics_; }
   // Publishes the caches' and the engine's counters as gauges (called before rendering /metrics).

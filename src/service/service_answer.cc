@@ -534,7 +534,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   body["request_id"] = ctx.request_id;
   body["cached"] = false;
   body["notices"] = notices;
-  body["versions"] = json::parse(VersionsJson());
+  body["versions"] = Versions();
   if (!stream) return body.dump(-1, ' ', false, json::error_handler_t::replace);
 
   // --- the rest of the stream: sentences, retractions, notices, done ---

@@ -70,7 +70,7 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
               {"unchanged", r->unchanged},
               {"chunks", r->chunks},
               {"documents", ids},
-              {"versions", json::parse(VersionsJson())}}
+              {"versions", Versions()}}
       .dump();
 }
 
@@ -110,7 +110,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
               {"text", d->text},
               {"created_snapshot", d->created_snapshot},
               {"snapshot_version", d->snapshot_version},
-              {"versions", json::parse(VersionsJson())}}
+              {"versions", Versions()}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -137,7 +137,7 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   rec.snapshot = *r;
   Audit(who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id}, {"id", id}, {"tenant", tenant.value()}, {"deleted", true},
-              {"snapshot_version", *r}, {"versions", json::parse(VersionsJson())}}
+              {"snapshot_version", *r}, {"versions", Versions()}}
       .dump();
 }
 
@@ -165,7 +165,7 @@ ApiResult<std::string> Service::CreateThread(const Identity& who, const ThreadCr
     threads_[id] = std::move(t);
   }
   return json{{"request_id", ctx.request_id}, {"thread_id", id}, {"tenant", tenant.value()}, {"title", req.title},
-              {"versions", json::parse(VersionsJson())}}
+              {"versions", Versions()}}
       .dump();
 }
 
@@ -224,7 +224,7 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
   const bool invalidated = answer_cache_.InvalidateAnswer(req.answer_id);
   metrics_.GetCounter("attest_feedback_total", "Feedback received, by kind", {{"kind", req.kind}})->Add();
   return json{{"request_id", ctx.request_id}, {"feedback_id", feedback_id}, {"answer_id", req.answer_id},
-              {"cache_invalidated", invalidated}, {"versions", json::parse(VersionsJson())}}
+              {"cache_invalidated", invalidated}, {"versions", Versions()}}
       .dump();
 }
 
