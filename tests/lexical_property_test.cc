@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "lexical/exhaustive_scorer.h"
 #include "lexical/lexical_searcher.h"
 #include "lexical_test_corpus.h"
 
@@ -58,6 +59,7 @@ LexicalFilter RandomFilter(std::mt19937_64& rng) {
   if (rng() % 3 == 0) {
     f.groups = rng() % 6 == 0 ? std::vector<std::string>{} : Subset(rng, Groups(), 2);
   }
+  if (rng() % 3 == 0) f.labels = rng() % 6 == 0 ? std::vector<std::string>{} : Subset(rng, Labels(), 3);
   if (rng() % 4 == 0) f.source_types = Subset(rng, SourceTypes(), 2);
   if (rng() % 4 == 0) f.sites = Subset(rng, Sites(), 2);
   if (rng() % 4 == 0) f.versions = Subset(rng, Versions(), 2);
@@ -126,6 +128,66 @@ TEST(LexicalPropertyTest, TopKEqualsExhaustiveOnRandomCorpora) {
   EXPECT_GT(nonempty, queries / 3) << "too few queries had results; the test would prove little";
   std::cout << corpora << " corpora, " << queries << " queries (" << nonempty << " with results) in " << secs
             << " s\n";
+}
+
+// Splits `chunks` into 1..3 segments at random points.
+std::vector<SegmentView> RandomSegments(std::mt19937_64& rng, const std::vector<IndexedChunk>& chunks) {
+  std::vector<SegmentView> views;
+  const uint32_t nseg = 1 + rng() % 3;
+  size_t begin = 0;
+  for (uint32_t s = 0; s < nseg && begin < chunks.size(); ++s) {
+    const size_t end = s + 1 == nseg ? chunks.size() : begin + 1 + rng() % (chunks.size() - begin);
+    views.push_back({SegmentId(s), BuildSegment(chunks, begin, end), nullptr});
+    begin = end;
+  }
+  return views;
+}
+
+// What a caller cannot read (another tenant's chunks, chunks of groups it lacks, labels above its
+// clearance) must not change its results: same chunks, same order, bit-identical scores, whether
+// the hidden chunks share its segments or do not exist at all.
+TEST(LexicalPropertyTest, ACallersResultsDoNotDependOnChunksItCannotRead) {
+  std::mt19937_64 rng(20261201);
+  int corpora = 0, compared = 0, nonempty = 0;
+  uint64_t hidden_total = 0;
+  for (; corpora < 150; ++corpora) {
+    CorpusOptions o;
+    o.num_docs = 20 + rng() % 900;
+    o.vocab = 20 + rng() % 300;
+    o.zipf_s = 0.8 + (rng() % 60) / 100.0;
+    o.max_body = 5 + rng() % 60;
+    const auto all = MakeCorpus(rng, o);
+    LexicalFilter caller;
+    caller.tenant = Tenants()[rng() % Tenants().size()];
+    if (rng() % 3 != 0) caller.groups = Subset(rng, Groups(), 2);
+    if (rng() % 3 != 0) caller.labels = Subset(rng, Labels(), 2);
+    std::vector<IndexedChunk> visible;
+    for (const auto& c : all) {
+      if (FilterAdmits(caller, c.attrs)) visible.push_back(c);
+    }
+    hidden_total += all.size() - visible.size();
+    if (visible.empty()) continue;
+    LexicalSearcher with(RandomSegments(rng, all));
+    LexicalSearcher without(RandomSegments(rng, visible));
+    ASSERT_EQ(with.NumDocs(caller), visible.size());
+    Zipf qzipf(o.vocab, 0.7);
+    for (int qi = 0; qi < 10; ++qi, ++compared) {
+      LexicalQuery q = RandomQuery(rng, qzipf);
+      LexicalSearchArgs args;
+      args.query = &q;
+      args.filter = caller;
+      if (rng() % 4 == 0) args.filter.source_types = Subset(rng, SourceTypes(), 2);
+      args.k = 1 + rng() % 30;
+      const auto a = with.TopK(args);
+      const auto b = without.TopK(args);
+      if (!b.empty()) ++nonempty;
+      ASSERT_EQ(a, b) << "corpus " << corpora << " query " << qi << "\n with hidden:    " << Describe(a)
+                      << "\n without hidden: " << Describe(b);
+      ASSERT_EQ(with.Exhaustive(args), b) << "the oracle disagrees, corpus " << corpora;
+    }
+  }
+  EXPECT_GT(hidden_total, 1000u) << "too few hidden chunks; the test would prove little";
+  EXPECT_GT(nonempty, compared / 3) << "too few queries had results";
 }
 
 }  // namespace

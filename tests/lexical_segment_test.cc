@@ -119,13 +119,13 @@ TEST(LexicalSegmentTest, TruncationIsCorruption) {
 
 TEST(LexicalSegmentTest, FutureVersionIsUnsupported) {
   std::string image = SmallImage(50);
-  image[8] = 2;  // format version 2, with a valid checksum
+  image[8] = 3;  // format version 3, with a valid checksum
   const uint32_t crc = Crc32c(image.data(), image.size() - 12);
   std::memcpy(&image[image.size() - 12], &crc, 4);
   auto seg = Segment::FromBytes(image);
   ASSERT_FALSE(seg.ok());
   EXPECT_EQ(seg.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(seg.status().message().find("version 2"), std::string::npos) << seg.status().message();
+  EXPECT_NE(seg.status().message().find("version 3"), std::string::npos) << seg.status().message();
 }
 
 TEST(LexicalSegmentTest, StructurallyInvalidButChecksummedIsCorruption) {

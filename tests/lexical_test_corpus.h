@@ -47,6 +47,7 @@ struct CorpusOptions {
 };
 
 inline const std::vector<std::string>& Tenants() { static const std::vector<std::string> v{"", "acme", "globex"}; return v; }
+inline const std::vector<std::string>& Labels() { static const std::vector<std::string> v{"", "public", "internal", "restricted"}; return v; }
 inline const std::vector<std::string>& Groups() { static const std::vector<std::string> v{"eng", "ops", "hr", "sales", "exec"}; return v; }
 inline const std::vector<std::string>& SourceTypes() { static const std::vector<std::string> v{"docs", "wiki", "ticket", "release_notes"}; return v; }
 inline const std::vector<std::string>& Sites() { static const std::vector<std::string> v{"a.example", "b.example", "c.example", ""}; return v; }
@@ -75,6 +76,7 @@ inline std::vector<IndexedChunk> MakeCorpus(std::mt19937_64& rng, const CorpusOp
     c.attrs.tenant = Tenants()[rng() % Tenants().size()];
     const uint32_t ng = rng() % 3;
     for (uint32_t g = 0; g < ng; ++g) c.attrs.acl_groups.push_back(Groups()[rng() % Groups().size()]);
+    if (rng() % 2 == 0) c.attrs.access_label = Labels()[rng() % Labels().size()];
     c.attrs.source_type = SourceTypes()[rng() % SourceTypes().size()];
     c.attrs.site = Sites()[rng() % Sites().size()];
     c.attrs.version = Versions()[rng() % Versions().size()];

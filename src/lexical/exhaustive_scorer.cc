@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "common/varint.h"
@@ -61,12 +62,42 @@ bool FilterAdmits(const LexicalFilter& f, const ChunkAttributes& a) {
   if (!f.versions.empty() && !AnyOf(f.versions, a.version)) return false;
   if (f.date_from && (a.date == ChunkAttributes::kNoDate || a.date < *f.date_from)) return false;
   if (f.date_to && (a.date == ChunkAttributes::kNoDate || a.date > *f.date_to)) return false;
+  if (f.labels && !AnyOf(*f.labels, a.access_label)) return false;
   if (f.groups && !a.acl_groups.empty()) {
     bool any = false;
     for (const auto& g : a.acl_groups) any = any || AnyOf(*f.groups, g);
     if (!any) return false;
   }
   return true;
+}
+
+CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter) {
+  const LexicalFilter vis = filter.Visibility();
+  auto visible = std::make_shared<std::vector<std::vector<bool>>>();
+  CollectionStats cs;
+  uint64_t total[3] = {0, 0, 0};
+  for (const SegmentView& v : segments) {
+    const SegmentImpl& seg = v.segment->impl();
+    std::vector<bool>& bits = visible->emplace_back(seg.num_docs(), false);
+    for (uint32_t d = 0; d < seg.num_docs(); ++d) {
+      if (!FilterAdmits(vis, v.segment->attributes(d))) continue;
+      bits[d] = true;
+      ++cs.num_docs;
+      for (int f = 0; f < 3; ++f) total[f] += seg.field_len(d, f);
+    }
+  }
+  for (int f = 0; f < 3; ++f) cs.avg_len[f] = cs.num_docs ? double(total[f]) / double(cs.num_docs) : 0.0;
+  cs.doc_freq = [visible, &segments](std::string_view term) {
+    uint64_t df = 0;
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const SegmentImpl& seg = segments[i].segment->impl();
+      auto tp = seg.FindTerm(term);
+      if (!tp) continue;
+      for (const auto& [d, occ] : DecodeAll(seg, *tp)) df += (*visible)[i][d] ? 1 : 0;
+    }
+    return df;
+  };
+  return cs;
 }
 
 void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,

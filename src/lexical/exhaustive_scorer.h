@@ -13,6 +13,10 @@ namespace attest {
 // True when `a` passes `filter` (LexicalFilter semantics, evaluated on strings).
 bool FilterAdmits(const LexicalFilter& filter, const ChunkAttributes& a);
 
+// Collection statistics over the chunks `filter`'s visibility predicates admit, by brute force
+// (every chunk's attributes, every postings list decoded): the oracle of ScopedStats.
+CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter);
+
 // Appends every matching chunk of `view` with its score to `out` (unsorted).
 void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
                             std::vector<ScoredChunk>* out);

@@ -23,6 +23,7 @@ struct AnalyzedField {
 struct ChunkAttributes {
   std::string tenant;                    // empty = the default tenant ""
   std::vector<std::string> acl_groups;   // empty = public (admitted for every caller)
+  std::string access_label;              // "" = unlabelled: the lowest access level
   std::string source_type;
   std::string site;
   std::string version;

@@ -46,14 +46,24 @@ Result<LexicalQuery> ParseLexicalQuery(std::string_view text, const Analyzer& an
 struct LexicalFilter {
   std::optional<std::string> tenant;         // chunk tenant must equal this
   std::optional<std::vector<std::string>> groups;  // when set: chunk's ACL is empty (public) or intersects these
+  std::optional<std::vector<std::string>> labels;  // when set: chunk's access label is one of these
   std::vector<std::string> source_types;
   std::vector<std::string> sites;
   std::vector<std::string> versions;
   std::optional<int32_t> date_from;           // inclusive, days since epoch; chunks with no date fail
   std::optional<int32_t> date_to;             // inclusive
   bool empty() const {
-    return !tenant && !groups && source_types.empty() && sites.empty() && versions.empty() &&
+    return !tenant && !groups && !labels && source_types.empty() && sites.empty() && versions.empty() &&
            !date_from && !date_to;
+  }
+  // Only the predicates that decide what a caller may read (tenant, groups, labels): collection
+  // statistics are computed over these, never over the metadata filters a caller chose.
+  LexicalFilter Visibility() const {
+    LexicalFilter v;
+    v.tenant = tenant;
+    v.groups = groups;
+    v.labels = labels;
+    return v;
   }
 };
 

@@ -4,7 +4,10 @@
 // deletions inside the traversal, before the top-k cut. Exhaustive() scores every matching chunk
 // and is the oracle TopK() is tested against: for any query and filter both return the same
 // chunks in the same order (score descending, then ChunkId ascending).
-// Collection statistics (N, df, average field lengths) are summed over all segments of the view.
+// Collection statistics (N, df, average field lengths) are computed per query over the chunks the
+// filter's visibility predicates (tenant, groups, labels) admit, so what a caller cannot read never
+// moves its scores (lexical/visibility.h). Metadata filters (source type, site, version, dates) do
+// not change them.
 //
 // Thread-safety: immutable after construction; concurrent searches are safe.
 #pragma once
@@ -40,11 +43,14 @@ class LexicalSearcher {
 
   const std::vector<SegmentView>& segments() const { return segments_; }
   uint64_t num_docs() const;  // live + deleted chunks across segments
+  // Chunks (live and deleted) visible under `filter` that contain the analyzed term, and how many
+  // chunks are visible: what BM25's IDF reads for a caller with this filter.
+  uint64_t DocFreq(std::string_view term, const LexicalFilter& filter) const;
+  uint64_t NumDocs(const LexicalFilter& filter) const;
 
  private:
   std::vector<SegmentView> segments_;
-  struct Stats;
-  std::unique_ptr<Stats> stats_;
+  uint64_t num_docs_ = 0;
 };
 
 }  // namespace attest

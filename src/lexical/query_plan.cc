@@ -5,11 +5,9 @@
 
 namespace attest {
 
-QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
-                         const std::vector<SegmentView>& segments, uint64_t num_docs,
-                         const double avg_len[3]) {
+QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats) {
   QueryPlan plan;
-  plan.scorer = Bm25Scorer(params, avg_len);
+  plan.scorer = Bm25Scorer(params, stats.avg_len);
   std::vector<std::string> scoring, other;
   for (const QueryClause& c : query.clauses) {
     if (c.terms.empty()) continue;
@@ -33,8 +31,8 @@ QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
     for (const auto& t : c.terms) plan.terms[index.at(t)].query_count++;
   }
   for (PlanTerm& t : plan.terms) {
-    for (const SegmentView& v : segments) t.df += v.segment->doc_freq(t.text);
-    t.idf = Bm25Scorer::Idf(num_docs, t.df) * static_cast<float>(std::max<uint32_t>(1, t.query_count));
+    t.df = stats.doc_freq(t.text);
+    t.idf = Bm25Scorer::Idf(stats.num_docs, t.df) * static_cast<float>(std::max<uint32_t>(1, t.query_count));
   }
   bool any_positive = false;
   for (const QueryClause& c : query.clauses) {

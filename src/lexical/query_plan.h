@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -41,9 +43,14 @@ struct QueryPlan {
   Bm25Scorer scorer;
 };
 
-// `num_docs` and `avg_len` are collection statistics; `segments` supply document frequencies.
-QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params,
-                         const std::vector<SegmentView>& segments, uint64_t num_docs,
-                         const double avg_len[3]);
+// The collection statistics BM25 reads: chunk count, average field lengths and each term's
+// document frequency, all over the same set of chunks (what the caller may read).
+struct CollectionStats {
+  uint64_t num_docs = 0;
+  double avg_len[3] = {0, 0, 0};
+  std::function<uint64_t(std::string_view term)> doc_freq;
+};
+
+QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats);
 
 }  // namespace attest

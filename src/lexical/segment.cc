@@ -46,6 +46,7 @@ ChunkAttributes Segment::attributes(LocalDoc local) const {
   a.site = std::string(s.value(AttrFamily::kSite, s.column(local, AttrFamily::kSite)));
   a.version = std::string(s.value(AttrFamily::kVersion, s.column(local, AttrFamily::kVersion)));
   a.date = s.date(local);
+  a.access_label = std::string(s.label(s.class_entry(s.doc_class(local)).label));
   U32List groups = s.acl(local);
   for (uint32_t i = 0; i < groups.size; ++i) a.acl_groups.emplace_back(s.value(AttrFamily::kGroup, groups[i]));
   return a;

@@ -39,17 +39,28 @@ SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter
     if (lists.empty()) nothing_ = true;
     consider(std::move(lists));
   };
-  if (filter.tenant) setup(0, {*filter.tenant});
+  // Visibility (tenant, groups, labels) is decided per class; the tenant and group value lists
+  // still serve as driving lists for selective filters.
+  if (filter.tenant || filter.groups || filter.labels) {
+    vis_active_ = true;
+    classes_ = ClassMask(seg, filter);
+    if (classes_.none()) nothing_ = true;
+    if (classes_.all()) vis_active_ = false;
+  }
+  if (filter.labels) ++predicates;
+  if (filter.tenant) {
+    setup(0, {*filter.tenant});
+    fam_[0].active = false;  // checked through the class
+  }
   if (!filter.source_types.empty()) setup(1, filter.source_types);
   if (!filter.sites.empty()) setup(2, filter.sites);
   if (!filter.versions.empty()) setup(3, filter.versions);
   if (filter.groups) {
-    groups_active_ = true;
-    groups_allowed_.assign(seg.num_values(AttrFamily::kGroup), 0);
+    std::vector<uint8_t> seen(seg.num_values(AttrFamily::kGroup), 0);
     std::vector<U32List> lists{seg.public_docs()};
     for (const auto& g : *filter.groups) {
-      if (auto id = seg.FindValue(AttrFamily::kGroup, g); id && !groups_allowed_[*id]) {
-        groups_allowed_[*id] = 1;
+      if (auto id = seg.FindValue(AttrFamily::kGroup, g); id && !seen[*id]) {
+        seen[*id] = 1;
         lists.push_back(seg.value_docs(AttrFamily::kGroup, *id));
       }
     }
@@ -76,14 +87,7 @@ bool SegmentFilter::Admits(uint32_t d) const {
     if (date_from_ && date < *date_from_) return false;
     if (date_to_ && date > *date_to_) return false;
   }
-  if (groups_active_) {
-    const U32List acl = seg_->acl(d);
-    if (acl.size == 0) return true;
-    for (uint32_t i = 0; i < acl.size; ++i) {
-      if (groups_allowed_[acl[i]]) return true;
-    }
-    return false;
-  }
+  if (vis_active_ && !classes_.admits(seg_->doc_class(d))) return false;
   return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include "lexical/lexical_query.h"
 #include "lexical/segment_impl.h"
+#include "lexical/visibility.h"
 
 namespace attest {
 
@@ -45,9 +46,10 @@ class SegmentFilter {
   const SegmentImpl* seg_;
   bool empty_ = true;
   bool nothing_ = false;
-  Family fam_[4];                   // tenant, source_type, site, version
-  bool groups_active_ = false;
-  std::vector<uint8_t> groups_allowed_;
+  Family fam_[4];                   // tenant (unused: in the class mask), source_type, site, version
+  // Tenant, groups and access label are properties of a doc's visibility class: one lookup.
+  bool vis_active_ = false;
+  ClassMask classes_;
   std::optional<int32_t> date_from_, date_to_;
   uint64_t estimate_ = 0;
   // Doc lists whose union contains every admitted doc (from the most selective family).

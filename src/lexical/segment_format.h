@@ -8,7 +8,7 @@
 namespace attest::segfmt {
 
 inline constexpr char kMagic[8] = {'A', 'T', 'S', 'E', 'G', 'M', 'T', '1'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;  // 2 added access labels and visibility classes
 inline constexpr uint32_t kBlockSize = 128;  // documents per postings block
 inline constexpr uint32_t kHeaderSize = 16;  // magic, version, flags
 // Footer tail: footer_offset u64, crc32c u32, magic 8 bytes.
@@ -35,8 +35,28 @@ enum Section : int {
   kValueListOffsets, // u32[num_values + 1] into kValueListDocs; families: tenant, source_type, site,
                      // version, group, then one "public" list
   kValueListDocs,    // u32 local docs, sorted per list
+  // Version 2:
+  kLabelDict,        // string table of access labels ("" = unlabelled, the lowest level)
+  kClasses,          // ClassEntry per visibility class, sorted by (tenant, label, ACL)
+  kClassAclIds,      // u32 group ids of the classes' ACLs, sorted per class
+  kDocClass,         // u32 class id per doc
+  kTermClassOffsets, // u64[num_terms + 1] byte offsets into kTermClassDf; empty with one class
+  kTermClassDf,      // per term: varint pairs (class delta, df), classes increasing; empty with one class
   kNumSections
 };
+
+// A visibility class: the docs that share tenant, access label and ACL, so that any caller either
+// reads all of them or none. 48 bytes on disk.
+struct ClassEntry {
+  uint32_t tenant;       // id in kTenantDict
+  uint32_t label;        // id in kLabelDict
+  uint32_t acl_offset;   // into kClassAclIds
+  uint32_t acl_count;    // 0 = public (no ACL)
+  uint32_t num_docs;
+  uint32_t reserved;
+  uint64_t total_len[3];
+};
+inline constexpr uint32_t kClassEntrySize = 48;
 
 struct SegmentMeta {  // 48 bytes on disk
   uint32_t num_docs;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/checksum.h"
@@ -21,11 +22,36 @@ const char* SectionName(int s) {
       "meta",         "chunk_ids",    "field_lengths", "dictionary", "term_blob",   "skips",
       "postings",     "positions",    "tenant_dict",   "source_type_dict", "site_dict",
       "version_dict", "group_dict",   "attr_columns",  "acl_offsets", "acl_ids",
-      "value_list_offsets", "value_list_docs"};
+      "value_list_offsets", "value_list_docs", "label_dict", "classes", "class_acl_ids", "doc_class",
+      "term_class_offsets", "term_class_df"};
   return kNames[s];
 }
 
 Status Corrupt(const std::string& what) { return Status::Corruption("segment: " + what); }
+
+// Entry `id` of a string table section (count u32, offsets u32[count + 1], bytes).
+std::string_view StringAt(const uint8_t* p, uint32_t id) {
+  const uint32_t c = Load32(p);
+  const uint8_t* blob = p + 4 + 4 * (size_t(c) + 1);
+  const uint32_t a = Load32(p + 4 + 4 * size_t(id)), b = Load32(p + 8 + 4 * size_t(id));
+  return {reinterpret_cast<const char*>(blob + a), b - a};
+}
+
+// Reads one LEB128 u32 from [*p, end); false when it runs past `end` or exceeds 32 bits.
+bool ReadVarintChecked(const uint8_t*& p, const uint8_t* end, uint32_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 35; shift += 7) {
+    if (p >= end) return false;
+    const uint8_t b = *p++;
+    v |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      if (v > UINT32_MAX) return false;
+      *out = static_cast<uint32_t>(v);
+      return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -151,6 +177,7 @@ Status SegmentImpl::Validate(bool deep) {
       return Corrupt("the list of a single-valued attribute family must be empty");
     }
   }
+  ATTEST_RETURN_IF_ERROR(ValidateClasses(deep));
   if (!deep) return Status::Ok();
   // The value lists must be exactly the inverse of the per-doc columns and ACL lists: filtered
   // search drives from the lists and checks the columns, the oracle reads the columns only.
@@ -204,8 +231,7 @@ Status SegmentImpl::ValidateStringTable(int s, uint32_t* count) {
   if (blob + prev != len) return Corrupt(name + " size mismatch");
   *count = c;
   for (uint32_t i = 1; i < c; ++i) {
-    auto fam = static_cast<AttrFamily>(s - kTenantDict);
-    if (!(value(fam, i - 1) < value(fam, i))) {
+    if (!(StringAt(sec_[s], i - 1) < StringAt(sec_[s], i))) {
       *count = 0;
       return Corrupt(name + " is not sorted");
     }
@@ -217,6 +243,7 @@ Status SegmentImpl::ValidatePostings() {
   const uint8_t* post_end = sec_[kPostings] + len_[kPostings] - codec::kReadPadding;
   uint32_t expected_skip = 0;
   uint32_t docs[kBlockSize];
+  std::vector<uint32_t> class_count(num_classes_, 0);
   for (uint32_t t = 0; t < num_terms_; ++t) {
     const uint8_t* e = sec_[kDict] + size_t(t) * kDictEntrySize;
     const uint32_t toff = Load32(e), tlen = Load32(e + 4), df = Load32(e + 8), first_skip = Load32(e + 12);
@@ -260,6 +287,7 @@ Status SegmentImpl::ValidatePostings() {
         for (uint32_t i = 0; i < n; ++i) {
           doc = i == 0 ? uint32_t(prev + 1) + docs[0] : doc + docs[i] + 1;
           abs_docs[i] = doc;
+          ++class_count[doc_class(doc)];
         }
         for (int f = 0; f < 3; ++f) {
           codec::UnpackBits(arr, n, p[1 + f], tfs);
@@ -273,6 +301,13 @@ Status SegmentImpl::ValidatePostings() {
       }
       prev = s.last_doc;
     }
+    // The per-class frequencies (they add up to df, checked before) must be the postings' own.
+    bool classes_ok = true;
+    ForEachClassDf(t, df, [&](uint32_t c, uint32_t cdf) {
+      if (class_count[c] != cdf) classes_ok = false;
+      class_count[c] = 0;
+    });
+    if (!classes_ok) return Corrupt("term class frequencies disagree with the postings");
   }
   if (expected_skip != num_skips_) return Corrupt("skip table has entries no term uses");
   return Status::Ok();
@@ -328,11 +363,147 @@ SkipEntry SegmentImpl::skip(uint32_t index) const {
 }
 
 std::string_view SegmentImpl::value(AttrFamily f, uint32_t id) const {
-  const uint8_t* p = sec_[kTenantDict + static_cast<int>(f)];
-  const uint32_t c = Load32(p);
-  const uint8_t* blob = p + 4 + 4 * (size_t(c) + 1);
-  const uint32_t a = Load32(p + 4 + 4 * size_t(id)), b = Load32(p + 8 + 4 * size_t(id));
-  return {reinterpret_cast<const char*>(blob + a), b - a};
+  return StringAt(sec_[kTenantDict + static_cast<int>(f)], id);
+}
+
+std::string_view SegmentImpl::label(uint32_t id) const { return StringAt(sec_[kLabelDict], id); }
+
+std::optional<uint32_t> SegmentImpl::FindLabel(std::string_view s) const {
+  uint32_t lo = 0, hi = num_labels_;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (label(mid) < s) lo = mid + 1; else hi = mid;
+  }
+  if (lo < num_labels_ && label(lo) == s) return lo;
+  return std::nullopt;
+}
+
+ClassEntry SegmentImpl::class_entry(uint32_t c) const {
+  const uint8_t* p = sec_[kClasses] + size_t(c) * kClassEntrySize;
+  ClassEntry e;
+  e.tenant = Load32(p);
+  e.label = Load32(p + 4);
+  e.acl_offset = Load32(p + 8);
+  e.acl_count = Load32(p + 12);
+  e.num_docs = Load32(p + 16);
+  e.reserved = Load32(p + 20);
+  for (int f = 0; f < 3; ++f) e.total_len[f] = Load64(p + 24 + 8 * f);
+  return e;
+}
+
+U32List SegmentImpl::class_acl(uint32_t c) const {
+  const ClassEntry e = class_entry(c);
+  return {sec_[kClassAclIds] + 4 * size_t(e.acl_offset), e.acl_count};
+}
+
+std::optional<uint32_t> SegmentImpl::FindTermIndex(std::string_view t) const {
+  uint32_t lo = 0, hi = num_terms_;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (term(mid) < t) lo = mid + 1; else hi = mid;
+  }
+  if (lo < num_terms_ && term(lo) == t) return lo;
+  return std::nullopt;
+}
+
+Status SegmentImpl::ValidateClasses(bool deep) {
+  ATTEST_RETURN_IF_ERROR(ValidateStringTable(kLabelDict, &num_labels_));
+  if (len_[kClasses] % kClassEntrySize != 0) return Corrupt("class table size is not a multiple of 48");
+  const uint64_t nc = len_[kClasses] / kClassEntrySize;
+  if (nc > num_docs_ || (num_docs_ > 0 && nc == 0)) return Corrupt("class count out of range");
+  num_classes_ = static_cast<uint32_t>(nc);
+  if (len_[kClassAclIds] % 4 != 0) return Corrupt("class ACL ids size is not a multiple of 4");
+  const uint64_t n_acl = len_[kClassAclIds] / 4;
+  uint64_t docs = 0, lens[3] = {0, 0, 0}, expected_acl = 0;
+  for (uint32_t c = 0; c < num_classes_; ++c) {
+    const ClassEntry e = class_entry(c);
+    if (e.tenant >= dict_count_[0] || e.label >= num_labels_) return Corrupt("class attribute out of dictionary range");
+    if (e.acl_offset != expected_acl || uint64_t(e.acl_offset) + e.acl_count > n_acl) {
+      return Corrupt("class ACL out of range");
+    }
+    expected_acl += e.acl_count;
+    const U32List acl_ids = class_acl(c);
+    for (uint32_t i = 0; i < acl_ids.size; ++i) {
+      if (acl_ids[i] >= dict_count_[4] || (i > 0 && acl_ids[i] <= acl_ids[i - 1])) return Corrupt("class ACL invalid");
+    }
+    if (c > 0) {  // strictly increasing keys: classes are distinct
+      const ClassEntry p = class_entry(c - 1);
+      const U32List pa = class_acl(c - 1);
+      std::vector<uint32_t> a(acl_ids.size), b(pa.size);
+      for (uint32_t i = 0; i < acl_ids.size; ++i) a[i] = acl_ids[i];
+      for (uint32_t i = 0; i < pa.size; ++i) b[i] = pa[i];
+      if (!(std::tie(p.tenant, p.label, b) < std::tie(e.tenant, e.label, a))) return Corrupt("classes are not sorted");
+    }
+    if (e.num_docs == 0) return Corrupt("empty visibility class");
+    docs += e.num_docs;
+    for (int f = 0; f < 3; ++f) lens[f] += e.total_len[f];
+  }
+  if (expected_acl != n_acl) return Corrupt("class ACL ids not covered by the classes");
+  if (docs != num_docs_) return Corrupt("class sizes do not add up to the doc count");
+  for (int f = 0; f < 3; ++f) {
+    if (lens[f] != total_len_[f]) return Corrupt("class field lengths do not add up to the totals");
+  }
+  if (len_[kDocClass] != 4 * uint64_t(num_docs_)) return Corrupt("doc class column size mismatch");
+  std::vector<uint32_t> count(num_classes_, 0);
+  std::vector<uint64_t> class_lens(3 * size_t(num_classes_), 0);
+  for (uint32_t d = 0; d < num_docs_; ++d) {
+    const uint32_t c = doc_class(d);
+    if (c >= num_classes_) return Corrupt("doc class out of range");
+    ++count[c];
+    for (int f = 0; f < 3; ++f) class_lens[3 * size_t(c) + f] += field_len(d, f);
+    // A doc's class must hold its tenant and ACL (the filter reads the class, the oracle the columns).
+    const ClassEntry e = class_entry(c);
+    if (column(d, AttrFamily::kTenant) != e.tenant) return Corrupt("doc class disagrees with the tenant column");
+    const U32List a = acl(d), b = class_acl(c);
+    if (a.size != b.size) return Corrupt("doc class disagrees with the ACL");
+    for (uint32_t i = 0; i < a.size; ++i) {
+      if (a[i] != b[i]) return Corrupt("doc class disagrees with the ACL");
+    }
+  }
+  for (uint32_t c = 0; c < num_classes_; ++c) {
+    const ClassEntry e = class_entry(c);
+    if (count[c] != e.num_docs) return Corrupt("class doc count disagrees with the doc class column");
+    for (int f = 0; f < 3; ++f) {
+      if (class_lens[3 * size_t(c) + f] != e.total_len[f]) return Corrupt("class field lengths disagree with the docs");
+    }
+  }
+  // Per-term class frequencies.
+  if (num_classes_ <= 1) {
+    if (len_[kTermClassOffsets] != 0 || len_[kTermClassDf] != 0) {
+      return Corrupt("per-class term frequencies stored for a segment with one class");
+    }
+    return Status::Ok();
+  }
+  if (len_[kTermClassOffsets] != 8 * (uint64_t(num_terms_) + 1)) return Corrupt("term class offsets size mismatch");
+  uint64_t prev = 0;
+  for (uint32_t t = 0; t <= num_terms_; ++t) {
+    const uint64_t o = Load64(sec_[kTermClassOffsets] + 8 * size_t(t));
+    if ((t == 0 && o != 0) || o < prev || o > len_[kTermClassDf]) return Corrupt("term class offsets invalid");
+    prev = o;
+  }
+  if (prev != len_[kTermClassDf]) return Corrupt("term class offsets do not cover the term class data");
+  if (!deep) return Status::Ok();
+  for (uint32_t t = 0; t < num_terms_; ++t) {
+    const uint8_t* p = sec_[kTermClassDf] + Load64(sec_[kTermClassOffsets] + 8 * size_t(t));
+    const uint8_t* end = sec_[kTermClassDf] + Load64(sec_[kTermClassOffsets] + 8 * size_t(t) + 8);
+    uint64_t c = 0, sum = 0;
+    bool first = true;
+    while (p < end) {
+      uint32_t delta, df;
+      if (!ReadVarintChecked(p, end, &delta) || !ReadVarintChecked(p, end, &df)) {
+        return Corrupt("term class data truncated");
+      }
+      if (!first && delta == 0) return Corrupt("term class ids not increasing");
+      c += delta;
+      if (c >= num_classes_ || df == 0) return Corrupt("term class entry out of range");
+      sum += df;
+      first = false;
+    }
+    if (sum != Load32(sec_[kDict] + size_t(t) * kDictEntrySize + 8)) {
+      return Corrupt("term class frequencies do not add up to the term's df");
+    }
+  }
+  return Status::Ok();
 }
 
 std::optional<uint32_t> SegmentImpl::FindValue(AttrFamily f, std::string_view s) const {

@@ -101,6 +101,36 @@ class SegmentImpl {
     return static_cast<int32_t>(segfmt::Load32(sec_[segfmt::kAttrColumns] + 20 * size_t(d) + 16));
   }
   U32List acl(uint32_t d) const;
+
+  // Access labels ("" = unlabelled).
+  uint32_t num_labels() const { return num_labels_; }
+  std::string_view label(uint32_t id) const;
+  std::optional<uint32_t> FindLabel(std::string_view s) const;
+  // Visibility classes (docs sharing tenant, label and ACL; docs/segment_format.md).
+  uint32_t num_classes() const { return num_classes_; }
+  segfmt::ClassEntry class_entry(uint32_t c) const;
+  U32List class_acl(uint32_t c) const;
+  uint32_t doc_class(uint32_t d) const { return segfmt::Load32(sec_[segfmt::kDocClass] + 4 * size_t(d)); }
+  // Calls visit(class, df) for every class with docs containing term `index`, classes increasing.
+  // With one class, that class gets the term's df.
+  template <typename Visit>
+  void ForEachClassDf(uint32_t index, uint32_t df, Visit&& visit) const {
+    if (num_classes_ == 1) {
+      visit(0u, df);
+      return;
+    }
+    const uint8_t* p = sec_[segfmt::kTermClassDf] + segfmt::Load64(sec_[segfmt::kTermClassOffsets] + 8 * size_t(index));
+    const uint8_t* end =
+        sec_[segfmt::kTermClassDf] + segfmt::Load64(sec_[segfmt::kTermClassOffsets] + 8 * size_t(index) + 8);
+    uint32_t c = 0;
+    while (p < end) {
+      c += ReadVarint(p);
+      visit(c, ReadVarint(p));
+    }
+  }
+  // Index of `term` in the dictionary.
+  std::optional<uint32_t> FindTermIndex(std::string_view term) const;
+
   // Sorted docs having value `id` of family `f`.
   U32List value_docs(AttrFamily f, uint32_t id) const;
   // Sorted docs with an empty ACL.
@@ -112,6 +142,17 @@ class SegmentImpl {
   Status ValidateStringTable(int section, uint32_t* count);
   Status ValidatePostings();
   U32List ValueList(uint32_t global_index) const;
+
+  Status ValidateClasses(bool deep);
+  // Varints of kTermClassDf were bounds-checked by Validate().
+  static uint32_t ReadVarint(const uint8_t*& p) {
+    uint32_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const uint8_t b = *p++;
+      v |= uint32_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
 
   std::vector<uint8_t> length_codes_;
   std::shared_ptr<const void> owner_;
@@ -126,6 +167,8 @@ class SegmentImpl {
   uint32_t dict_count_[5] = {0, 0, 0, 0, 0};
   uint32_t family_base_[6] = {0, 0, 0, 0, 0, 0};
   uint32_t num_value_lists_ = 0;
+  uint32_t num_labels_ = 0;
+  uint32_t num_classes_ = 0;
 };
 
 }  // namespace attest

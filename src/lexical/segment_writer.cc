@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/checksum.h"
@@ -87,7 +88,9 @@ struct SegmentWriter::State {
   std::vector<uint32_t> lens;  // 3 per doc
   uint64_t total_len[3] = {0, 0, 0};
   ValueDict dicts[5];
+  ValueDict labels;
   std::vector<uint32_t> columns;  // 4 per doc (provisional ids)
+  std::vector<uint32_t> label_ids;  // per doc (provisional)
   std::vector<int32_t> dates;
   std::vector<uint32_t> acl_offsets{0};
   std::vector<uint32_t> acl_ids;  // provisional
@@ -135,6 +138,7 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   s.columns.push_back(s.dicts[2].Intern(a.site));
   s.columns.push_back(s.dicts[3].Intern(a.version));
   s.dates.push_back(a.date);
+  s.label_ids.push_back(s.labels.Intern(a.access_label));
   for (const auto& g : a.acl_groups) s.acl_ids.push_back(s.dicts[4].Intern(g));
   s.acl_offsets.push_back(static_cast<uint32_t>(s.acl_ids.size()));
 
@@ -263,6 +267,14 @@ std::string SegmentWriter::Serialize() const {
   PutFixed32(&sec[kAclOffsets], 0);
   std::vector<uint32_t> groups;
   uint32_t acl_count = 0;
+  // Visibility classes: (tenant, label, ACL) in sorted order, so that equal inputs give equal files.
+  std::vector<std::string> sorted_labels;
+  std::vector<uint32_t> label_remap;
+  s.labels.Finish(&sorted_labels, &label_remap);
+  sec[kLabelDict] = StringTable(sorted_labels);
+  using ClassKey = std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>;
+  std::map<ClassKey, uint32_t> class_of;  // key -> provisional class id (first-seen order)
+  std::vector<uint32_t> doc_class(n);
   for (uint32_t d = 0; d < n; ++d) {
     for (int fam = 0; fam < 4; ++fam) {
       const uint32_t id = remap[fam][s.columns[4 * size_t(d) + fam]];
@@ -281,7 +293,49 @@ std::string SegmentWriter::Serialize() const {
     if (groups.empty()) lists[base[5]].push_back(d);
     acl_count += static_cast<uint32_t>(groups.size());
     PutFixed32(&sec[kAclOffsets], acl_count);
+    ClassKey key{remap[0][s.columns[4 * size_t(d)]], label_remap[s.label_ids[d]], groups};
+    auto [it, inserted] = class_of.emplace(std::move(key), static_cast<uint32_t>(class_of.size()));
+    doc_class[d] = it->second;
   }
+  // Number the classes in key order and write the class table.
+  std::vector<uint32_t> class_remap(class_of.size());
+  {
+    uint32_t next = 0, acl_off = 0;
+    std::vector<ClassEntry> entries;
+    for (const auto& [key, provisional] : class_of) {
+      class_remap[provisional] = next++;
+      ClassEntry e{};
+      e.tenant = std::get<0>(key);
+      e.label = std::get<1>(key);
+      e.acl_offset = acl_off;
+      e.acl_count = static_cast<uint32_t>(std::get<2>(key).size());
+      for (uint32_t g : std::get<2>(key)) PutFixed32(&sec[kClassAclIds], g);
+      acl_off += e.acl_count;
+      entries.push_back(e);
+    }
+    for (uint32_t d = 0; d < n; ++d) {
+      doc_class[d] = class_remap[doc_class[d]];
+      ClassEntry& e = entries[doc_class[d]];
+      ++e.num_docs;
+      for (int f = 0; f < 3; ++f) e.total_len[f] += s.lens[3 * size_t(d) + f];
+      PutFixed32(&sec[kDocClass], doc_class[d]);
+    }
+    for (const ClassEntry& e : entries) {
+      PutFixed32(&sec[kClasses], e.tenant);
+      PutFixed32(&sec[kClasses], e.label);
+      PutFixed32(&sec[kClasses], e.acl_offset);
+      PutFixed32(&sec[kClasses], e.acl_count);
+      PutFixed32(&sec[kClasses], e.num_docs);
+      PutFixed32(&sec[kClasses], 0);
+      for (int f = 0; f < 3; ++f) PutFixed64(&sec[kClasses], e.total_len[f]);
+    }
+  }
+  const uint32_t num_classes = static_cast<uint32_t>(class_of.size());
+  // Per-term document frequencies by class, only when there is more than one class (with one, the
+  // dictionary's df is that class's).
+  const bool per_class_df = num_classes > 1;
+  std::vector<uint32_t> class_count(per_class_df ? num_classes : 0, 0);
+  std::vector<uint32_t> touched;
   // A tenant/source_type/site/version family with a single value holds it for every doc: its list is
   // stored empty (readers know "all docs" from the dictionary size), saving 4 bytes per doc each.
   for (int fam = 0; fam < 4; ++fam) {
@@ -373,6 +427,12 @@ std::string SegmentWriter::Serialize() const {
         const uint32_t* l = &s.lens[3 * size_t(docs[i])];
         for (int f = 0; f < 3; ++f) min_len[f] = std::min(min_len[f], l[f]);
       }
+      if (per_class_df) {
+        for (uint32_t i = 0; i < bn; ++i) {
+          const uint32_t c = doc_class[docs[i]];
+          if (class_count[c]++ == 0) touched.push_back(c);
+        }
+      }
       codec::EncodeBlock(docs, tfs, bn, block_prev, &post);
       block_prev = docs[bn - 1];
       std::string& sk = sec[kSkips];
@@ -384,7 +444,20 @@ std::string SegmentWriter::Serialize() const {
       ++num_skips;
       done += bn;
     }
+    if (per_class_df) {
+      PutFixed64(&sec[kTermClassOffsets], sec[kTermClassDf].size());
+      std::sort(touched.begin(), touched.end());
+      uint32_t prev_class = 0;
+      for (uint32_t c : touched) {
+        AppendVarint32(&sec[kTermClassDf], c - prev_class);
+        AppendVarint32(&sec[kTermClassDf], class_count[c]);
+        prev_class = c;
+        class_count[c] = 0;
+      }
+      touched.clear();
+    }
   }
+  if (per_class_df) PutFixed64(&sec[kTermClassOffsets], sec[kTermClassDf].size());
   post.append(codec::kReadPadding, '\0');
 
   // Meta.
