@@ -174,7 +174,9 @@ TEST_F(EngineVectorTest, HybridHitsExplainThemselves) {
 }
 
 TEST_F(EngineVectorTest, TenantAclAndDeletionsApplyInsideTheVectorLeg) {
-  auto e = Open(Options());
+  EngineOptions o = Options();
+  o.embedder.min_chunks = 30;  // per tenant: "other" has 40 chunks
+  auto e = Open(o);
   ASSERT_TRUE(e);
   Ingest(*e, "pub.jsonl", Corpus("pub", 10, 3), "acme");
   Ingest(*e, "sec.jsonl", Corpus("sec", 10, 4), "acme", {"finance"});
@@ -183,6 +185,7 @@ TEST_F(EngineVectorTest, TenantAclAndDeletionsApplyInsideTheVectorLeg) {
   ASSERT_TRUE(s.ok());
   ASSERT_FALSE(s->embedder.empty());
   ASSERT_EQ(s->vector_chunks, s->chunks);
+  EXPECT_EQ(s->embedder_tenants, 2u) << "each tenant has a model of its own";
 
   for (SearchMode mode : {SearchMode::kVector, SearchMode::kHybrid}) {
     SearchOptions so;

@@ -58,6 +58,11 @@ struct AskOptions {
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
   bool multi_hop = true;               // run the hop loop for multi-hop plans
   bool llm_judge = false;              // also ask the chat model to judge support (downgrades only)
+  // When nothing the caller may read matches, say `filtered_by_access` (instead of `no_documents`)
+  // if documents of the tenant it cannot read would have matched. Off by default: the distinction
+  // tells a reader whether hidden text contains the question's words (docs/security.md). An operator
+  // option for deployments whose readers may know that.
+  bool report_access_filtered = false;
   const AnswerEvents* events = nullptr;  // borrowed; may be null
 };
 

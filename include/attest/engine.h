@@ -81,12 +81,18 @@ struct EngineOptions {
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.
   bool background_vectors = false;
+  // Access labels, lowest first (docs/security.md, "Access labels and clearance"). A document's
+  // label must be one of them ("" = unlabelled = the lowest); a caller reads a document when its
+  // clearance is at or above the document's label. A stored label this list does not name is
+  // readable only by callers without a label restriction (fail closed).
+  std::vector<std::string> access_levels{"public", "internal", "confidential", "restricted"};
 };
 
 struct IngestOptions {
   std::vector<std::string> paths;  // files or directories (recursed)
   std::string tenant;              // "" = default tenant
   std::vector<std::string> acl_groups;  // empty = public
+  std::string access_label;        // "" = unlabelled (the lowest level); else one of access_levels
   std::string source_type;         // for documents whose type is not detected (release notes are)
   std::string version;             // for documents whose version is not detected
   std::string site;                // site label for documents without a canonical URL
@@ -123,6 +129,12 @@ struct IngestReport {
 struct SearchFilter {
   std::string tenant;                          // "" = default tenant
   std::optional<std::vector<std::string>> groups;  // caller's groups; nullopt = no ACL restriction (admin)
+  // The caller's clearance: one of EngineOptions::access_levels ("" or an unknown name = the lowest
+  // level). nullopt = no label restriction (admin). The engine resolves it into `labels`.
+  std::optional<std::string> clearance;
+  // The access labels the caller may read, resolved by the engine from `clearance` (callers leave it
+  // unset). A filter with a clearance but no resolved labels admits nothing (fail closed).
+  std::optional<std::vector<std::string>> labels;
   std::vector<std::string> source_types;
   std::vector<std::string> sites;
   std::vector<std::string> versions;
@@ -207,7 +219,8 @@ struct EngineStats {
   uint64_t segment_bytes = 0;
   uint64_t catalog_bytes = 0;
   uint64_t source_bytes = 0;
-  std::string embedder;            // active embedder ("name dim version"), "" when none
+  std::string embedder;            // active embedder ("name dim version"; a count when tenants differ), "" when none
+  uint64_t embedder_tenants = 0;   // tenants with an active embedder (each has its own)
   uint64_t vector_chunks = 0;      // chunks with a vector of the active embedder
   uint64_t vector_bytes = 0;       // bytes of the vector files
   uint64_t model_bytes = 0;        // bytes of the active corpus model
@@ -224,6 +237,7 @@ struct DocumentSpec {
   std::string url, site, version, source_type, language;
   std::string published, updated;        // YYYY-MM-DD or ""
   std::vector<std::string> acl_groups;   // empty = readable by the whole tenant
+  std::string access_label;              // "" = unlabelled (the lowest level); else one of access_levels
   std::string feed;                      // "" or e.g. "versions" (an authoritative version feed)
   std::map<std::string, std::string> metadata;
 };
@@ -237,7 +251,7 @@ struct PutDocumentsReport {
 
 // A stored document as a reader may see it (text reassembled from its chunks).
 struct DocumentInfo {
-  std::string id, tenant, title, url, site, version, source_type, language, feed, sha256;
+  std::string id, tenant, title, url, site, version, source_type, language, feed, sha256, access_label;
   std::string published, updated;        // YYYY-MM-DD or ""
   std::vector<std::string> acl_groups;
   std::vector<uint64_t> chunk_ids;
@@ -253,7 +267,7 @@ enum class CitationState {
   kCurrent,    // still live and readable by the caller
   kChanged,    // the document is live and readable but this chunk was replaced (new version)
   kDeleted,    // the document was deleted
-  kForbidden,  // the document is live but the caller's groups no longer admit it
+  kForbidden,  // the document is live but the caller's groups or clearance no longer admit it
 };
 struct CitedChunk {
   std::string doc_id;
@@ -261,7 +275,9 @@ struct CitedChunk {
 };
 
 struct ReembedReport {
-  std::string embedder;            // identity of the new embedder
+  std::string embedder;            // identity of the new embedder (a count when tenants got different models)
+  std::vector<std::string> tenants;          // tenants re-embedded (each with a model of its own text)
+  std::vector<std::string> skipped_tenants;  // tenants whose model could not be built (logged with the reason)
   uint64_t chunks = 0;             // live chunks, all covered by the new embedder
   uint64_t embedded = 0;           // chunks embedded (the rest reused rows of existing vector files)
   uint64_t reused = 0;
@@ -307,5 +323,12 @@ class Engine {
 };
 
 const char* SearchModeName(SearchMode mode);
+
+// Resolves `filter->clearance` against the configured access levels (lowest first) into
+// `filter->labels`: "" and every level up to the clearance. An empty or unknown clearance reads the
+// lowest level only. No clearance (nullopt) leaves labels unrestricted.
+void ResolveClearance(const std::vector<std::string>& access_levels, SearchFilter* filter);
+// Checks a document's access label against the configured levels: kInvalidArgument naming them.
+Status CheckAccessLabel(const std::vector<std::string>& access_levels, const std::string& label);
 
 }  // namespace attest

@@ -201,8 +201,10 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
     // groups do not admit (the tenant is never widened).
     SearchFilter unrestricted = filter;
     unrestricted.groups.reset();
+    unrestricted.clearance.reset();
+    unrestricted.labels.reset();
     bool hidden = false;
-    if (filter.groups) {
+    if (options.report_access_filtered && (filter.groups || filter.labels)) {
       SearchOptions so;
       so.query = plan.subqueries.empty() ? plan.standalone : plan.subqueries.front().text;
       so.k = 1;
@@ -242,11 +244,13 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   // An entity name that no indexed text contains (a corpus about one product rarely names it on
   // every page) cannot tell evidence apart: it does not count against coverage. Other absent
   // words do ("chief executive" in a corpus that never mentions one is a reason to abstain).
+  // Statistics over what this caller may read only (never another tenant's or hidden documents).
+  auto term_stats = std::make_shared<ScopedTermStats>(*ctx.snapshot, filter);
   std::set<std::string> unnamed_entity_terms;
   for (const auto& e : plan.entities) {
     for (const std::string& name : {e.canonical, e.text}) {
       for (auto& term : ctx.analyzer->Terms(name)) {
-        if (DocFreq(*ctx.snapshot, term) == 0) unnamed_entity_terms.insert(term);
+        if (term_stats->DocFreq(term) == 0) unnamed_entity_terms.insert(term);
       }
     }
   }
@@ -262,8 +266,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   // An explicit date in a multi-hop question is a value to compare, not a scope for sources.
   if (plan.time.from && !multi_hop) eq.from = ParseDate(*plan.time.from);
   if (plan.time.to && !multi_hop) eq.to = ParseDate(*plan.time.to);
-  const Snapshot* snap = ctx.snapshot;
-  eq.idf = [snap](const std::string& term) { return Idf(*snap, term); };
+  eq.idf = [term_stats](const std::string& term) { return term_stats->Idf(term); };
   PackOptions po;
   for (const HopStep& h : bridges.hops) po.guaranteed_subqueries.insert(h.id);
   if (options.deadline_ms && MsSince(t_start) > options.deadline_ms) {

@@ -1,24 +1,25 @@
 #include "answer/answer_retrieval.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
 
 namespace attest {
 
-uint64_t DocFreq(const Snapshot& snap, const std::string& term) {
-  uint64_t df = 0;
-  for (const SegmentView& v : snap.segments()) df += v.segment->doc_freq(term);
-  return df;
+ScopedTermStats::ScopedTermStats(const Snapshot& snap, const SearchFilter& filter) {
+  auto lf = TranslateFilter(filter);
+  if (lf.ok()) stats_ = std::make_unique<ScopedStats>(snap.segments(), *lf);
 }
 
-double Idf(const Snapshot& snap, const std::string& term) {
-  double n = 0, df = 0;
-  for (const SegmentView& v : snap.segments()) {
-    n += v.segment->num_docs();
-    df += v.segment->doc_freq(term);
-  }
-  return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+ScopedTermStats::~ScopedTermStats() = default;
+
+uint64_t ScopedTermStats::DocFreq(const std::string& term) const { return stats_ ? stats_->DocFreq(term) : 0; }
+
+double ScopedTermStats::Idf(const std::string& term) const {
+  const double n = stats_ ? double(stats_->num_docs()) : 0.0;
+  const double df = double(DocFreq(term));
+  return std::log(1.0 + std::max(0.0, (n - df + 0.5) / (df + 0.5)));
 }
 
 namespace {

@@ -5,18 +5,30 @@
 // Thread-safety: reentrant; functions read an immutable snapshot.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "answer/answer_pipeline.h"
 #include "answer/evidence_builder.h"
+#include "lexical/visibility.h"
 #include "plan/query_plan.h"
 
 namespace attest {
 
-uint64_t DocFreq(const Snapshot& snap, const std::string& term);
-// BM25's IDF over the snapshot's segments.
-double Idf(const Snapshot& snap, const std::string& term);
+// Document frequencies and BM25's IDF of analyzed terms over what a caller may read (its tenant,
+// groups and clearance; lexical/visibility.h): what another tenant or a hidden document contains
+// never changes how an answer is built. Keeps a pointer to `snap`'s segments.
+class ScopedTermStats {
+ public:
+  ScopedTermStats(const Snapshot& snap, const SearchFilter& filter);
+  ~ScopedTermStats();
+  uint64_t DocFreq(const std::string& term) const;
+  double Idf(const std::string& term) const;
+
+ private:
+  std::unique_ptr<ScopedStats> stats_;  // null when the filter is invalid: nothing is readable
+};
 
 // Version labels listed in a feed's text ("Current releases: 18 (released 2026-09-24), 17 ..."):
 // numbers of at most three dot-separated parts, dates removed first.

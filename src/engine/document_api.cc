@@ -56,6 +56,12 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
 
 bool Admits(const SearchFilter& who, const DocumentRecord& doc) {
   if (doc.tenant != who.tenant) return false;
+  // Clearance: the engine resolved it into labels; an unresolved one admits nothing (fail closed).
+  if (who.labels) {
+    if (std::find(who.labels->begin(), who.labels->end(), doc.access_label) == who.labels->end()) return false;
+  } else if (who.clearance) {
+    return false;
+  }
   if (!who.groups || doc.acl_groups.empty()) return true;
   for (const std::string& g : *who.groups) {
     if (std::binary_search(doc.acl_groups.begin(), doc.acl_groups.end(), g)) return true;
@@ -85,6 +91,7 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   info.published = r.published ? FormatDate(*r.published) : "";
   info.updated = r.updated ? FormatDate(*r.updated) : "";
   info.acl_groups = r.acl_groups;
+  info.access_label = r.access_label;
   info.bytes = r.bytes;
   info.created_snapshot = r.created.get();
   info.snapshot_version = snapshot.version().get();

@@ -32,6 +32,8 @@ std::string ContentDigest(const ParsedDocument& doc, const DocumentRecord& r) {
   AppendField(&s, "source_type", r.source_type);
   AppendField(&s, "language", r.language);
   for (const auto& g : r.acl_groups) AppendField(&s, "acl", g);
+  // Only when set, so that digests of unlabelled documents stay what they were before labels.
+  if (!r.access_label.empty()) AppendField(&s, "access_label", r.access_label);
   for (const auto& [k, v] : doc.metadata) AppendField(&s, "meta:" + k, v);
   for (const auto& b : doc.blocks) {
     AppendField(&s, "block" + std::to_string(static_cast<int>(b.kind)) + "/" + std::to_string(b.level), b.text);
@@ -61,6 +63,7 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
   r.acl_groups = defaults.acl_groups;
   std::sort(r.acl_groups.begin(), r.acl_groups.end());
   r.acl_groups.erase(std::unique(r.acl_groups.begin(), r.acl_groups.end()), r.acl_groups.end());
+  r.access_label = defaults.access_label;
   r.bytes = source_bytes;
   r.sha256 = ContentDigest(doc, r);
 
@@ -89,6 +92,7 @@ IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::strin
   analyze(Field::kBody, body);
   ic.attrs.tenant = doc.tenant;
   ic.attrs.acl_groups = doc.acl_groups;
+  ic.attrs.access_label = doc.access_label;
   ic.attrs.source_type = doc.source_type;
   ic.attrs.site = doc.site;
   ic.attrs.version = doc.version;

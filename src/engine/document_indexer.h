@@ -16,6 +16,7 @@ namespace attest {
 struct DocumentDefaults {
   std::string tenant;
   std::vector<std::string> acl_groups;
+  std::string access_label;  // "" = unlabelled (the lowest access level)
   std::string source_type;   // used when the document itself names no type (e.g. release notes do)
   std::string version;       // used when the document itself names no version
   std::string site;          // used when the document has no site

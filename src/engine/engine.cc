@@ -67,6 +67,7 @@ class EngineImpl final : public Engine {
   Result<IngestReport> Ingest(const IngestOptions& options) override {
     if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
     if (options.batch_documents == 0) return Status::InvalidArgument("batch_documents must be at least 1");
+    ATTEST_RETURN_IF_ERROR(CheckAccessLabel(options_.access_levels, options.access_label));
     IngestPipelineArgs args;
     args.indexer = &indexer_;
     args.store = store_.get();
@@ -80,19 +81,20 @@ class EngineImpl final : public Engine {
       report.issues.push_back(IngestIssue{"(vector leg)", 0, "vectors not updated: " + v.ToString()});
     }
     std::shared_ptr<const Snapshot> snap = store_->Pin();
-    if (snap->embedder()) {
-      const EmbedderRecord& e = *snap->embedder();
-      report.embedder = e.name + " " + std::to_string(e.dim) + " " + e.version;
+    if (const EmbedderRecord* e = snap->embedder(options.tenant)) {
+      report.embedder = e->name + " " + std::to_string(e->dim) + " " + e->version;
     }
     return report;
   }
 
-  Result<SearchResult> Search(const SearchOptions& options) const override {
+  Result<SearchResult> Search(const SearchOptions& given) const override {
+    SearchOptions options = given;
+    ResolveClearance(options_.access_levels, &options.filter);
     std::shared_ptr<const Snapshot> snap = store_->Pin();
     VectorLegInput vin;
     std::shared_ptr<const VectorView> view;
     if (options.mode != SearchMode::kBm25) {
-      auto v = vectors_->ViewOf(*snap);
+      auto v = vectors_->ViewOf(*snap, options.filter.tenant);
       if (!v.ok()) {
         if (options.mode != SearchMode::kAuto) return v.status().WithContext("vector leg");
         vin.unavailable = v.status().ToString();
@@ -106,11 +108,13 @@ class EngineImpl final : public Engine {
     return RunSearch(*snap, analyzer_, options, vin);
   }
 
-  Result<AnswerResult> Ask(const AskOptions& options) const override {
+  Result<AnswerResult> Ask(const AskOptions& given) const override {
+    AskOptions options = given;
+    ResolveClearance(options_.access_levels, &options.filter);
     std::shared_ptr<const Snapshot> snap = store_->Pin();  // every round of this answer reads it
     VectorLegInput vin;
     std::shared_ptr<const VectorView> view;
-    auto v = vectors_->ViewOf(*snap);
+    auto v = vectors_->ViewOf(*snap, options.filter.tenant);
     if (v.ok()) {
       view = std::move(v).value();
     } else {
@@ -176,9 +180,12 @@ class EngineImpl final : public Engine {
       const DocumentSpec& spec = docs[i];
       auto parsed = ParseDocumentSpec(spec);
       if (!parsed.ok()) return parsed.status().WithContext("document " + std::to_string(i) + " ('" + spec.id + "')");
+      Status label = CheckAccessLabel(options_.access_levels, spec.access_label);
+      if (!label.ok()) return label.WithContext("document " + std::to_string(i) + " ('" + spec.id + "')");
       DocumentDefaults defaults;
       defaults.tenant = spec.tenant;
       defaults.acl_groups = spec.acl_groups;
+      defaults.access_label = spec.access_label;
       PreparedDocument prepared = indexer_.Prepare(*parsed, defaults, spec.text.size());
       auto old = before->FindDocument(DocumentKey{spec.tenant, spec.id});
       if (old.ok() && old->sha256 != prepared.record.sha256) {
@@ -200,12 +207,16 @@ class EngineImpl final : public Engine {
     return report;
   }
 
-  Result<DocumentInfo> GetDocument(const SearchFilter& who, const std::string& id) const override {
+  Result<DocumentInfo> GetDocument(const SearchFilter& given, const std::string& id) const override {
+    SearchFilter who = given;
+    ResolveClearance(options_.access_levels, &who);
     return ReadDocument(*store_->Pin(), who, id);
   }
 
-  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
+  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& given,
                                                     const std::vector<CitedChunk>& cited) const override {
+    SearchFilter who = given;
+    ResolveClearance(options_.access_levels, &who);
     return CitationStates(*store_->Pin(), who, cited);
   }
 

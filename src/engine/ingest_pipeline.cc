@@ -104,7 +104,8 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
 
   SourceOptions source_options;
   source_options.site = options.site;
-  DocumentDefaults defaults{options.tenant, options.acl_groups, options.source_type, options.version, options.site};
+  DocumentDefaults defaults{options.tenant, options.acl_groups, options.access_label, options.source_type,
+                            options.version, options.site};
 
   const unsigned threads = std::max(1u, args.threads);
   WorkQueue<WorkUnit> units(threads * 4);

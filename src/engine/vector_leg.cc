@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -11,10 +12,21 @@
 namespace attest {
 namespace fs = std::filesystem;
 
-CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap) {
-  return [snap](const std::function<Status(std::string_view)>& visit) -> Status {
+std::map<std::string, uint64_t> LiveChunksByTenant(const Snapshot& snap) {
+  std::map<std::string, uint64_t> out;
+  for (const SegmentView& view : snap.segments()) {
+    const std::optional<std::string> tenant = view.segment->sole_tenant();
+    if (!tenant) continue;  // empty (or, before an upgrade, mixed) segments
+    out[*tenant] += view.segment->num_docs() - (view.deleted ? view.deleted->count() : 0);
+  }
+  return out;
+}
+
+CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap, const std::string& tenant) {
+  return [snap, tenant](const std::function<Status(std::string_view)>& visit) -> Status {
     std::unordered_map<uint64_t, std::string> titles;
     for (const SegmentView& view : snap->segments()) {
+      if (!SegmentOfTenant(view, tenant)) continue;
       const uint32_t n = view.segment->num_docs();
       for (uint32_t lo = 0; lo < n; lo += 1024) {
         std::vector<ChunkId> ids;
@@ -74,29 +86,33 @@ Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderReco
   return shared;
 }
 
-Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap) {
-  if (!snap.embedder()) return std::shared_ptr<const VectorView>();
+Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap, const std::string& tenant) {
+  const EmbedderRecord* rec = snap.embedder(tenant);
+  if (!rec) return std::shared_ptr<const VectorView>();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (last_view_ && last_view_version_ == snap.version().get() &&
-        last_view_->embedder->identity().Key() == snap.embedder()->key) {
-      return last_view_;
+    auto it = last_views_.find(tenant);
+    if (it != last_views_.end() && it->second.first == snap.version().get() &&
+        it->second.second->embedder->identity().Key() == rec->key) {
+      return it->second.second;
     }
   }
-  const EmbedderRecord& rec = *snap.embedder();
   auto view = std::make_shared<VectorView>();
-  ATTEST_ASSIGN_OR_RETURN(view->embedder, EmbedderOf(rec));
-  ATTEST_ASSIGN_OR_RETURN(view->segments, files_.Load(snap, rec.key));
+  ATTEST_ASSIGN_OR_RETURN(view->embedder, EmbedderOf(*rec));
+  ATTEST_ASSIGN_OR_RETURN(view->segments, files_.Load(snap, tenant, rec->key));
   for (const auto& sv : view->segments) view->covered_docs += sv.view.segment->num_docs();
-  for (const auto& v : snap.segments()) view->total_docs += v.segment->num_docs();
-  view->identity = rec.name + " " + std::to_string(rec.dim) + " " + rec.version;
+  for (const auto& v : snap.segments()) {
+    if (SegmentOfTenant(v, tenant)) view->total_docs += v.segment->num_docs();
+  }
+  view->identity = rec->name + " " + std::to_string(rec->dim) + " " + rec->version;
   std::lock_guard<std::mutex> lock(mu_);
-  last_view_ = view;
-  last_view_version_ = snap.version().get();
+  last_views_[tenant] = {snap.version().get(), view};
   return std::shared_ptr<const VectorView>(view);
 }
 
 Result<std::vector<float>> VectorLeg::EmbedQuery(const VectorView& view, const std::string& text) {
+  // The key is the model's identity: corpus models of different tenants differ in content and so in
+  // key; tenants share an entry only when they share the very same model.
   const std::string key = view.embedder->identity().Key();
   if (auto hit = query_cache_.Get(key, text)) return std::move(*hit);
   std::string_view sv(text);
@@ -106,66 +122,135 @@ Result<std::vector<float>> VectorLeg::EmbedQuery(const VectorView& view, const s
   return v;
 }
 
-Status VectorLeg::SyncActive(const std::shared_ptr<const Snapshot>& snap) {
-  if (!snap->embedder()) return Status::Ok();
-  ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const Embedder> embedder, EmbedderOf(*snap->embedder()));
-  ATTEST_ASSIGN_OR_RETURN(VectorIndexType type, ParseVectorIndexType(snap->embedder()->config_json));
+Status VectorLeg::SyncTenant(const std::shared_ptr<const Snapshot>& snap, const std::string& tenant) {
+  const EmbedderRecord* rec = snap->embedder(tenant);
+  if (!rec) return Status::Ok();
+  ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const Embedder> embedder, EmbedderOf(*rec));
+  ATTEST_ASSIGN_OR_RETURN(VectorIndexType type, ParseVectorIndexType(rec->config_json));
   VectorSyncArgs args;
   args.snapshot = snap.get();
+  args.tenant = tenant;
   args.embedder = embedder.get();
   args.index = IndexConfig(type);
   args.threads = Threads();
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
   if (st.segments_built) {
-    spdlog::info("vectors: built {} segment file(s): {} rows embedded, {} reused, {:.2f} s", st.segments_built,
-                 st.rows_embedded, st.rows_reused, st.seconds);
+    spdlog::info("vectors: built {} segment file(s) of tenant '{}': {} rows embedded, {} reused, {:.2f} s",
+                 st.segments_built, tenant, st.rows_embedded, st.rows_reused, st.seconds);
   }
-  std::set<SegmentId> live;
-  for (const auto& v : store_->Pin()->segments()) live.insert(v.id);
-  for (const auto& v : snap->segments()) live.insert(v.id);
-  return files_.RemoveExcept(live, snap->embedder()->key);
+  return Status::Ok();
 }
 
-Status VectorLeg::RunPolicy() {
+Status VectorLeg::RemoveUnused() {
+  // Keep the files of every live segment under its tenant's active embedder, and their models.
+  std::shared_ptr<const Snapshot> snap = store_->Pin();
+  std::map<SegmentId, std::string> keep;
+  std::set<std::string> models;
+  for (const SegmentView& v : snap->segments()) {
+    const std::optional<std::string> tenant = v.segment->sole_tenant();
+    if (!tenant) continue;
+    if (const EmbedderRecord* rec = snap->embedder(*tenant)) keep[v.id] = rec->key;
+  }
+  for (const auto& [tenant, rec] : snap->embedders()) {
+    if (!rec.model_file.empty()) models.insert(rec.model_file);
+  }
+  ATTEST_RETURN_IF_ERROR(files_.RemoveExcept(keep));
+  std::error_code ec;
+  if (!fs::is_directory(models_dir_, ec)) return Status::Ok();
+  for (const auto& entry : fs::directory_iterator(models_dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!models.count(name)) fs::remove(entry.path(), ec);
+  }
+  return Status::Ok();
+}
+
+Status VectorLeg::RunTenantPolicy(const std::string& tenant) {
   std::unique_lock<std::mutex> work(work_mu_);
   std::shared_ptr<const Snapshot> snap = store_->Pin();
-  ATTEST_ASSIGN_OR_RETURN(StoreStats stats, snap->Stats());
-  if (!snap->embedder()) {
+  const uint64_t chunks = LiveChunksByTenant(*snap)[tenant];
+  const EmbedderRecord* rec = snap->embedder(tenant);
+  if (!rec) {
     const EmbedderOptions& o = options_.embedder;
     if (o.kind == EmbedderKind::kNone) return Status::Ok();
-    if (IsCorpusKind(o.kind) && stats.chunks < o.min_chunks) {
-      spdlog::debug("vectors: {} chunks, fewer than the {} needed to train a corpus model; BM25 only for now",
-                   stats.chunks, o.min_chunks);
+    if (IsCorpusKind(o.kind) && chunks < o.min_chunks) {
+      spdlog::debug("vectors: tenant '{}' has {} chunks, fewer than the {} needed to train a corpus model; BM25 only "
+                    "for now", tenant, chunks, o.min_chunks);
       return Status::Ok();
     }
     work.unlock();
-    return ReembedWith(o, options_.vector_index).status();
+    return ReembedTenant(tenant, o, options_.vector_index).status();
   }
-  const EmbedderRecord& rec = *snap->embedder();
-  ATTEST_ASSIGN_OR_RETURN(EmbedderOptions active, ParseEmbedderConfigJson(rec.config_json));
-  ATTEST_ASSIGN_OR_RETURN(VectorIndexType active_index, ParseVectorIndexType(rec.config_json));
+  ATTEST_ASSIGN_OR_RETURN(EmbedderOptions active, ParseEmbedderConfigJson(rec->config_json));
+  ATTEST_ASSIGN_OR_RETURN(VectorIndexType active_index, ParseVectorIndexType(rec->config_json));
   const double growth = options_.embedder.retrain_growth;
-  if (IsCorpusKind(active.kind) && growth > 0 &&
-      double(stats.chunks) >= double(rec.trained_chunks) * (1.0 + growth)) {
-    spdlog::info("vectors: the corpus grew from {} to {} chunks since {} was trained; retraining", rec.trained_chunks,
-                 stats.chunks, rec.name);
+  if (IsCorpusKind(active.kind) && growth > 0 && double(chunks) >= double(rec->trained_chunks) * (1.0 + growth)) {
+    spdlog::info("vectors: tenant '{}' grew from {} to {} chunks since {} was trained; retraining", tenant,
+                 rec->trained_chunks, chunks, rec->name);
     active.min_chunks = options_.embedder.min_chunks;
     active.retrain_growth = growth;
     work.unlock();
-    return ReembedWith(active, active_index).status();
+    return ReembedTenant(tenant, active, active_index).status();
   }
-  return SyncActive(snap);
+  return SyncTenant(snap, tenant);
 }
 
-Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) { return ReembedWith(o, options_.vector_index); }
+Status VectorLeg::RunPolicy() {
+  Status first;
+  for (const auto& [tenant, chunks] : LiveChunksByTenant(*store_->Pin())) {
+    Status s = RunTenantPolicy(tenant);
+    if (!s.ok()) {
+      spdlog::warn("vectors: tenant '{}': {}", tenant, s.ToString());
+      if (first.ok()) first = s.WithContext("tenant '" + tenant + "'");
+    }
+  }
+  std::lock_guard<std::mutex> work(work_mu_);
+  Status removed = RemoveUnused();
+  return first.ok() ? removed : first;
+}
 
-Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorIndexType index) {
+Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
+  if (o.kind == EmbedderKind::kNone) return Status::InvalidArgument("reembed: the embedder is 'none'");
+  const std::map<std::string, uint64_t> tenants = LiveChunksByTenant(*store_->Pin());
+  if (tenants.empty()) return Status::InvalidArgument("reembed: the store has no chunks to learn from or embed");
+  ReembedReport total;
+  std::set<std::string> identities;
+  Status first;
+  // An explicit reembed trains every tenant, whatever the automatic threshold (min_chunks); a
+  // tenant whose model cannot be trained is reported and the others proceed.
+  for (const auto& [tenant, chunks] : tenants) {
+    auto r = ReembedTenant(tenant, o, options_.vector_index);
+    if (!r.ok()) {
+      spdlog::warn("vectors: reembed of tenant '{}' failed: {}", tenant, r.status().ToString());
+      total.skipped_tenants.push_back(tenant);
+      if (first.ok()) first = r.status().WithContext("tenant '" + tenant + "'");
+      continue;
+    }
+    identities.insert(r->embedder);
+    total.chunks += r->chunks;
+    total.embedded += r->embedded;
+    total.reused += r->reused;
+    total.train_seconds += r->train_seconds;
+    total.embed_seconds += r->embed_seconds;
+    total.model_bytes += r->model_bytes;
+    total.snapshot_version = r->snapshot_version;
+    total.tenants.push_back(tenant);
+  }
+  if (total.tenants.empty()) return first;
+  total.embedder = identities.size() == 1 ? *identities.begin()
+                                          : std::to_string(identities.size()) + " models (one per tenant)";
+  std::lock_guard<std::mutex> work(work_mu_);
+  ATTEST_RETURN_IF_ERROR(RemoveUnused());
+  return total;
+}
+
+Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const EmbedderOptions& o,
+                                               VectorIndexType index) {
   std::lock_guard<std::mutex> work(work_mu_);
   if (o.kind == EmbedderKind::kNone) return Status::InvalidArgument("reembed: the embedder is 'none'");
   ReembedReport report;
   std::shared_ptr<const Snapshot> snap = store_->Pin();
-  ATTEST_ASSIGN_OR_RETURN(StoreStats stats, snap->Stats());
-  if (stats.chunks == 0) return Status::InvalidArgument("reembed: the store has no chunks to learn from or embed");
+  const uint64_t chunks = LiveChunksByTenant(*snap)[tenant];
+  if (chunks == 0) return Status::InvalidArgument("reembed: tenant '" + tenant + "' has no chunks");
 
   std::shared_ptr<const Embedder> embedder;
   std::string model_file;
@@ -175,7 +260,7 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
     if (ec) return Status::IOError("cannot create " + models_dir_.string() + ": " + ec.message());
     const fs::path tmp = models_dir_ / ("training-" + std::to_string(::getpid()) + ".tmp-model");
     CorpusTrainingArgs args;
-    args.corpus = SnapshotCorpus(snap);
+    args.corpus = SnapshotCorpus(snap, tenant);
     args.model_path = tmp;
     args.threads = Threads();
     const auto t0 = std::chrono::steady_clock::now();
@@ -191,8 +276,9 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
     probe.config_json = EmbedderConfigJson(o, index);
     ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, LoadEmbedder(probe, models_dir_));
     embedder = std::move(e);
-    spdlog::info("vectors: trained {} on {} texts ({} tokens, vocabulary {}) in {:.2f} s; model {} bytes",
-                 info.identity.name, info.texts, info.tokens, info.vocabulary, report.train_seconds, info.model_bytes);
+    spdlog::info("vectors: trained {} for tenant '{}' on {} texts ({} tokens, vocabulary {}) in {:.2f} s; model {} bytes",
+                 info.identity.name, tenant, info.texts, info.tokens, info.vocabulary, report.train_seconds,
+                 info.model_bytes);
   } else {
     // A remote model: Create() learns its dimension from one probe call, then enforces it.
     ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateRemoteEmbedder(o, 0));
@@ -203,39 +289,35 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
   const auto t1 = std::chrono::steady_clock::now();
   VectorSyncArgs args;
   args.snapshot = snap.get();
+  args.tenant = tenant;
   args.embedder = embedder.get();
   args.index = IndexConfig(index);
   args.threads = Threads();
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
 
   EmbedderRecord rec;
+  rec.tenant = tenant;
   rec.key = id.Key();
   rec.name = id.name;
   rec.dim = id.dim;
   rec.version = id.version;
   rec.model_file = model_file;
   rec.config_json = EmbedderConfigJson(o, index);
-  rec.trained_chunks = stats.chunks;
+  rec.trained_chunks = chunks;
   {
     std::lock_guard<std::mutex> lock(mu_);
     embedders_[rec.key] = embedder;
   }
   ATTEST_ASSIGN_OR_RETURN(SnapshotVersion v, store_->ActivateEmbedder(rec));
   // Segments committed while the files were built: embed them now.
-  ATTEST_RETURN_IF_ERROR(SyncActive(store_->Pin()));
+  ATTEST_RETURN_IF_ERROR(SyncTenant(store_->Pin(), tenant));
   report.embed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   report.embedder = rec.name + " " + std::to_string(rec.dim) + " " + rec.version;
-  report.chunks = stats.chunks;
+  report.chunks = chunks;
   report.embedded = st.rows_embedded;
   report.reused = st.rows_reused;
   report.snapshot_version = v.get();
-
-  // Older models are no longer active anywhere a new pin can reach.
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(models_dir_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name != model_file) fs::remove(entry.path(), ec);
-  }
+  report.tenants.push_back(tenant);
   return report;
 }
 
@@ -277,18 +359,28 @@ Status VectorLeg::Wait() {
 }
 
 void VectorLeg::FillStats(const Snapshot& snap, EngineStats* stats) {
-  auto view = ViewOf(snap);
-  if (!view.ok() || !*view) return;
-  stats->embedder = (*view)->identity;
-  stats->vector_chunks = (*view)->covered_docs;
-  stats->vector_bytes = files_.BytesOf((*view)->segments, snap.embedder()->key);
-  auto type = ParseVectorIndexType(snap.embedder()->config_json);
-  if (type.ok()) stats->vector_index = VectorIndexTypeName(*type);
-  std::error_code ec;
-  if (!snap.embedder()->model_file.empty()) {
-    uintmax_t n = fs::file_size(models_dir_ / snap.embedder()->model_file, ec);
-    if (!ec) stats->model_bytes = n;
+  std::set<std::string> identities, kinds;
+  for (const auto& [tenant, rec] : snap.embedders()) {
+    auto view = ViewOf(snap, tenant);
+    if (!view.ok() || !*view) continue;
+    identities.insert((*view)->identity);
+    stats->vector_chunks += (*view)->covered_docs;
+    stats->vector_bytes += files_.BytesOf((*view)->segments, rec.key);
+    auto type = ParseVectorIndexType(rec.config_json);
+    if (type.ok()) kinds.insert(VectorIndexTypeName(*type));
+    std::error_code ec;
+    if (!rec.model_file.empty()) {
+      uintmax_t n = fs::file_size(models_dir_ / rec.model_file, ec);
+      if (!ec) stats->model_bytes += n;
+    }
   }
+  stats->embedder_tenants = snap.embedders().size();
+  if (identities.size() == 1) {
+    stats->embedder = *identities.begin();
+  } else if (!identities.empty()) {
+    stats->embedder = std::to_string(identities.size()) + " models (one per tenant)";
+  }
+  for (const auto& k : kinds) stats->vector_index += (stats->vector_index.empty() ? "" : ",") + k;
 }
 
 }  // namespace attest

@@ -1,15 +1,18 @@
 // The engine's vector leg: which embedder is active, its model and vector files, training and
 // re-embedding, and the per-snapshot view that searches use.
 //
-// Lifecycle (docs/design.md, "Vector leg"):
-//   - After an ingestion, AfterIngest() applies the policy: with no active embedder, a corpus model
-//     is trained once the corpus has EmbedderOptions::min_chunks chunks (a remote embedder is
-//     adopted at once); an active corpus model is retrained when the corpus has grown by
-//     retrain_growth since it was trained; otherwise the vector files of new segments are built
-//     (rows of merged-away segments are reused, not embedded again).
-//   - Reembed() trains (or adopts) a new embedder, builds the vector files of every segment for it,
-//     then switches with Store::ActivateEmbedder: a snapshot of its own. Searches pinned before the
-//     switch keep the old embedder; segments committed during the build are embedded right after.
+// Every tenant has an embedder of its own (docs/design.md, "Vector leg"): a corpus model is trained
+// on that tenant's text only, so what one tenant stores never changes another tenant's vectors.
+// Lifecycle, per tenant:
+//   - After an ingestion, AfterIngest() applies the policy to every tenant: with no active embedder,
+//     a corpus model is trained once the tenant has EmbedderOptions::min_chunks chunks (a remote
+//     embedder is adopted at once); an active corpus model is retrained when the tenant's corpus has
+//     grown by retrain_growth since it was trained; otherwise the vector files of the tenant's new
+//     segments are built (rows of merged-away segments are reused, not embedded again).
+//   - Reembed() trains (or adopts) a new embedder for each tenant, builds the vector files of the
+//     tenant's segments for it, then switches with Store::ActivateEmbedder: a snapshot of its own.
+//     Searches pinned before the switch keep the old embedder; segments committed during the build
+//     are embedded right after.
 //   - With EngineOptions::background_vectors, that work runs on one background thread; searches are
 //     never blocked by it.
 //
@@ -45,25 +48,30 @@ class VectorLeg {
   VectorLeg(Store* store, const EngineOptions& options);
   ~VectorLeg();
 
-  // The view of `snap`; null when no embedder is active at it. Cached per snapshot version.
-  Result<std::shared_ptr<const VectorView>> ViewOf(const Snapshot& snap);
+  // The view of `tenant` at `snap`; null when the tenant has no active embedder at it. Cached per
+  // snapshot version and tenant.
+  Result<std::shared_ptr<const VectorView>> ViewOf(const Snapshot& snap, const std::string& tenant);
   // Embeds a query with the view's embedder (cached by text and identity).
   Result<std::vector<float>> EmbedQuery(const VectorView& view, const std::string& text);
 
   Status AfterIngest();
+  // Retrains (or re-adopts) the embedder of every tenant of the store.
   Result<ReembedReport> Reembed(const EmbedderOptions& options);
   Status Wait();
 
-  // Statistics for `attest stats`.
+  // Statistics for `attest stats` (summed over tenants).
   void FillStats(const Snapshot& snap, EngineStats* stats);
   const QueryEmbeddingCache& query_cache() const { return query_cache_; }
 
  private:
   Status RunPolicy();
-  Status SyncActive(const std::shared_ptr<const Snapshot>& snap);
+  Status RunTenantPolicy(const std::string& tenant);
+  Status SyncTenant(const std::shared_ptr<const Snapshot>& snap, const std::string& tenant);
+  // Removes vector files and models that no tenant's active embedder uses.
+  Status RemoveUnused();
   Result<std::shared_ptr<const Embedder>> EmbedderOf(const EmbedderRecord& rec);
   VectorIndexConfig IndexConfig(VectorIndexType type) const;
-  Result<ReembedReport> ReembedWith(const EmbedderOptions& options, VectorIndexType index);
+  Result<ReembedReport> ReembedTenant(const std::string& tenant, const EmbedderOptions& options, VectorIndexType index);
   unsigned Threads() const;
 
   Store* store_;
@@ -74,8 +82,7 @@ class VectorLeg {
 
   std::mutex mu_;  // guards the caches below
   std::map<std::string, std::shared_ptr<const Embedder>> embedders_;  // by identity key
-  std::shared_ptr<const VectorView> last_view_;
-  uint64_t last_view_version_ = 0;
+  std::map<std::string, std::pair<uint64_t, std::shared_ptr<const VectorView>>> last_views_;  // by tenant
 
   std::mutex work_mu_;  // one training/sync at a time
   std::mutex bg_mu_;
@@ -85,7 +92,11 @@ class VectorLeg {
   bool bg_running_ = false;
 };
 
-// Streams the text of every live chunk of `snap` (title, section, body) for corpus training.
-CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap);
+// Streams the text of every live chunk of `tenant` at `snap` (title, section, body) for corpus
+// training.
+CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap, const std::string& tenant);
+
+// The tenants with chunks at `snap` and their live chunk counts.
+std::map<std::string, uint64_t> LiveChunksByTenant(const Snapshot& snap);
 
 }  // namespace attest

@@ -3,6 +3,8 @@
 #include "common/file_util.h"
 #include "lexical/segment_impl.h"
 
+#include <cstring>
+
 namespace attest {
 
 Segment::Segment(std::unique_ptr<SegmentImpl> impl) : impl_(std::move(impl)) {}
@@ -16,6 +18,16 @@ Result<std::shared_ptr<const Segment>> Segment::Open(const std::filesystem::path
   if (!impl.ok()) return impl.status().WithContext(path.string());
   return std::shared_ptr<const Segment>(new Segment(std::move(impl).value()));
 }
+
+Result<uint32_t> Segment::FileFormatVersion(const std::filesystem::path& path) {
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<MappedFile> file, MappedFile::Open(path));
+  if (file->size() < segfmt::kHeaderSize || std::memcmp(file->data(), segfmt::kMagic, 8) != 0) {
+    return Status::Corruption("segment: " + path.string() + " has no segment header");
+  }
+  return segfmt::Load32(file->data() + 8);
+}
+
+uint32_t Segment::CurrentFormatVersion() { return segfmt::kFormatVersion; }
 
 Result<std::shared_ptr<const Segment>> Segment::FromBytes(std::string bytes, const SegmentOpenOptions& options) {
   auto owner = std::make_shared<const std::string>(std::move(bytes));
@@ -37,6 +49,11 @@ uint32_t Segment::doc_freq(std::string_view term) const {
 uint64_t Segment::total_field_length(Field f) const { return impl_->total_len(static_cast<int>(f)); }
 uint64_t Segment::file_size() const { return impl_->file_size(); }
 uint32_t Segment::content_crc() const { return impl_->content_crc(); }
+
+std::optional<std::string> Segment::sole_tenant() const {
+  if (impl_->num_docs() == 0 || impl_->num_values(AttrFamily::kTenant) != 1) return std::nullopt;
+  return std::string(impl_->value(AttrFamily::kTenant, 0));
+}
 
 ChunkAttributes Segment::attributes(LocalDoc local) const {
   const SegmentImpl& s = *impl_;

@@ -37,6 +37,11 @@ class Segment {
   // Maps and validates a segment file (magic, version, checksum, section bounds).
   static Result<std::shared_ptr<const Segment>> Open(const std::filesystem::path& path,
                                                      const SegmentOpenOptions& options = {});
+  // The format version in a segment file's header (after checking its magic), without validating
+  // the rest: lets a store find files of an older format to migrate.
+  static Result<uint32_t> FileFormatVersion(const std::filesystem::path& path);
+  // The version this build writes (and the only one it reads).
+  static uint32_t CurrentFormatVersion();
   // Validates and adopts an in-memory image (tests, benchmarks).
   static Result<std::shared_ptr<const Segment>> FromBytes(std::string bytes, const SegmentOpenOptions& options = {});
   ~Segment();
@@ -53,6 +58,9 @@ class Segment {
   // identifies the content (the store's catalog records it). Note that the CRC of the whole file
   // would not: a message followed by its own CRC always has the same CRC (the CRC residue).
   uint32_t content_crc() const;
+  // The tenant of every chunk, when they share one (the store writes one tenant per segment);
+  // nullopt for an empty segment or one that mixes tenants.
+  std::optional<std::string> sole_tenant() const;
   // Reads back the attributes of one chunk (for tests and for `attest stats`).
   ChunkAttributes attributes(LocalDoc local) const;
 

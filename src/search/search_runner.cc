@@ -150,6 +150,9 @@ Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
   LexicalFilter out;
   out.tenant = f.tenant;
   out.groups = f.groups;
+  out.labels = f.labels;
+  // A clearance the engine did not resolve admits nothing: never fall open to every label.
+  if (f.clearance && !f.labels) out.labels = std::vector<std::string>{};
   out.source_types = f.source_types;
   out.sites = f.sites;
   out.versions = f.versions;

@@ -7,7 +7,8 @@
 namespace attest {
 namespace {
 
-// Schema version 2 (version 1 lacked the embedders table; see MigrateFrom1). Every statement is idempotent-free: run once on an empty database.
+// Schema version 4 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
+// embedders.tenant; see the MigrateFrom functions). Run once on an empty database.
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,
@@ -32,6 +33,7 @@ CREATE TABLE documents(
   language         TEXT NOT NULL,
   acl_json         TEXT NOT NULL,
   feed             TEXT NOT NULL DEFAULT '',
+  access_label     TEXT NOT NULL DEFAULT '',
   sha256           TEXT NOT NULL,
   bytes            INTEGER NOT NULL,
   chunk_count      INTEGER NOT NULL,
@@ -68,11 +70,13 @@ CREATE TABLE embedders(
   version            TEXT NOT NULL,
   model_file         TEXT NOT NULL,
   config_json        TEXT NOT NULL,
-  trained_chunks     INTEGER NOT NULL
+  trained_chunks     INTEGER NOT NULL,
+  tenant             TEXT
 );
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
+CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 3), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 4), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
@@ -121,6 +125,7 @@ Result<DocumentRecord> ReadDocument(const SqliteStmt& st, int c) {
   d.chunk_count = static_cast<uint32_t>(st.ColumnU64(c + 14));
   d.created = SnapshotVersion(st.ColumnU64(c + 15));
   d.feed = st.ColumnText(c + 16);
+  d.access_label = st.ColumnText(c + 17);
   return d;
 }
 
@@ -158,8 +163,21 @@ Status Catalog::InitializeOrCheck() {
   ATTEST_RETURN_IF_ERROR(CheckSchema());
   ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
   if (uv == 1) ATTEST_RETURN_IF_ERROR(MigrateFrom1());
-  if (uv <= 2) return MigrateFrom2();
+  if (uv <= 2) ATTEST_RETURN_IF_ERROR(MigrateFrom2());
+  if (uv <= 3) return MigrateFrom3();
   return Status::Ok();
+}
+
+Status Catalog::MigrateFrom3() {
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+ALTER TABLE documents ADD COLUMN access_label TEXT NOT NULL DEFAULT '';
+ALTER TABLE embedders ADD COLUMN tenant TEXT;
+CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
+UPDATE meta SET value = 4 WHERE key = 'schema_version';
+PRAGMA user_version = 4;)sql"));
+  schema_ = 0;
+  return txn->Commit();
 }
 
 Status Catalog::MigrateFrom1() {
@@ -191,38 +209,44 @@ PRAGMA user_version = 3;)sql"));
 
 Status Catalog::InsertEmbedder(const EmbedderRecord& rec) {
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(
-      "INSERT INTO embedders(activated_snapshot, key, name, dim, version, model_file, config_json, trained_chunks) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+      "INSERT INTO embedders(activated_snapshot, key, name, dim, version, model_file, config_json, trained_chunks, "
+      "tenant) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
   st->Bind(1, rec.activated.get()).Bind(2, std::string_view(rec.key)).Bind(3, std::string_view(rec.name));
   st->Bind(4, uint64_t{rec.dim}).Bind(5, std::string_view(rec.version)).Bind(6, std::string_view(rec.model_file));
-  st->Bind(7, std::string_view(rec.config_json)).Bind(8, rec.trained_chunks);
+  st->Bind(7, std::string_view(rec.config_json)).Bind(8, rec.trained_chunks).Bind(9, std::string_view(rec.tenant));
   return st->Run();
 }
 
-Result<std::optional<EmbedderRecord>> Catalog::ActiveEmbedder(SnapshotVersion v) {
-  // A version-1 catalog opened read-only has no embedders table (the writer migrates it).
-  ATTEST_ASSIGN_OR_RETURN(int64_t has, QueryInt(db_, "SELECT count(*) FROM sqlite_master WHERE name = 'embedders'", 0));
-  if (has == 0) return std::optional<EmbedderRecord>();
+Result<std::map<std::string, EmbedderRecord>> Catalog::ActiveEmbedders(SnapshotVersion v) {
+  std::map<std::string, EmbedderRecord> out;
+  // A catalog a writer has not migrated yet (opened read-only) has no per-tenant embedders.
+  ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
+  if (uv < 4) return out;
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(
-      "SELECT activated_snapshot, key, name, dim, version, model_file, config_json, trained_chunks "
-      "FROM embedders WHERE activated_snapshot <= ?1 ORDER BY activated_snapshot DESC LIMIT 1"));
+      "SELECT e.activated_snapshot, e.key, e.name, e.dim, e.version, e.model_file, e.config_json, e.trained_chunks, "
+      "e.tenant FROM embedders e WHERE e.tenant IS NOT NULL AND e.activated_snapshot = "
+      "(SELECT max(x.activated_snapshot) FROM embedders x WHERE x.tenant = e.tenant AND x.activated_snapshot <= ?1)"));
   st->Bind(1, v.get());
-  ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
-  if (!row) return std::optional<EmbedderRecord>();
-  EmbedderRecord r;
-  r.activated = SnapshotVersion(st->ColumnU64(0));
-  r.key = st->ColumnText(1);
-  r.name = st->ColumnText(2);
-  r.dim = static_cast<uint32_t>(st->ColumnU64(3));
-  r.version = st->ColumnText(4);
-  r.model_file = st->ColumnText(5);
-  r.config_json = st->ColumnText(6);
-  r.trained_chunks = st->ColumnU64(7);
-  if (r.key.empty() || r.dim == 0 || r.dim > 65536) {
-    return Status::Corruption("catalog: embedder activated at snapshot " + std::to_string(r.activated.get()) +
-                              " has an empty key or a dimension of " + std::to_string(r.dim));
+  while (true) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    EmbedderRecord r;
+    r.activated = SnapshotVersion(st->ColumnU64(0));
+    r.key = st->ColumnText(1);
+    r.name = st->ColumnText(2);
+    r.dim = static_cast<uint32_t>(st->ColumnU64(3));
+    r.version = st->ColumnText(4);
+    r.model_file = st->ColumnText(5);
+    r.config_json = st->ColumnText(6);
+    r.trained_chunks = st->ColumnU64(7);
+    r.tenant = st->ColumnText(8);
+    if (r.key.empty() || r.dim == 0 || r.dim > 65536) {
+      return Status::Corruption("catalog: embedder activated at snapshot " + std::to_string(r.activated.get()) +
+                                " has an empty key or a dimension of " + std::to_string(r.dim));
+    }
+    out[r.tenant] = std::move(r);
   }
-  return std::optional<EmbedderRecord>(std::move(r));
+  return out;
 }
 
 Status Catalog::CheckSchema() {
@@ -335,13 +359,14 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
   ATTEST_ASSIGN_OR_RETURN(
       StmtRef st,
       db_.Prepare("INSERT INTO documents(num, tenant, id, url, title, site, published, updated, version, "
-                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed, access_label) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
   st->Bind(1, d.num.get()).Bind(2, d.tenant).Bind(3, d.id).Bind(4, d.url).Bind(5, d.title).Bind(6, d.site);
   st->Bind(7, d.published).Bind(8, d.updated).Bind(9, d.version).Bind(10, d.source_type).Bind(11, d.language);
   std::string acl_text = acl.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   st->Bind(12, acl_text).Bind(13, d.sha256).Bind(14, d.bytes);
   st->Bind(15, static_cast<int64_t>(d.chunk_count)).Bind(16, created.get()).Bind(17, d.feed);
+  st->Bind(18, d.access_label);
   return st->Run();
 }
 
@@ -401,7 +426,7 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
       StmtRef st, db_.Prepare(std::string("SELECT c.id, c.doc_num, c.ordinal, c.section_path, c.text, ") +
                               "d.num, d.tenant, d.id, d.url, d.title, d.site, d.published, d.updated, d.version, "
                               "d.source_type, d.language, d.acl_json, d.sha256, d.bytes, d.chunk_count, "
-                              "d.created_snapshot, d.feed FROM chunks c JOIN documents d ON d.num = c.doc_num "
+                              "d.created_snapshot, d.feed, d.access_label FROM chunks c JOIN documents d ON d.num = c.doc_num "
                               "WHERE c.segment_id IN (SELECT value FROM json_each(?1)) "
                               "AND c.deleted_snapshot IS NULL ORDER BY c.id"));
   st->Bind(1, JsonIds(segments));
@@ -419,19 +444,31 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
   return Status::Ok();
 }
 
-Status Catalog::MoveLiveChunksAndDrop(std::span<const SegmentId> from, SegmentId to, SnapshotVersion v) {
-  std::string ids = JsonIds(from);
+Status Catalog::MoveLiveChunksOfTenant(std::span<const SegmentId> from, std::string_view tenant, SegmentId to) {
+  ATTEST_ASSIGN_OR_RETURN(
+      StmtRef st, db_.Prepare("UPDATE chunks SET segment_id = ?2 WHERE segment_id IN (SELECT value FROM json_each(?1)) "
+                              "AND deleted_snapshot IS NULL AND doc_num IN (SELECT num FROM documents WHERE tenant = ?3)"));
+  st->Bind(1, JsonIds(from)).Bind(2, to.get()).Bind(3, tenant);
+  return st->Run();
+}
+
+Status Catalog::DropSegments(std::span<const SegmentId> ids, SnapshotVersion v) {
+  const std::string json = JsonIds(ids);
   {
-    ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("UPDATE chunks SET segment_id = ?2 WHERE segment_id IN "
+    ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT count(*) FROM chunks WHERE segment_id IN "
                                                     "(SELECT value FROM json_each(?1)) AND deleted_snapshot IS NULL"));
-    st->Bind(1, ids).Bind(2, to.get());
-    ATTEST_RETURN_IF_ERROR(st->Run());
+    st->Bind(1, json);
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (row && st->ColumnU64(0) != 0) {
+      return Status::Internal("merge: " + std::to_string(st->ColumnU64(0)) + " live chunks were not moved out of "
+                              "the merged segments");
+    }
   }
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("UPDATE segments SET dropped_snapshot = ?2 WHERE id IN "
                                                   "(SELECT value FROM json_each(?1)) AND dropped_snapshot IS NULL"));
-  st->Bind(1, ids).Bind(2, v.get());
+  st->Bind(1, json).Bind(2, v.get());
   ATTEST_RETURN_IF_ERROR(st->Run());
-  if (static_cast<size_t>(db_.changes()) != from.size()) {
+  if (static_cast<size_t>(db_.changes()) != ids.size()) {
     return Status::Internal("merge: some merged segments were not live");
   }
   return Status::Ok();
@@ -498,12 +535,14 @@ Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotV
 }
 
 std::string Catalog::DocColumns() {
-  // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column.
+  // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column,
+  // version 3 no `access_label`.
   if (schema_ == 0) {
     auto uv = QueryInt(db_, "PRAGMA user_version", kCatalogSchemaVersion);
     schema_ = uv.ok() ? static_cast<int>(*uv) : kCatalogSchemaVersion;
   }
-  return std::string(kDocColumns) + (schema_ >= 3 ? "feed" : "'' AS feed");
+  return std::string(kDocColumns) + (schema_ >= 3 ? "feed" : "'' AS feed") +
+         (schema_ >= 4 ? ", access_label" : ", '' AS access_label");
 }
 
 Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotVersion v) {

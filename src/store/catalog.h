@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,7 +24,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 3;
+inline constexpr int kCatalogSchemaVersion = 4;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -82,8 +83,9 @@ class Catalog {
   Status InsertSegment(const SegmentRow& row);
   // Records `rec` as active from rec.activated on.
   Status InsertEmbedder(const EmbedderRecord& rec);
-  // The embedder active at `v` (the latest activated at or before it), if any.
-  Result<std::optional<EmbedderRecord>> ActiveEmbedder(SnapshotVersion v);
+  // The embedder of each tenant active at `v` (per tenant, the latest activated at or before it).
+  // Rows of schema 3 and older name no tenant: they are history and never active.
+  Result<std::map<std::string, EmbedderRecord>> ActiveEmbedders(SnapshotVersion v);
 
   // --- writer: open, merge, purge ---
   Result<std::vector<SegmentRow>> LiveSegments();
@@ -92,8 +94,10 @@ class Catalog {
   // Calls `fn` for each live chunk of `segments`, in ChunkId order, with its document.
   Status ForEachLiveChunk(std::span<const SegmentId> segments,
                           const std::function<Status(const ChunkRecord&, const DocumentRecord&)>& fn);
-  // Points the live chunks of `from` at `to`, and marks `from` dropped at `v`.
-  Status MoveLiveChunksAndDrop(std::span<const SegmentId> from, SegmentId to, SnapshotVersion v);
+  // Points the live chunks of `from` whose document belongs to `tenant` at `to`.
+  Status MoveLiveChunksOfTenant(std::span<const SegmentId> from, std::string_view tenant, SegmentId to);
+  // Marks `ids` dropped at `v`; fails with kInternal when a live chunk still points at one of them.
+  Status DropSegments(std::span<const SegmentId> ids, SnapshotVersion v);
   // Forgets rows no snapshot at or after `horizon` can see: deletes deleted chunks (deleted_snapshot
   // <= horizon) outside live segments, clears the text of those inside live segments (their rows
   // remain as tombstones), and deletes dropped segment rows nothing references any more.
@@ -117,6 +121,7 @@ class Catalog {
   Status CreateSchema();
   Status MigrateFrom1();
   Status MigrateFrom2();
+  Status MigrateFrom3();
   std::string DocColumns();  // the document columns this catalog's schema has
   SqliteDb& db_;
   int schema_ = 0;           // PRAGMA user_version, read on first use

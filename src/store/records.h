@@ -27,6 +27,9 @@ struct DocumentRecord {
   std::string source_type;
   std::string language;
   std::vector<std::string> acl_groups;
+  // Access label (docs/security.md): "" = unlabelled, the lowest configured level; otherwise one of
+  // the configured levels (e.g. public < internal < confidential < restricted).
+  std::string access_label;
   // Non-empty for a document that is an authoritative feed of this kind, e.g. "versions": the
   // product's list of current releases, against which answers about "latest" check freshness.
   std::string feed;
@@ -47,6 +50,7 @@ struct ChunkRecord {
 // The embedder whose vectors a snapshot's vector leg uses (docs/store_format.md, "embedders").
 // Activating one is a commit of its own: every snapshot from `activated` on uses it, until the next.
 struct EmbedderRecord {
+  std::string tenant;       // whose chunks it embeds (corpus models are trained on that tenant's text only)
   std::string key;          // EmbedderIdentity::Key()
   std::string name;
   uint32_t dim = 0;

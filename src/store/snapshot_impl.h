@@ -30,7 +30,7 @@ class SnapshotImpl final : public Snapshot {
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;
   Result<StoreStats> Stats() const override;
   Result<int64_t> CommittedAtUnixMs() const override;
-  const std::optional<EmbedderRecord>& embedder() const override { return state_->embedder; }
+  const std::map<std::string, EmbedderRecord>& embedders() const override { return state_->embedders; }
 
  private:
   std::shared_ptr<const StoreState> state_;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -111,8 +112,15 @@ class Snapshot {
   virtual Result<StoreStats> Stats() const = 0;
   // When this snapshot was committed (Unix milliseconds): the "as of" time of answers read from it.
   virtual Result<int64_t> CommittedAtUnixMs() const = 0;
-  // The embedder whose vectors this snapshot's vector leg uses, if one was ever activated.
-  virtual const std::optional<EmbedderRecord>& embedder() const = 0;
+  // The embedders whose vectors this snapshot's vector leg uses, by tenant (docs/store_format.md,
+  // "embedders"): each tenant's chunks are embedded by its own model. A tenant without one has no
+  // vector leg yet.
+  virtual const std::map<std::string, EmbedderRecord>& embedders() const = 0;
+  // The embedder of `tenant` at this snapshot, or null.
+  const EmbedderRecord* embedder(const std::string& tenant) const {
+    auto it = embedders().find(tenant);
+    return it == embedders().end() ? nullptr : &it->second;
+  }
   // The segments of this snapshot with their deletions (the lexical searcher's views).
   const std::vector<SegmentView>& segments() const { return lexical().segments(); }
 };
@@ -126,8 +134,10 @@ class Store {
   // Atomically applies the batch; returns the new snapshot version (unchanged when nothing changed).
   // Deletes apply before upserts (so a batch can delete a key and add it again); when several
   // upserts name the same key, the last one wins and the earlier ones are ignored (not counted).
-  // The filter attributes of each IndexedChunk (tenant, ACL, source type, site, version, date) are
-  // overwritten from its document's record, which is their single source of truth.
+  // The filter attributes of each IndexedChunk (tenant, ACL, access label, source type, site,
+  // version, date) are overwritten from its document's record, which is their single source of truth.
+  // Each tenant's chunks go to segments of their own (merges never mix tenants), so what one tenant
+  // stores never changes another tenant's segments, statistics or vector indexes.
   // Fails with kInvalidArgument for a malformed batch (empty id or sha256, chunks/indexed size
   // mismatch) and on a read-only store; on any failure nothing is applied.
   virtual Result<CommitResult> Commit(WriteBatch batch) = 0;
@@ -139,8 +149,8 @@ class Store {
   // An id at or below that of every segment written from now on and above every current one (the
   // start of a bulk load).
   virtual SegmentId NextSegmentId() const = 0;
-  // Commits a snapshot that switches the vector leg to `record` (its `activated` is set here).
-  // The caller has written the vector files of every live segment for it beforehand.
+  // Commits a snapshot that switches the vector leg of `record.tenant` to `record` (its `activated`
+  // is set here). The caller has written the vector files of that tenant's live segments beforehand.
   virtual Result<SnapshotVersion> ActivateEmbedder(EmbedderRecord record) = 0;
   // The data directory (vector files and models live beside the catalog).
   virtual const std::filesystem::path& dir() const = 0;

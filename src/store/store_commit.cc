@@ -1,6 +1,7 @@
 // Store::Commit: the commit protocol (docs/store_format.md, "Commit").
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -110,9 +111,14 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     last[{batch.upserts[i].record.tenant, batch.upserts[i].record.id}] = i;
   }
 
-  const SegmentId seg_id(meta.next_segment_id);
-  SegmentWriter writer;
-  std::vector<DocNum> new_docs;  // document of each chunk added to `writer`
+  // Each tenant's chunks go to a segment of their own: a tenant's segments, and so its statistics,
+  // merges and vector indexes, never depend on what other tenants store.
+  struct NewSegment {
+    SegmentId id;
+    SegmentWriter writer;
+    std::vector<DocNum> docs;  // document of each chunk added to `writer`
+  };
+  std::map<std::string, NewSegment> by_tenant;
   for (size_t i = 0; i < batch.upserts.size(); ++i) {
     PreparedDocument& doc = batch.upserts[i];
     DocumentRecord& rec = doc.record;
@@ -136,30 +142,35 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
       IndexedChunk& ic = doc.indexed[j];
       ic.id = ChunkId(meta.next_chunk_id++);
       ApplyDocumentAttributes(rec, &ic.attrs);
+      auto seg = by_tenant.find(rec.tenant);
+      if (seg == by_tenant.end()) {
+        seg = by_tenant.try_emplace(rec.tenant).first;
+        seg->second.id = SegmentId(meta.next_segment_id++);
+      }
       const TextChunk& tc = doc.chunks[j];
       ATTEST_RETURN_IF_ERROR(cat.InsertChunk(ChunkRecord{ic.id, rec.num, tc.ordinal, tc.section_path, tc.text},
-                                             seg_id, v));
-      Status added = writer.Add(ic);
+                                             seg->second.id, v));
+      Status added = seg->second.writer.Add(ic);
       if (!added.ok()) return added.WithContext("indexing " + KeyText(rec.tenant, rec.id));
-      new_docs.push_back(rec.num);
+      seg->second.docs.push_back(rec.num);
       ++result.chunks_added;
     }
   }
 
   if (result.added + result.replaced + result.deleted == 0) return result;  // nothing changed: rolls back
 
-  NewFileGuard guard;
-  std::shared_ptr<SegmentFile> new_file;
-  if (writer.num_chunks() > 0) {
-    meta.next_segment_id++;
-    std::string image = writer.Serialize();
-    std::filesystem::path path = dir_.segment_path(seg_id);
-    ATTEST_RETURN_IF_ERROR(Fault("commit.before_segment_write"));
-    guard.Arm(path);
+  std::vector<NewFileGuard> guards(by_tenant.size());
+  std::vector<std::shared_ptr<SegmentFile>> new_files;
+  if (!by_tenant.empty()) ATTEST_RETURN_IF_ERROR(Fault("commit.before_segment_write"));
+  for (auto& [tenant, seg] : by_tenant) {
+    std::string image = seg.writer.Serialize();
+    std::filesystem::path path = dir_.segment_path(seg.id);
+    guards[new_files.size()].Arm(path);
     ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
-    ATTEST_ASSIGN_OR_RETURN(new_file, SegmentFile::Open(seg_id, path, std::move(new_docs)));
-    ATTEST_RETURN_IF_ERROR(cat.InsertSegment(SegmentRow{seg_id, DataDir::SegmentFileName(seg_id),
-                                                        writer.num_chunks(), image.size(), new_file->raw().content_crc(), v}));
+    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<SegmentFile> file, SegmentFile::Open(seg.id, path, std::move(seg.docs)));
+    ATTEST_RETURN_IF_ERROR(cat.InsertSegment(SegmentRow{seg.id, DataDir::SegmentFileName(seg.id), seg.writer.num_chunks(),
+                                                        image.size(), file->raw().content_crc(), v}));
+    new_files.push_back(std::move(file));
   }
   ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "commit"));
   meta.snapshot_version = v.get();
@@ -174,7 +185,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     if (!now.ok() || now->snapshot_version != v.get()) return committed;
     spdlog::warn("store: COMMIT reported '{}' but version {} is in the catalog", committed.ToString(), v.get());
   }
-  guard.Disarm();
+  for (NewFileGuard& g : guards) g.Disarm();
   result.version = v;
   (void)Fault("commit.after_catalog_commit");  // crash tests only: the commit is already durable
 
@@ -182,13 +193,15 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   // segments that gained tombstones.
   auto next = std::make_shared<StoreState>();
   next->version = v;
-  next->embedder = current->embedder;
+  next->embedders = current->embedders;
   next->views = current->views;
   next->files = current->files;
-  if (new_file) {
-    next->views.push_back(SegmentView{seg_id, new_file->segment(), nullptr});
-    next->files[seg_id] = new_file;
+  for (const auto& file : new_files) {
+    next->views.push_back(SegmentView{file->id(), file->segment(), nullptr});
+    next->files[file->id()] = file;
   }
+  std::sort(next->views.begin(), next->views.end(),
+            [](const SegmentView& a, const SegmentView& b) { return a.id < b.id; });
   std::map<SegmentId, std::vector<ChunkId>> by_segment;
   for (const ChunkLocation& t : tombstones) by_segment[t.segment].push_back(t.id);
   for (SegmentView& view : next->views) {
@@ -228,7 +241,8 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
   SnapshotVersion v(meta.snapshot_version + 1);
   record.activated = v;
   ATTEST_RETURN_IF_ERROR(cat.InsertEmbedder(record));
-  ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "embedder " + record.name + " " + record.key));
+  ATTEST_RETURN_IF_ERROR(
+      cat.InsertSnapshot(v, "embedder " + record.name + " " + record.key + " tenant '" + record.tenant + "'"));
   meta.snapshot_version = v.get();
   ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
   ATTEST_RETURN_IF_ERROR(txn->Commit());
@@ -237,7 +251,8 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
   next->version = v;
   next->views = current->views;
   next->files = current->files;
-  next->embedder = std::move(record);
+  next->embedders = current->embedders;
+  next->embedders[record.tenant] = std::move(record);
   next->Seal();
   Publish(std::move(next));
   return v;

@@ -4,6 +4,8 @@
 #include <set>
 #include <system_error>
 
+#include <spdlog/spdlog.h>
+
 #include "store/snapshot_impl.h"
 
 namespace attest {
@@ -14,6 +16,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) { return
 void ApplyDocumentAttributes(const DocumentRecord& doc, ChunkAttributes* attrs) {
   attrs->tenant = doc.tenant;
   attrs->acl_groups = doc.acl_groups;
+  attrs->access_label = doc.access_label;
   attrs->source_type = doc.source_type;
   attrs->site = doc.site;
   attrs->version = doc.version;
@@ -89,6 +92,7 @@ Status StoreImpl::OpenWriter() {
     ATTEST_RETURN_IF_ERROR(cat.Purge(SnapshotVersion(meta.snapshot_version)).status());
     ATTEST_RETURN_IF_ERROR(txn->Commit());
   }
+  ATTEST_RETURN_IF_ERROR(MigrateOldSegments(cat));
   {
     ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/false));
     ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
@@ -149,7 +153,13 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
       return Status::Corruption("segment file " + path.string() + " listed in the catalog is missing");
     }
     ATTEST_ASSIGN_OR_RETURN(auto chunk_docs, cat.ChunkDocumentsOfSegment(row.id));
-    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<SegmentFile> file, SegmentFile::Reopen(row.id, path, row.crc, chunk_docs));
+    auto reopened = SegmentFile::Reopen(row.id, path, row.crc, chunk_docs);
+    if (!reopened.ok() && reopened.status().code() == StatusCode::kUnsupported) {
+      return reopened.status().WithContext(
+          "the store holds segments of an older format: open it for writing once (for example `attest migrate`) "
+          "to upgrade them");
+    }
+    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<SegmentFile> file, std::move(reopened));
     if (file->raw().num_docs() != row.num_docs || file->raw().file_size() != row.bytes) {
       return Status::Corruption("segment file " + path.string() + " has " + std::to_string(file->raw().num_docs()) +
                                 " chunks and " + std::to_string(file->raw().file_size()) +
@@ -176,10 +186,36 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
     bits->Set(*local);
   }
   for (auto& [id, bits] : deleted) state->views[index[id]].deleted = std::move(bits);
-  ATTEST_ASSIGN_OR_RETURN(state->embedder, cat.ActiveEmbedder(version));
+  ATTEST_ASSIGN_OR_RETURN(state->embedders, cat.ActiveEmbedders(version));
   state->Seal();
   Publish(std::move(state));
   return Status::Ok();
+}
+
+Status StoreImpl::MigrateOldSegments(Catalog& cat) {
+  ATTEST_ASSIGN_OR_RETURN(std::vector<SegmentRow> rows, cat.LiveSegments());
+  std::vector<SegmentId> old;
+  for (const SegmentRow& row : rows) {
+    auto version = Segment::FileFormatVersion(dir_.segment_path(row.id));
+    if (version.ok() && *version < Segment::CurrentFormatVersion()) old.push_back(row.id);
+  }
+  if (old.empty()) return Status::Ok();
+  if (!options_.reindex) {
+    return Status::Unsupported(std::to_string(old.size()) + " segment(s) of an older format need re-indexing, "
+                               "which this store was opened without");
+  }
+  spdlog::info("store: upgrading {} segment(s) of an older format (re-indexing their chunks, one segment per tenant)",
+               old.size());
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+  ATTEST_ASSIGN_OR_RETURN(auto files, RebuildLocked(cat, old, meta, SnapshotVersion(meta.snapshot_version)));
+  Status s = cat.WriteMeta(meta);
+  if (s.ok()) s = txn->Commit();
+  if (!s.ok()) {
+    for (auto& f : files) f->MarkObsolete();
+    return s.WithContext("upgrading segments of an older format");
+  }
+  return Status::Ok();  // the old files are removed below as unreferenced
 }
 
 std::shared_ptr<const StoreState> StoreImpl::Current() const {

@@ -58,8 +58,16 @@ class StoreImpl final : public Store {
   // Merges segments numbered `first` or above (a bulk load's): all of them into one, or, when
   // `all` is false, the smallest ones, enough to come back to half the segment cap.
   Status MergeBulkLocked(SegmentId first, bool all);
-  // Rebuilds `ids` into one segment of their live chunks (or none when nothing is live).
+  // Rebuilds `ids` into one segment per tenant of their live chunks (none when nothing is live).
   Status MergeLocked(const std::vector<SegmentId>& ids);
+  // Inside the caller's catalog transaction: re-indexes the live chunks of `ids` into new segment
+  // files (one per tenant), registers them, moves the chunk rows and drops `ids` at `v`. The new
+  // files are unlinked when the returned handles go unless the caller commits and keeps them.
+  Result<std::vector<std::shared_ptr<SegmentFile>>> RebuildLocked(Catalog& cat, const std::vector<SegmentId>& ids,
+                                                                 CatalogMeta& meta, SnapshotVersion v);
+  // Writer open: rewrites segments of an older format (version 1: no access labels or visibility
+  // classes) from the catalog's text, one segment per tenant (docs/store_format.md, "Migration").
+  Status MigrateOldSegments(Catalog& cat);
   // Purges catalog rows no pinned or current snapshot can see.
   Status PurgeLocked();
   SnapshotVersion PurgeHorizon() const;

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/checksum.h"
+#include "lexical/segment_impl.h"
 #include "lexical/segment_writer.h"
 #include "store/store_impl.h"
 
@@ -32,15 +33,34 @@ Status StoreImpl::PurgeLocked() {
 
 namespace {
 
-// Segments to merge next under the size-tiered policy, or empty when none is due.
-std::vector<SegmentId> PickTieredMerge(const StoreState& state, size_t factor) {
+// The tenant whose chunks a segment holds; segments the store writes hold one tenant. A segment
+// with several (written by a version that did not partition) gets a key of its own that sorts
+// first, so that the policies below split it.
+std::string TenantKey(const Segment& seg) {
+  const SegmentImpl& impl = seg.impl();
+  if (impl.num_values(AttrFamily::kTenant) == 1) return std::string(impl.value(AttrFamily::kTenant, 0));
+  if (impl.num_docs() == 0) return std::string();
+  return std::string("\x01mixed:") + std::to_string(impl.num_values(AttrFamily::kTenant));
+}
+
+bool IsMixed(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
+
+// The views of `state` grouped by tenant (ordered by tenant, each group in segment id order).
+std::map<std::string, std::vector<const SegmentView*>> ByTenant(const StoreState& state) {
+  std::map<std::string, std::vector<const SegmentView*>> out;
+  for (const SegmentView& v : state.views) out[TenantKey(*v.segment)].push_back(&v);
+  return out;
+}
+
+// Segments of one tenant to merge next under the size-tiered policy, or empty when none is due.
+std::vector<SegmentId> PickTieredMerge(const std::vector<const SegmentView*>& views, size_t factor) {
   if (factor < 2) return {};
   std::map<int, std::vector<std::pair<uint64_t, SegmentId>>> tiers;
-  for (const SegmentView& v : state.views) {
-    uint64_t live = v.segment->num_docs() - (v.deleted ? v.deleted->count() : 0);
+  for (const SegmentView* v : views) {
+    uint64_t live = v->segment->num_docs() - (v->deleted ? v->deleted->count() : 0);
     int tier = 0;
     for (uint64_t x = std::max<uint64_t>(live, 1); x >= factor; x /= factor) ++tier;
-    tiers[tier].emplace_back(live, v.id);
+    tiers[tier].emplace_back(live, v->id);
   }
   for (auto& [tier, members] : tiers) {
     if (members.size() < factor) continue;
@@ -53,30 +73,43 @@ std::vector<SegmentId> PickTieredMerge(const StoreState& state, size_t factor) {
   return {};
 }
 
+// Over the cap: the smallest segments of one tenant, enough to come back to half the cap.
+std::vector<SegmentId> PickOverCap(const std::vector<const SegmentView*>& views, size_t cap) {
+  const size_t n = views.size();
+  if (n <= cap) return {};
+  const size_t take = std::max<size_t>(2, n - cap / 2);
+  std::vector<std::pair<uint64_t, SegmentId>> by_size;
+  for (const SegmentView* v : views) by_size.emplace_back(v->segment->file_size(), v->id);
+  std::sort(by_size.begin(), by_size.end());
+  std::vector<SegmentId> ids;
+  for (size_t i = 0; i < take && i < by_size.size(); ++i) ids.push_back(by_size[i].second);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 Status StoreImpl::MaybeMergeLocked() {
   if (!options_.reindex) return Status::Ok();
   bool merged = false;
   // Each merge removes at least one segment, so this ends; cascades (four tier-0 segments making a
-  // fourth tier-1 segment) are handled in the same call.
+  // fourth tier-1 segment) are handled in the same call. Policies apply per tenant: a tenant's
+  // segment layout depends on its own writes only.
   for (;;) {
     std::shared_ptr<const StoreState> current = Current();
-    const size_t max_segments = std::max<size_t>(1, options_.max_segments);
-    const size_t n = current->views.size();
+    const size_t cap = std::max<size_t>(1, options_.max_segments);
     std::vector<SegmentId> ids;
-    if (n > max_segments) {
-      // Over the cap: merge the smallest segments, enough to come back to half the cap.
-      size_t take = std::max<size_t>(2, n - max_segments / 2);
-      std::vector<std::pair<uint64_t, SegmentId>> by_size;
-      for (const SegmentView& v : current->views) by_size.emplace_back(v.segment->file_size(), v.id);
-      std::sort(by_size.begin(), by_size.end());
-      for (size_t i = 0; i < take && i < by_size.size(); ++i) ids.push_back(by_size[i].second);
-      std::sort(ids.begin(), ids.end());
-    } else {
-      ids = PickTieredMerge(*current, options_.merge_factor);
+    for (const auto& [tenant, views] : ByTenant(*current)) {
+      if (IsMixed(tenant)) {
+        for (const SegmentView* v : views) ids.push_back(v->id);  // split by tenant
+      } else {
+        ids = PickOverCap(views, cap);
+        if (ids.empty()) ids = PickTieredMerge(views, options_.merge_factor);
+      }
+      if (!ids.empty() && (ids.size() >= 2 || IsMixed(tenant))) break;
+      ids.clear();
     }
-    if (ids.size() < 2) break;
+    if (ids.empty()) break;
     current.reset();
     ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
     merged = true;
@@ -87,25 +120,29 @@ Status StoreImpl::MaybeMergeLocked() {
 Status StoreImpl::MergeBulkLocked(SegmentId first, bool all) {
   if (!options_.reindex) return Status::Ok();
   std::shared_ptr<const StoreState> current = Current();
-  std::vector<std::pair<uint64_t, SegmentId>> bulk;  // (size, id) of the bulk load's segments
-  for (const SegmentView& v : current->views) {
-    if (v.id >= first) bulk.emplace_back(v.segment->file_size(), v.id);
+  const size_t cap = std::max<size_t>(1, options_.max_segments);
+  std::vector<std::vector<SegmentId>> merges;
+  for (const auto& [tenant, views] : ByTenant(*current)) {
+    std::vector<std::pair<uint64_t, SegmentId>> bulk;  // (size, id) of the bulk load's segments
+    for (const SegmentView* v : views) {
+      if (v->id >= first) bulk.emplace_back(v->segment->file_size(), v->id);
+    }
+    size_t take = bulk.size();
+    if (!all) {
+      // Over the cap: merge the smallest of the bulk's segments, enough to come back to half the
+      // cap. Earlier merges made the larger ones, so each chunk is rewritten about once here.
+      const size_t n = views.size();
+      take = n > cap ? std::min(bulk.size(), n - cap / 2 + 1) : 0;
+    }
+    std::sort(bulk.begin(), bulk.end());
+    std::vector<SegmentId> ids;
+    for (size_t i = 0; i < take; ++i) ids.push_back(bulk[i].second);
+    std::sort(ids.begin(), ids.end());
+    if (ids.size() >= 2) merges.push_back(std::move(ids));
   }
-  size_t take = bulk.size();
-  if (!all) {
-    // Over the cap: merge the smallest of the bulk's segments, enough to come back to half the
-    // cap. Earlier merges made the larger ones, so each chunk is rewritten about once here.
-    const size_t cap = std::max<size_t>(1, options_.max_segments);
-    const size_t n = current->views.size();
-    take = n > cap / 2 ? std::min(bulk.size(), n - cap / 2 + 1) : 0;
-  }
-  std::sort(bulk.begin(), bulk.end());
-  std::vector<SegmentId> ids;
-  for (size_t i = 0; i < take; ++i) ids.push_back(bulk[i].second);
-  std::sort(ids.begin(), ids.end());
   current.reset();
-  if (ids.size() < 2) return Status::Ok();
-  ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
+  if (merges.empty()) return Status::Ok();
+  for (const auto& ids : merges) ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
   return PurgeLocked();
 }
 
@@ -122,22 +159,17 @@ Status StoreImpl::FinishBulk(SegmentId first) {
   return MaybeMergeLocked();
 }
 
-Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
+Result<std::vector<std::shared_ptr<SegmentFile>>> StoreImpl::RebuildLocked(Catalog& cat, const std::vector<SegmentId>& ids,
+                                                                         CatalogMeta& meta, SnapshotVersion v) {
   if (!options_.reindex) return Status::Unsupported("merging segments needs StoreOptions::reindex");
-  std::shared_ptr<const StoreState> current = Current();
-  Catalog cat(*writer_);
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
-  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
-  if (meta.snapshot_version != current->version.get()) {
-    return Status::Internal("merge: catalog is at version " + std::to_string(meta.snapshot_version) +
-                            " but the store published " + std::to_string(current->version.get()));
-  }
-  const SnapshotVersion v = current->version;  // a merge changes no content: same version
-  const SegmentId new_id(meta.next_segment_id);
-  SegmentWriter writer;
-  std::vector<DocNum> new_docs;
+  // One new segment per tenant among the chunks (segments never mix tenants).
+  struct Output {
+    SegmentWriter writer;
+    std::vector<DocNum> docs;
+  };
+  std::map<std::string, Output> outputs;
   // Re-analysis is the cost of a merge: chunks are gathered in runs and re-indexed on
-  // `merge_threads` threads, then added to the writer in ChunkId order.
+  // `merge_threads` threads, then added to the writers in ChunkId order.
   constexpr size_t kRun = 4096;
   const unsigned threads = std::max(1u, options_.merge_threads);
   std::vector<ChunkRecord> run_chunks;
@@ -160,8 +192,9 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
       const DocumentRecord& doc = run_docs[run_doc[i]];
       ic.id = run_chunks[i].id;
       ApplyDocumentAttributes(doc, &ic.attrs);
-      ATTEST_RETURN_IF_ERROR(writer.Add(ic));
-      new_docs.push_back(doc.num);
+      Output& out = outputs[doc.tenant];
+      ATTEST_RETURN_IF_ERROR(out.writer.Add(ic));
+      out.docs.push_back(doc.num);
     }
     run_chunks.clear();
     run_doc.clear();
@@ -176,62 +209,82 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   }));
   ATTEST_RETURN_IF_ERROR(flush());
 
-  std::filesystem::path path;
-  std::shared_ptr<SegmentFile> new_file;
-  if (writer.num_chunks() > 0) {
-    meta.next_segment_id++;
-    std::string image = writer.Serialize();
-    path = dir_.segment_path(new_id);
-    ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
-    auto cleanup = [&](Status s) {
-      ::unlink(path.c_str());
-      return s;
-    };
-    auto opened = SegmentFile::Open(new_id, path, std::move(new_docs));
-    if (!opened.ok()) return cleanup(opened.status());
-    new_file = std::move(opened).value();
-    Status s = cat.InsertSegment(SegmentRow{new_id, DataDir::SegmentFileName(new_id), writer.num_chunks(),
-                                            image.size(), new_file->raw().content_crc(), v});
-    if (s.ok()) s = cat.MoveLiveChunksAndDrop(ids, new_id, v);
-    if (s.ok()) s = cat.WriteMeta(meta);
-    if (s.ok()) s = Fault("merge.before_catalog_commit");
-    if (s.ok()) {
-      s = txn->Commit();
-      if (!s.ok()) {
-        // As in Commit(): trust the catalog over the error code of an interrupted COMMIT.
-        txn.reset();
-        auto landed = QueryInt(*writer_, "SELECT count(*) FROM segments WHERE id = " +
-                                             std::to_string(new_id.get()) + " AND dropped_snapshot IS NULL", 0);
-        if (landed.ok() && *landed == 1) {
-          spdlog::warn("store: merge COMMIT reported '{}' but segment {} is registered", s.ToString(), new_id.get());
-          s = Status::Ok();
-        }
-      }
-    }
+  std::vector<std::shared_ptr<SegmentFile>> files;
+  auto fail = [&](Status s) {
+    for (auto& f : files) f->MarkObsolete();  // unlinked as `files` goes
+    return s;
+  };
+  for (auto& [tenant, out] : outputs) {
+    const SegmentId new_id(meta.next_segment_id++);
+    std::string image = out.writer.Serialize();
+    const std::filesystem::path path = dir_.segment_path(new_id);
+    Status s = WriteFileAtomically(path, image);
     if (!s.ok()) {
-      new_file->MarkObsolete();  // unlinked as `new_file` goes
-      return s;
+      ::unlink(path.c_str());
+      return fail(s);
     }
-  } else {
-    ATTEST_RETURN_IF_ERROR(cat.MoveLiveChunksAndDrop(ids, new_id, v));
-    ATTEST_RETURN_IF_ERROR(Fault("merge.before_catalog_commit"));
-    ATTEST_RETURN_IF_ERROR(txn->Commit());
+    auto opened = SegmentFile::Open(new_id, path, std::move(out.docs));
+    if (!opened.ok()) {
+      ::unlink(path.c_str());
+      return fail(opened.status());
+    }
+    files.push_back(std::move(opened).value());
+    s = cat.InsertSegment(SegmentRow{new_id, DataDir::SegmentFileName(new_id), out.writer.num_chunks(), image.size(),
+                                     files.back()->raw().content_crc(), v});
+    if (s.ok()) s = cat.MoveLiveChunksOfTenant(ids, tenant, new_id);
+    if (!s.ok()) return fail(s);
   }
+  Status s = cat.DropSegments(ids, v);
+  if (!s.ok()) return fail(s);
+  return files;
+}
+
+Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
+  if (!options_.reindex) return Status::Unsupported("merging segments needs StoreOptions::reindex");
+  std::shared_ptr<const StoreState> current = Current();
+  Catalog cat(*writer_);
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
+  if (meta.snapshot_version != current->version.get()) {
+    return Status::Internal("merge: catalog is at version " + std::to_string(meta.snapshot_version) +
+                            " but the store published " + std::to_string(current->version.get()));
+  }
+  const SnapshotVersion v = current->version;  // a merge changes no content: same version
+  ATTEST_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<SegmentFile>> new_files, RebuildLocked(cat, ids, meta, v));
+  auto abandon = [&](Status s) {
+    for (auto& f : new_files) f->MarkObsolete();  // unlinked as `new_files` goes
+    return s;
+  };
+  Status s = cat.WriteMeta(meta);
+  if (s.ok()) s = Fault("merge.before_catalog_commit");
+  if (!s.ok()) return abandon(s);
+  s = txn->Commit();
+  if (!s.ok()) {
+    // As in Commit(): trust the catalog over the error code of an interrupted COMMIT.
+    txn.reset();
+    auto landed = QueryInt(*writer_, "SELECT count(*) FROM segments WHERE id = " + std::to_string(ids.front().get()) +
+                                         " AND dropped_snapshot IS NULL", 1);
+    if (landed.ok() && *landed == 0) {
+      spdlog::warn("store: merge COMMIT reported '{}' but segment {} is dropped", s.ToString(), ids.front().get());
+      s = Status::Ok();
+    }
+  }
+  if (!s.ok()) return abandon(s);
 
   // Committed. Mark the merged-away files obsolete before dropping the current state's references,
   // so each is unlinked exactly when its last holder (possibly a pinned snapshot) lets go.
   std::set<SegmentId> merged(ids.begin(), ids.end());
   auto next = std::make_shared<StoreState>();
   next->version = v;
-  next->embedder = current->embedder;
+  next->embedders = current->embedders;
   for (const SegmentView& view : current->views) {
     if (merged.count(view.id)) continue;
     next->views.push_back(view);
     next->files[view.id] = current->files.at(view.id);
   }
-  if (new_file) {
-    next->views.push_back(SegmentView{new_id, new_file->segment(), nullptr});
-    next->files[new_id] = new_file;
+  for (const auto& file : new_files) {
+    next->views.push_back(SegmentView{file->id(), file->segment(), nullptr});
+    next->files[file->id()] = file;
   }
   std::sort(next->views.begin(), next->views.end(),
             [](const SegmentView& a, const SegmentView& b) { return a.id < b.id; });
@@ -239,7 +292,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   next->Seal();
   current.reset();
   Publish(std::move(next));
-  spdlog::debug("store: merged {} segments into {}", ids.size(), new_file ? new_id.get() : 0);
+  spdlog::debug("store: merged {} segments into {}", ids.size(), new_files.size());
   return Status::Ok();
 }
 
@@ -247,18 +300,24 @@ Status StoreImpl::Compact() {
   if (options_.read_only) return Status::InvalidArgument("compact: the store was opened read-only");
   std::lock_guard<std::mutex> lock(commit_mu_);
   std::shared_ptr<const StoreState> current = Current();
-  bool has_tombstones = false;
-  std::vector<SegmentId> ids;
-  for (const SegmentView& v : current->views) {
-    ids.push_back(v.id);
-    if (v.deleted && v.deleted->count() > 0) has_tombstones = true;
+  // One segment per tenant, without deleted chunks.
+  std::vector<std::vector<SegmentId>> merges;
+  for (const auto& [tenant, views] : ByTenant(*current)) {
+    bool has_tombstones = false;
+    std::vector<SegmentId> ids;
+    for (const SegmentView* v : views) {
+      ids.push_back(v->id);
+      if (v->deleted && v->deleted->count() > 0) has_tombstones = true;
+    }
+    if (ids.size() > 1 || has_tombstones || IsMixed(tenant)) merges.push_back(std::move(ids));
   }
   current.reset();
   Status merge_status;
-  if (ids.size() > 1 || has_tombstones) {
+  for (const auto& ids : merges) {
     merge_status = options_.reindex ? MergeLocked(ids)
                                     : Status::Unsupported("compact: merging segments needs StoreOptions::reindex; "
                                                           "only unreferenced rows were purged");
+    if (!merge_status.ok()) break;
   }
   ATTEST_RETURN_IF_ERROR(PurgeLocked());
   ATTEST_RETURN_IF_ERROR(writer_->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));

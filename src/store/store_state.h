@@ -21,7 +21,7 @@ struct StoreState {
   std::vector<SegmentView> views;                               // ordered by segment id
   std::map<SegmentId, std::shared_ptr<SegmentFile>> files;      // the files behind `views`
   std::unique_ptr<LexicalSearcher> searcher;                    // over `views`
-  std::optional<EmbedderRecord> embedder;                       // active at `version`, if any
+  std::map<std::string, EmbedderRecord> embedders;              // per tenant, active at `version`
 
   // Builds the searcher over `views`; call once the views are final.
   void Seal() { searcher = std::make_unique<LexicalSearcher>(views); }

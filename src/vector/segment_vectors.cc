@@ -133,9 +133,16 @@ Result<std::shared_ptr<const VectorFiles::Loaded>> VectorFiles::Get(SegmentId se
   return loaded;
 }
 
-Result<std::vector<SegmentVectors>> VectorFiles::Load(const Snapshot& snapshot, const std::string& key) {
+bool SegmentOfTenant(const SegmentView& view, const std::string& tenant) {
+  const std::optional<std::string> t = view.segment->sole_tenant();
+  return t && *t == tenant;
+}
+
+Result<std::vector<SegmentVectors>> VectorFiles::Load(const Snapshot& snapshot, const std::string& tenant,
+                                                     const std::string& key) {
   std::vector<SegmentVectors> out;
   for (const SegmentView& view : snapshot.segments()) {
+    if (!SegmentOfTenant(view, tenant)) continue;
     auto loaded = Get(view.id, key);
     if (!loaded.ok()) {
       if (loaded.status().code() != StatusCode::kNotFound) {
@@ -171,14 +178,14 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
   fs::create_directories(dir_, ec);
   if (ec) return Status::IOError("cannot create " + dir_.string() + ": " + ec.message());
 
-  ATTEST_ASSIGN_OR_RETURN(std::vector<SegmentVectors> have, Load(snap, key));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<SegmentVectors> have, Load(snap, args.tenant, key));
   std::set<uint64_t> covered;  // files of another index kind are rebuilt (from their own rows)
   for (const auto& sv : have) {
     if (sv.index->kind() == args.index.kind) covered.insert(sv.view.id.get());
   }
   std::vector<const SegmentView*> missing;
   for (const SegmentView& view : snap.segments()) {
-    if (!covered.count(view.id.get())) missing.push_back(&view);
+    if (SegmentOfTenant(view, args.tenant) && !covered.count(view.id.get())) missing.push_back(&view);
   }
   if (missing.empty()) return stats;
 
@@ -303,7 +310,7 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
   return stats;
 }
 
-Status VectorFiles::RemoveExcept(const std::set<SegmentId>& live, const std::string& keep_key) {
+Status VectorFiles::RemoveExcept(const std::map<SegmentId, std::string>& keep) {
   std::error_code ec;
   if (!fs::is_directory(dir_, ec)) return Status::Ok();
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
@@ -312,7 +319,10 @@ Status VectorFiles::RemoveExcept(const std::set<SegmentId>& live, const std::str
     const std::string name = entry.path().filename().string();
     bool temp = name.find(".tmp") != std::string::npos;
     if (!temp && !ParseFileName(name, &seg, &key)) continue;
-    if (!temp && live.count(SegmentId(seg)) && key == keep_key) continue;
+    if (!temp) {
+      auto it = keep.find(SegmentId(seg));
+      if (it != keep.end() && it->second == key) continue;
+    }
     std::error_code rm;
     fs::remove(entry.path(), rm);
     if (rm) spdlog::warn("vectors: cannot remove {}: {}", entry.path().string(), rm.message());

@@ -30,6 +30,7 @@ namespace attest {
 
 struct VectorSyncArgs {
   const Snapshot* snapshot = nullptr;
+  std::string tenant;                   // only this tenant's segments (each tenant has its own embedder)
   const Embedder* embedder = nullptr;
   VectorIndexConfig index;
   unsigned threads = 1;                 // embedding threads
@@ -60,17 +61,19 @@ class VectorFiles {
     return dir_ / FileName(segment, embedder_key);
   }
 
-  // The indexes of `snapshot`'s segments for `embedder_key` whose files exist and match; segments
-  // without one are left out (the caller reports the coverage). Files are loaded once and cached.
-  Result<std::vector<SegmentVectors>> Load(const Snapshot& snapshot, const std::string& embedder_key);
+  // The indexes of `tenant`'s segments of `snapshot` for `embedder_key` whose files exist and
+  // match; segments without one are left out (the caller reports the coverage). Files are loaded
+  // once and cached.
+  Result<std::vector<SegmentVectors>> Load(const Snapshot& snapshot, const std::string& tenant,
+                                           const std::string& embedder_key);
 
-  // Builds the missing files of `args.snapshot`'s segments for `args.embedder`, reusing rows of any
-  // other file of the same embedder that holds the same chunk. Writers only.
+  // Builds the missing files of `args.tenant`'s segments of `args.snapshot` for `args.embedder`,
+  // reusing rows of any other file of the same embedder that holds the same chunk. Writers only.
   Result<VectorSyncStats> Sync(const VectorSyncArgs& args);
 
-  // Deletes files whose segment is not in `live` or whose embedder is not `keep_key`, and forgets
-  // them. Writers only, after Sync.
-  Status RemoveExcept(const std::set<SegmentId>& live, const std::string& keep_key);
+  // Deletes every file but those of `keep` (segment -> the key of its tenant's embedder), and
+  // forgets them. Writers only, after Sync.
+  Status RemoveExcept(const std::map<SegmentId, std::string>& keep);
 
   // Bytes of the files of `loaded` (segments of one embedder, `key`).
   uint64_t BytesOf(const std::vector<SegmentVectors>& loaded, const std::string& key) const;
@@ -89,6 +92,9 @@ class VectorFiles {
   std::mutex mu_;
   std::map<std::pair<uint64_t, std::string>, std::shared_ptr<const Loaded>> cache_;
 };
+
+// True when `view`'s chunks belong to `tenant` (segments hold one tenant each).
+bool SegmentOfTenant(const SegmentView& view, const std::string& tenant);
 
 // The text the vector leg embeds for a chunk.
 std::string ChunkEmbeddingText(const std::string& title, const std::string& section, const std::string& body);
