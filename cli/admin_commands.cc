@@ -79,9 +79,16 @@ int RunReembed(const GlobalArgs& g, bool json) {
     nlohmann::json j = {{"embedder", r->embedder},         {"chunks", r->chunks},
                         {"embedded", r->embedded},         {"reused", r->reused},
                         {"train_seconds", r->train_seconds}, {"embed_seconds", r->embed_seconds},
-                        {"model_bytes", r->model_bytes},   {"snapshot_version", r->snapshot_version}};
+                        {"model_bytes", r->model_bytes},   {"snapshot_version", r->snapshot_version},
+                        {"tenants", r->tenants},           {"skipped_tenants", r->skipped_tenants}};
     std::printf("%s\n", j.dump(2).c_str());
-    return kExitOk;
+    return r->skipped_tenants.empty() ? kExitOk : kExitPartial;
+  }
+  if (r->tenants.size() > 1) {
+    std::printf("tenants         %zu re-embedded, each with a model of its own text\n", r->tenants.size());
+  }
+  for (const auto& t : r->skipped_tenants) {
+    std::fprintf(stderr, "attest: tenant '%s' was not re-embedded (see the log above)\n", t.c_str());
   }
   std::printf("vector leg switched to %s at snapshot %llu: %llu chunks (%llu embedded, %llu reused); trained in "
               "%.2f s, embedded and indexed in %.2f s; model %s\n",
@@ -89,6 +96,35 @@ int RunReembed(const GlobalArgs& g, bool json) {
               static_cast<unsigned long long>(r->chunks), static_cast<unsigned long long>(r->embedded),
               static_cast<unsigned long long>(r->reused), r->train_seconds, r->embed_seconds,
               HumanBytes(r->model_bytes).c_str());
+  return kExitOk;
+}
+
+int RunMigrate(const GlobalArgs& g) {
+  // A writer open upgrades what an older version wrote (catalog schema, segment format); the vector
+  // leg then trains each tenant's model of its own text (docs/store_format.md, "Upgrades").
+  auto eo = MakeEngineOptions(g, /*read_only=*/false);
+  if (!eo.ok()) {
+    std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
+    return kExitUsage;
+  }
+  auto engine = Engine::Open(*eo);
+  if (!engine.ok()) {
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    return kExitFailure;
+  }
+  Status v = (*engine)->RefreshVectors();
+  auto s = (*engine)->Stats();
+  if (!s.ok()) {
+    std::fprintf(stderr, "attest: %s\n", s.status().ToString().c_str());
+    return kExitFailure;
+  }
+  std::printf("%s is up to date: %llu documents, %llu chunks in %llu segments; vector leg %s\n", g.data_dir.c_str(),
+              static_cast<unsigned long long>(s->documents), static_cast<unsigned long long>(s->chunks),
+              static_cast<unsigned long long>(s->segments), s->embedder.empty() ? "not trained yet" : s->embedder.c_str());
+  if (!v.ok()) {
+    std::fprintf(stderr, "attest: vectors not updated: %s\n", v.ToString().c_str());
+    return kExitPartial;
+  }
   return kExitOk;
 }
 

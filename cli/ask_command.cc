@@ -20,6 +20,7 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   ao.question = a.question;
   ao.filter.tenant = StoreTenant(a.tenant);
   if (a.groups) ao.filter.groups = SplitList(*a.groups);
+  ao.filter.clearance = a.clearance;
   ao.today = a.now.substr(0, 10);
   ao.deadline_ms = a.deadline_ms;
   if (a.judge == "llm") {

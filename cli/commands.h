@@ -43,6 +43,8 @@ struct GlobalArgs {
   std::string rerank_url;
   std::string rerank_model;
   std::string rerank_api = "jina";
+  // Access levels, lowest first (empty = the engine's default: public,internal,confidential,restricted).
+  std::string access_levels;
 };
 
 // Retrieval mode and fusion flags shared by `search` and `eval`.
@@ -59,6 +61,7 @@ struct IngestArgs {
   std::vector<std::string> paths;
   std::string tenant;
   std::string acl;           // comma-separated groups
+  std::string label;         // access label ("" = the lowest level)
   std::string source_type;
   std::string version;
   std::string site;
@@ -72,6 +75,7 @@ struct SearchArgs {
   size_t k = 10;
   std::string tenant;
   std::optional<std::string> groups;        // comma-separated; absent = no ACL restriction
+  std::optional<std::string> clearance;     // absent = no label restriction
   std::vector<std::string> filters;         // key=value
   bool json = false;
   bool chunks = false;                      // do not collapse to documents
@@ -100,6 +104,7 @@ struct AskArgs {
   std::string question;
   std::string tenant;
   std::optional<std::string> groups;
+  std::optional<std::string> clearance;
   std::string writer = "extractive";
   std::string now;                 // YYYY-MM-DD (or ISO 8601): the clock; "" = today
   bool json = false;
@@ -130,6 +135,7 @@ struct ServeArgs {
   bool no_cache = false;
   std::string audit_log;              // default <data>/audit.jsonl
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
+  bool report_access_filtered = false;  // say filtered_by_access to readers (an oracle: off by default)
 };
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
@@ -138,6 +144,7 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a);
 int RunVerifyManifest(const std::string& path, const std::string& key_env);
 int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json);
 int RunReembed(const GlobalArgs& g, bool json);
+int RunMigrate(const GlobalArgs& g);
 
 // Builds the engine options of the global flags; an error message on bad values.
 Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only);

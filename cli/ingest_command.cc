@@ -39,6 +39,7 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   io.paths = a.paths;
   io.tenant = StoreTenant(a.tenant);
   io.acl_groups = SplitList(a.acl);
+  io.access_label = a.label;
   io.source_type = a.source_type;
   io.version = a.version;
   io.site = a.site;

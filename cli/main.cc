@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   app.add_option("--llm-completion-price", g.llm_completion_price, "price per million completion tokens");
   app.add_option("--rerank-url", g.rerank_url, "cross-encoder rerank server for answers (TEI, Jina, Cohere, llama.cpp)");
   app.add_option("--rerank-model", g.rerank_model, "rerank model name");
+  app.add_option("--access-levels", g.access_levels,
+                 "access labels, lowest first (default public,internal,confidential,restricted)");
   app.add_option("--rerank-api", g.rerank_api, "tei, jina (also llama.cpp, vLLM), cohere, cohere-v2")
       ->capture_default_str();
   auto add_retrieval = [](CLI::App* cmd, RetrievalArgs& r) {
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
   ingest->add_option("paths", ia.paths, "files or directories")->required();
   ingest->add_option("--tenant", ia.tenant, "tenant the documents belong to");
   ingest->add_option("--acl", ia.acl, "comma-separated ACL groups (default: public)");
+  ingest->add_option("--label", ia.label, "access label of the documents (default: the lowest level)");
   ingest->add_option("--source-type", ia.source_type,
                      "source type (docs, wiki, ticket, ...) for documents that do not state one");
   ingest->add_option("--version", ia.version, "version label for documents that do not state one");
@@ -82,6 +85,7 @@ int main(int argc, char** argv) {
   search->add_option("--k", sa.k, "number of results")->check(CLI::Range(1, 10000));
   search->add_option("--tenant", sa.tenant, "tenant to search");
   search->add_option("--groups", sa.groups, "caller's comma-separated ACL groups (restricts to public + these)");
+  search->add_option("--clearance", sa.clearance, "caller's clearance (restricts to labels at or below it)");
   search->add_option("--filter", sa.filters,
                      "key=value, repeatable: source_type, site, version, after, before (YYYY-MM-DD)");
   search->add_flag("--json", sa.json, "JSON output");
@@ -120,6 +124,7 @@ int main(int argc, char** argv) {
   ask->add_option("question", aa.question, "the question")->required();
   ask->add_option("--tenant", aa.tenant, "tenant to answer from");
   ask->add_option("--groups", aa.groups, "caller's comma-separated ACL groups");
+  ask->add_option("--clearance", aa.clearance, "caller's clearance (restricts to labels at or below it)");
   ask->add_option("--writer", aa.writer, "extractive (default, offline) or llm")->capture_default_str();
   ask->add_option("--now", aa.now, "the clock for 'latest', 'this year'...: YYYY-MM-DD");
   ask->add_flag("--json", aa.json, "JSON output");
@@ -148,6 +153,7 @@ int main(int argc, char** argv) {
   reembed->add_flag("--json", reembed_json, "JSON output");
 
   ServeArgs va;
+  auto* migrate = app.add_subcommand("migrate", "upgrade a data directory written by an older version, then exit");
   auto* serve = app.add_subcommand("serve", "serve the HTTP API (docs/http_api.md) until SIGINT/SIGTERM");
   serve->add_option("--host", va.host, "address to listen on")->capture_default_str();
   serve->add_option("--port", va.port, "port; 0 picks a free one and prints it")->capture_default_str();
@@ -158,6 +164,9 @@ int main(int argc, char** argv) {
   serve->add_option("--max-body-bytes", va.max_body_bytes, "request body limit")->capture_default_str();
   serve->add_option("--stream-buffer-bytes", va.stream_buffer_bytes, "per-stream buffer; a slower client is dropped")
       ->capture_default_str();
+  serve->add_flag("--report-access-filtered", va.report_access_filtered,
+                  "answers tell readers when documents they cannot read matched (filtered_by_access); off by "
+                  "default because it reveals whether hidden text contains a word");
   serve->add_option("--deadline-ms", va.deadline_ms, "default budget for planning, retrieval and reranking")
       ->capture_default_str();
   serve->add_option("--rate-limit", va.rate_limit, "requests per second per credential (0 = unlimited)")
@@ -193,6 +202,7 @@ int main(int argc, char** argv) {
   if (*del) return RunDelete(g, delete_id, delete_tenant);
   if (*eval) return RunEval(g, ea);
   if (*reembed) return RunReembed(g, reembed_json);
+  if (*migrate) return RunMigrate(g);
   if (*ask) return RunAsk(g, aa);
   if (*serve) return RunServe(g, va);
   if (*check) return RunCheck(g, check_files, check_json);

@@ -9,6 +9,17 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   eo.data_dir = g.data_dir;
   eo.read_only = read_only;
   eo.threads = g.threads;
+  if (!g.access_levels.empty()) {
+    eo.access_levels = SplitList(g.access_levels);
+    for (size_t i = 0; i < eo.access_levels.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (eo.access_levels[i] == eo.access_levels[j]) {
+          return Status::InvalidArgument("--access-levels: '" + eo.access_levels[i] + "' is listed twice");
+        }
+      }
+    }
+    if (eo.access_levels.empty()) return Status::InvalidArgument("--access-levels: no level given");
+  }
   auto kind = ParseEmbedderKind(g.embedder);
   if (!kind.ok()) return kind.status().WithContext("--embedder");
   eo.embedder.kind = *kind;

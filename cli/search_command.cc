@@ -51,6 +51,7 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
   so.collapse_documents = !a.chunks;
   so.filter.tenant = StoreTenant(a.tenant);
   if (a.groups) so.filter.groups = SplitList(*a.groups);
+  so.filter.clearance = a.clearance;
   for (const auto& kv : a.filters) {
     std::string err = ApplyFilter(kv, &so.filter);
     if (!err.empty()) {

@@ -38,6 +38,10 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
     return kExitFailure;
   }
+  // Tenants without a model yet (e.g. a store just upgraded) get one, in the background.
+  if (Status v = (*engine)->RefreshVectors(); !v.ok()) {
+    std::fprintf(stderr, "attest: vectors not refreshed: %s\n", v.ToString().c_str());
+  }
 
   service::AuthOptions ao;
   ao.auth_db = std::filesystem::path(g.data_dir) / "auth.db";
@@ -82,6 +86,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   so.feedback_path = std::filesystem::path(g.data_dir) / "feedback.jsonl";
   so.llm_model = g.llm_model;
   so.manifest_key = EnvOrEmpty(a.manifest_key_env);
+  so.report_access_filtered = a.report_access_filtered;
   if (auto st = (*engine)->Stats(); st.ok()) so.embedder = st->embedder;
   service::Service svc(**engine, *auth.value(), metrics, audit->get(), so);
   service::RateLimiter limiter(service::RateLimit{a.rate_limit, a.rate_burst});

@@ -303,6 +303,9 @@ class Engine {
   // Waits for background vector work (training, embedding) started by Ingest() to finish; returns
   // its outcome.
   virtual Status WaitForVectors() = 0;
+  // Applies the vector leg's policy now (as after an ingestion): trains the models of tenants that
+  // have enough text and none yet, and builds missing vector files. For a store just upgraded.
+  virtual Status RefreshVectors() = 0;
   // Answers a question from the index (include/attest/answer.h). All retrieval rounds of one answer
   // read the snapshot pinned at its start.
   virtual Result<AnswerResult> Ask(const AskOptions& options) const = 0;

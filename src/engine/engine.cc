@@ -169,6 +169,12 @@ class EngineImpl final : public Engine {
 
   Status WaitForVectors() override { return vectors_->Wait(); }
 
+  Status RefreshVectors() override {
+    if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
+    ATTEST_RETURN_IF_ERROR(vectors_->AfterIngest());
+    return options_.background_vectors ? Status::Ok() : vectors_->Wait();
+  }
+
   Result<PutDocumentsReport> PutDocuments(const std::vector<DocumentSpec>& docs) override {
     if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
     if (docs.empty()) return Status::InvalidArgument("no documents");

@@ -256,6 +256,7 @@ std::string AuditRecordToJson(const AuditRecord& r) {
   j["tenant"] = r.tenant;
   j["credential_id"] = r.credential_id;
   j["groups"] = r.groups;
+  j["clearance"] = r.clearance;
   j["chunks_given"] = r.chunks_given;
   j["chunks_cited"] = r.chunks_cited;
   j["blocked_citations"] = r.blocked_citations;

@@ -27,6 +27,7 @@ struct AuditRecord {
   std::string route;           // "/v1/answer", ...
   std::string user, tenant, credential_id;
   std::vector<std::string> groups;
+  std::string clearance;       // the caller's clearance ("*" for an admin: every label of its tenant)
   std::vector<uint64_t> chunks_given;
   std::vector<uint64_t> chunks_cited;
   std::vector<std::string> blocked_citations;  // ids the writer cited but was never given
@@ -70,7 +71,7 @@ class AuditLog {
 };
 
 // One JSON object (no newline) with the keys, in order: request_id, ts (ISO 8601 UTC with
-// milliseconds, from unix_ms), route, user, tenant, credential_id, groups, chunks_given,
+// milliseconds, from unix_ms), route, user, tenant, credential_id, groups, clearance, chunks_given,
 // chunks_cited, blocked_citations, outcome, snapshot, answer_id. Invalid UTF-8 is replaced (U+FFFD).
 std::string AuditRecordToJson(const AuditRecord& record);
 

@@ -63,6 +63,7 @@ DocumentInput ToDocument(const json& v) {
   Get(v, "published", &d.published);
   Get(v, "updated", &d.updated);
   Get(v, "acl_groups", &d.acl_groups);
+  Get(v, "access_label", &d.access_label);
   Get(v, "feed", &d.feed);
   Get(v, "metadata", &d.metadata);
   return d;

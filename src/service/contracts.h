@@ -72,6 +72,7 @@ struct DocumentInput {
   std::optional<std::string> published;    // YYYY-MM-DD
   std::optional<std::string> updated;      // YYYY-MM-DD
   std::vector<std::string> acl_groups;     // empty = readable by the whole tenant; at most 64 items
+  std::string access_label;                // "" = the lowest access level
   std::string feed;                        // "" or "versions": an authoritative version feed
   std::map<std::string, std::string> metadata;  // string values only; at most 64 keys
 };

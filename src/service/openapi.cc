@@ -152,6 +152,7 @@ json Components() {
        {"language", Str("Language.")}, {"feed", Str("Authoritative feed kind, or \"\".")},
        {"published", Str("YYYY-MM-DD or \"\".")}, {"updated", Str("YYYY-MM-DD or \"\".")},
        {"acl_groups", ArrayOf(Str("Group."), "Groups that may read it; empty = the whole tenant.")},
+       {"access_label", Str("Access label; \"\" = the lowest level.")},
        {"sha256", Str("Digest of the stored content and metadata.")}, {"bytes", Int("Source bytes.")},
        {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
        {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},

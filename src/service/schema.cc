@@ -139,6 +139,11 @@ const ObjectSchema& DocumentInputSchema() {
            .check = StringCheck::kIdentifier, .normalize = false, .length_in_bytes = true,
            .description = "Groups allowed to read the document; empty: the whole tenant. At most 64, each "
                           "1..256 bytes."},
+          {.name = "access_label", .type = FieldType::kString, .max = 64, .check = StringCheck::kIdentifier,
+           .normalize = false, .length_in_bytes = true, .default_json = "\"\"",
+           .description = "Access label (one of the server's --access-levels, e.g. public, internal, "
+                          "confidential, restricted); a caller reads the document only with a clearance at or "
+                          "above it. \"\": the lowest level."},
           {.name = "feed", .type = FieldType::kString, .enum_values = {"", "versions"}, .normalize = false,
            .default_json = "\"\"",
            .description = "\"versions\" marks an authoritative version feed (what the latest version is)."},

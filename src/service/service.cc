@@ -49,7 +49,10 @@ ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::
 SearchFilter Service::FilterFor(const Identity& who, const std::string& tenant) const {
   SearchFilter f;
   f.tenant = internal::StoreTenant(tenant);
-  if (!who.admin) f.groups = who.groups;  // an admin reads the whole tenant
+  if (!who.admin) {
+    f.groups = who.groups;        // an admin reads the whole tenant
+    f.clearance = who.clearance;  // and every access label; a reader up to its clearance
+  }
   return f;
 }
 
@@ -69,6 +72,7 @@ void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord 
   record.tenant = record.tenant.empty() ? who.tenant : record.tenant;
   record.credential_id = who.credential_id;
   record.groups = who.groups;
+  record.clearance = who.admin ? std::string("*") : who.clearance;
   audit_->Append(std::move(record));
 }
 

@@ -56,6 +56,10 @@ class EventSink {
 struct ServiceOptions {
   uint32_t default_deadline_ms = 800;       // planning + retrieval + reranking
   bool caches = true;
+  // Answers that find nothing the caller may read say `filtered_by_access` when the tenant's hidden
+  // documents would have matched. Off: the difference tells a reader whether hidden text contains
+  // its words (docs/security.md); readers then always get `no_documents`.
+  bool report_access_filtered = false;
   size_t retrieval_cache_bytes = 64u << 20;
   std::chrono::milliseconds retrieval_cache_ttl{60000};
   size_t answer_cache_bytes = 64u << 20;

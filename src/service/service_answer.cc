@@ -254,6 +254,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   ao.multi_hop = req.multi_hop;
   ao.llm_judge = req.judge == "llm";
   ao.manifest_key = options_.manifest_key;
+  ao.report_access_filtered = options_.report_access_filtered;
   ao.deadline_ms = RemainingMs(ctx, req.deadline_ms);
 
   // --- whole-answer cache: first turn, not about the caller, slow freshness, nothing flagged ---

@@ -29,6 +29,7 @@ DocumentSpec SpecOf(DocumentInput in, const std::string& tenant) {
   s.published = in.published.value_or("");
   s.updated = in.updated.value_or("");
   s.acl_groups = std::move(in.acl_groups);
+  s.access_label = std::move(in.access_label);
   s.feed = std::move(in.feed);
   s.metadata = std::move(in.metadata);
   return s;
@@ -104,6 +105,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
               {"published", d->published},
               {"updated", d->updated},
               {"acl_groups", d->acl_groups},
+              {"access_label", d->access_label},
               {"sha256", d->sha256},
               {"bytes", d->bytes},
               {"chunk_ids", d->chunk_ids},

@@ -1,0 +1,236 @@
+// Black-box tests of access labels, clearance and hidden-text oracles through `attest serve` (the
+// real binary on an ephemeral port): a caller below a document's label never sees its chunk,
+// title, snippet, count or cached answer, in search, answers, streams, threads or documents, also
+// under concurrent load; and a reader cannot tell a hidden match from no match by any field,
+// status or score.
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/http_test_client.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using nlohmann::json;
+using testing_support::HttpCall;
+using testing_support::HttpReply;
+using testing_support::HttpRequest;
+using testing_support::RunAttest;
+using testing_support::SseEvent;
+using testing_support::SseRequest;
+using testing_support::TempDir;
+
+std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = RunAttest(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out).at("key").get<std::string>();
+}
+
+void SetPrincipal(const std::string& data, const std::string& user, const std::string& groups,
+                  const std::string& clearance) {
+  std::vector<std::string> args = {"--data", data, "principals", "set", "--tenant", "acme", "--user", user, "--groups",
+                                   groups};
+  if (!clearance.empty()) args.insert(args.end(), {"--clearance", clearance});
+  auto r = RunAttest(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+class ServeAccessTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    data_ = dir_->str("data");
+    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    low_ = CreateKey(data_, {"--tenant", "acme", "--user", "low"});
+    mid_ = CreateKey(data_, {"--tenant", "acme", "--user", "mid"});
+    SetPrincipal(data_, "low", "eng", "public");
+    SetPrincipal(data_, "mid", "eng", "internal");
+    server_ = new testing_support::ServeProcess(data_, {}, {});
+    ASSERT_NE(server_->port(), 0) << server_->child().out();
+    json batch = {
+        {"documents",
+         {{{"id", "handbook"}, {"title", "Employee handbook"}, {"access_label", "public"},
+           {"text", "The travel policy covers economy flights. Expense reports are filed within thirty days."}},
+          {{"id", "roadmap"}, {"title", "Zephyr roadmap"}, {"access_label", "internal"},
+           {"text", "The zephyr project ships the travel booking tool in March. The zephyr budget is nine million."}},
+          {{"id", "salaries"}, {"title", "Salary bands"}, {"access_label", "confidential"},
+           {"text", "The salary of the travel director is 187000 dollars. Salary bands are reviewed in June."}},
+          {{"id", "payroll"}, {"title", "Payroll calendar"}, {"acl_groups", {"hr"}},
+           {"text", "Payroll runs on the quokkaberry schedule. The travel allowance is paid with payroll."}}}}};
+    HttpReply r = Call("POST", "/v1/documents:batch", admin_, batch.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+  }
+  static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
+                        const std::string& body = "") {
+    HttpCall c;
+    c.method = method;
+    c.path = path;
+    c.body = body;
+    if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
+    return HttpRequest(server_->port(), c);
+  }
+  static json Search(const std::string& key, const std::string& q, const std::string& mode = "bm25") {
+    HttpReply r = Call("POST", "/v1/search", key, json{{"query", q}, {"mode", mode}, {"top_k", 10}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body);
+  }
+  static json Answer(const std::string& key, const std::string& q) {
+    HttpReply r = Call("POST", "/v1/answer", key, json{{"query", q}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body);
+  }
+  static std::set<std::string> Ids(const json& search) {
+    std::set<std::string> out;
+    for (const auto& h : search["hits"]) out.insert(h["doc_id"].get<std::string>());
+    return out;
+  }
+  // Everything of a search or answer body except per-request values.
+  static json Stable(json body) {
+    for (const char* k : {"request_id", "took_ms", "snapshot_version", "versions", "answer_id", "timings_ms", "cached",
+                          "as_of", "stats"}) {
+      body.erase(k);
+    }
+    return body;
+  }
+  // Every document id and text fragment a body mentions that `key`'s caller must not see.
+  static void ExpectNothingHidden(const std::string& body, const std::set<std::string>& hidden_words) {
+    for (const auto& w : hidden_words) EXPECT_EQ(body.find(w), std::string::npos) << w << " leaked in " << body;
+  }
+
+  static TempDir* dir_;
+  static std::string data_, admin_, low_, mid_;
+  static testing_support::ServeProcess* server_;
+};
+
+TempDir* ServeAccessTest::dir_ = nullptr;
+testing_support::ServeProcess* ServeAccessTest::server_ = nullptr;
+std::string ServeAccessTest::data_, ServeAccessTest::admin_, ServeAccessTest::low_, ServeAccessTest::mid_;
+
+TEST_F(ServeAccessTest, Regression_ClearanceIsEnforcedInSearchAnswersStreamsThreadsAndDocuments) {
+  // Search: each caller sees the labels at or below its clearance.
+  EXPECT_EQ(Ids(Search(low_, "travel")), (std::set<std::string>{"handbook"}));
+  EXPECT_EQ(Ids(Search(mid_, "travel")), (std::set<std::string>{"handbook", "roadmap"}));
+  EXPECT_EQ(Ids(Search(admin_, "travel")), (std::set<std::string>{"handbook", "roadmap", "salaries", "payroll"}));
+  for (const char* mode : {"bm25", "auto"}) {
+    const json j = Search(low_, "zephyr roadmap salary", mode);
+    ExpectNothingHidden(j.dump(), {"roadmap", "Zephyr", "zephyr", "salaries", "187000"});
+  }
+  // Documents: a label above the caller's clearance is indistinguishable from a missing document.
+  HttpReply hidden = Call("GET", "/v1/documents/roadmap", low_);
+  HttpReply missing = Call("GET", "/v1/documents/no-such-doc", low_);
+  EXPECT_EQ(hidden.status, 404) << hidden.body;
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(Call("GET", "/v1/documents/roadmap", mid_).status, 200);
+  EXPECT_EQ(Call("GET", "/v1/documents/salaries", mid_).status, 404);
+  json doc = json::parse(Call("GET", "/v1/documents/roadmap", admin_).body);
+  EXPECT_EQ(doc.value("access_label", ""), "internal");
+
+  // Answers, first by the caller who may read the roadmap (the answer is cached), then by one who
+  // may not: the cached answer must not reach it.
+  const std::string q = "When does the zephyr project ship the travel booking tool?";
+  json a_mid = Answer(mid_, q);
+  EXPECT_NE(a_mid.dump().find("March"), std::string::npos) << a_mid.dump();
+  json a_low = Answer(low_, q);
+  ExpectNothingHidden(a_low.dump(), {"roadmap", "March", "nine million", "Zephyr roadmap"});
+  // Streamed.
+  HttpCall c;
+  c.method = "POST";
+  c.path = "/v1/answer";
+  c.body = json{{"query", q}, {"stream", true}}.dump();
+  c.headers["Authorization"] = "Bearer " + low_;
+  std::vector<SseEvent> events;
+  HttpReply sr = SseRequest(server_->port(), c, &events);
+  EXPECT_EQ(sr.status, 200);
+  ASSERT_FALSE(events.empty());
+  for (const auto& e : events) ExpectNothingHidden(e.data, {"roadmap", "March", "nine million"});
+  // Threads.
+  HttpReply t = Call("POST", "/v1/threads", low_, json{{"title", "travel"}}.dump());
+  ASSERT_EQ(t.status, 201) << t.body;
+  const std::string thread = json::parse(t.body)["thread_id"];
+  HttpReply m = Call("POST", "/v1/threads/" + thread + "/messages", low_, json{{"query", q}}.dump());
+  ASSERT_EQ(m.status, 200) << m.body;
+  ExpectNothingHidden(m.body, {"roadmap", "March", "nine million"});
+}
+
+TEST_F(ServeAccessTest, ClearanceHoldsUnderConcurrentLoadWithCaches) {
+  std::atomic<int> leaks{0}, requests{0};
+  std::vector<std::thread> threads;
+  const std::vector<std::string> queries = {"zephyr travel booking", "travel policy", "salary of the travel director",
+                                            "When does the zephyr project ship?", "travel budget"};
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      const bool low = t % 2 == 0;
+      const std::string& key = low ? low_ : mid_;
+      for (int i = 0; i < 25; ++i) {
+        const std::string& q = queries[(i + t) % queries.size()];
+        const bool answer = i % 3 == 0;
+        HttpReply r = answer ? Call("POST", "/v1/answer", key, json{{"query", q}}.dump())
+                             : Call("POST", "/v1/search", key, json{{"query", q}}.dump());
+        ++requests;
+        if (r.status != 200) continue;
+        // Label above the caller: confidential for mid; internal and confidential for low.
+        for (const char* w : {"salaries", "187000", "Salary bands"}) leaks += r.body.find(w) != std::string::npos;
+        if (low) {
+          for (const char* w : {"\"roadmap\"", "nine million", "Zephyr roadmap"}) {
+            leaks += r.body.find(w) != std::string::npos;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(requests.load(), 150);
+  EXPECT_EQ(leaks.load(), 0);
+}
+
+// The probes of the hostile test: a word that occurs only in documents the reader cannot read must
+// look exactly like a word that occurs nowhere (search and answer bodies, statuses, fallback
+// reasons), and documents the reader cannot read must not move its scores.
+TEST_F(ServeAccessTest, Regression_AHiddenMatchLooksLikeNoMatch) {
+  // "zephyr" is only in a label above low's clearance, "quokkaberry" only in a group low lacks,
+  // "xylophonist" nowhere.
+  const json none_search = Stable(Search(low_, "xylophonist"));
+  EXPECT_TRUE(none_search["hits"].empty());
+  for (const char* probe : {"zephyr", "quokkaberry"}) {
+    EXPECT_EQ(Stable(Search(low_, probe)).dump(), none_search.dump()) << probe;
+  }
+  const json none_answer = Stable(Answer(low_, "What is the xylophonist budget?"));
+  EXPECT_EQ(none_answer.value("fallback_reason", ""), "no_documents") << none_answer.dump();
+  for (const char* probe : {"What is the zephyr budget?", "What is the quokkaberry schedule?"}) {
+    const json a = Stable(Answer(low_, probe));
+    EXPECT_EQ(a.value("outcome", ""), none_answer.value("outcome", "")) << a.dump();
+    EXPECT_EQ(a.value("fallback_reason", ""), "no_documents") << "a reader learns that hidden text matched: "
+                                                              << a.dump();
+  }
+  // Scores: what low can read scores the same whatever hidden documents say.
+  auto score_of = [&](const json& search, const std::string& id) {
+    for (const auto& h : search["hits"]) {
+      if (h["doc_id"] == id) return h["score"].get<double>();
+    }
+    return -1.0;
+  };
+  const double before = score_of(Search(low_, "travel policy zephyr"), "handbook");
+  ASSERT_GT(before, 0);
+  json more = {{"documents",
+                {{{"id", "roadmap2"}, {"title", "Zephyr travel policy"}, {"access_label", "internal"},
+                  {"text", "Zephyr travel policy zephyr travel policy zephyr travel policy."}},
+                 {{"id", "hr-travel"}, {"title", "HR travel policy"}, {"acl_groups", {"hr"}},
+                  {"text", "The travel policy of HR: travel policy travel policy zephyr."}}}}};
+  ASSERT_EQ(Call("POST", "/v1/documents:batch", admin_, more.dump()).status, 200);
+  const double after = score_of(Search(low_, "travel policy zephyr"), "handbook");
+  EXPECT_EQ(before, after) << "hidden documents moved a reader's score";
+}
+
+}  // namespace
+}  // namespace attest
