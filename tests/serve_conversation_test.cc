@@ -203,8 +203,10 @@ TEST(ServeConversationTest, DeletedSourceStayedVisibleInAThreadsEarlierTurns) {
   json second = d.Ask(thread, "alice", "How long does the Zephyr kettle take to boil water?");
   ASSERT_TRUE(second.contains("thread")) << second.dump();
   ASSERT_EQ(second["thread"]["earlier"].size(), 1u);
-  EXPECT_NE(second["thread"]["earlier"][0].dump().find("free replacement"), std::string::npos)
-      << "before the deletion the earlier turn shows its answer";
+  const json& before = second["thread"]["earlier"][0];
+  EXPECT_EQ(before.value("answer", ""), first.value("answer", "")) << "before the deletion the turn shows its answer";
+  EXPECT_NE(before["sources"].dump().find("\"recall\""), std::string::npos) << before.dump();
+  EXPECT_EQ(before.value("withdrawn_claims", -1), 0);
 
   ASSERT_EQ(d.Call("DELETE", "/v1/documents/recall", "admin").status, 200);
   json third = d.Ask(thread, "alice", "and the warranty?");
@@ -213,9 +215,13 @@ TEST(ServeConversationTest, DeletedSourceStayedVisibleInAThreadsEarlierTurns) {
   ASSERT_EQ(earlier.size(), 2u) << third.dump();
   const json& turn1 = earlier[0];
   EXPECT_EQ(turn1.value("turn", 0), 1);
+  EXPECT_EQ(turn1.value("question", ""), "What does the Vortex blender recall cover?");
   EXPECT_EQ(turn1.dump().find("\"recall\""), std::string::npos) << "deleted source still shown: " << turn1.dump();
-  EXPECT_EQ(turn1.dump().find("replacement"), std::string::npos) << "a claim citing it is still shown: " << turn1.dump();
+  EXPECT_EQ(turn1["claims"].dump().find("Vortex"), std::string::npos) << "a claim citing it is still shown";
+  EXPECT_EQ(turn1.value("answer", "").find("Vortex"), std::string::npos) << turn1.dump();
   EXPECT_GE(turn1.value("withdrawn_claims", 0), 1) << turn1.dump();
+  EXPECT_EQ(turn1.value("outcome", ""), "fallback") << turn1.dump();
+  EXPECT_EQ(turn1.value("fallback_reason", ""), "sources_withdrawn") << turn1.dump();
   // The other turn is untouched.
   EXPECT_NE(earlier[1].value("answer", "").find("three minutes"), std::string::npos) << earlier[1].dump();
 }
