@@ -1,6 +1,6 @@
 // Durable conversations: threads, their turns, the answers that feedback refers to, and the
 // feedback itself, in one SQLite file `<data_dir>/conversations.db` (layout and migrations in
-// docs/store_format.md, "conversations.db"; behaviour in docs/http_api.md, "Threads" and "Feedback").
+// docs/conversations.md; behaviour in docs/http_api.md, "Threads" and "Feedback").
 //
 // Every write is acknowledged only after its transaction committed with synchronous=FULL in WAL
 // mode, so what a caller was told exists survives kill -9. Writes go through one writer thread that
@@ -76,7 +76,7 @@ struct CreatedThread {
   std::string evicted_thread_id;            // the owner's oldest thread, forgotten to make room; "" = none
 };
 
-// An answer as remembered: who asked, where it read, and its summary (docs/store_format.md: the
+// An answer as remembered: who asked, where it read, and its summary (docs/conversations.md: the
 // claims, the source cards without passage text, the result list's chunks).
 struct AnswerRecord {
   std::string answer_id;

@@ -1,5 +1,5 @@
 // What is remembered of an answer, and how a remembered answer is shown again (docs/http_api.md,
-// "Threads"; the summary's fields in docs/store_format.md, "conversations.db").
+// "Threads"; the summary's fields in docs/conversations.md).
 //
 // A summary keeps the claims with their quotes, the source cards without passage text, and the
 // result list's chunk ids: enough to show an earlier turn and to decide who may flag it, never the
