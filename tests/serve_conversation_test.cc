@@ -239,6 +239,30 @@ TEST(ServeConversationTest, EarlierTurnsHideSourcesTheCallerCanNoLongerRead) {
   EXPECT_EQ(second["thread"].dump().find("\"deploys\""), std::string::npos) << second["thread"].dump();
 }
 
+TEST(ServeConversationTest, StreamedMessageEndsWithTheThreadInDone) {
+  Deployment d({});
+  const std::string thread = d.NewThread("alice");
+  json first = d.Ask(thread, "alice", "How long does the Zephyr kettle take to boil water?");
+  std::vector<SseEvent> events;
+  HttpCall c = testing_support::MakeCall("POST", "/v1/threads/" + thread + "/messages",
+                                         {{"Authorization", "Bearer " + d.key("alice")}},
+                                         json{{"query", "and the warranty?"}, {"stream", true}}.dump());
+  HttpReply r = SseRequest(d.port(), c, &events);
+  ASSERT_EQ(r.status, 200);
+  ASSERT_FALSE(events.empty());
+  ASSERT_EQ(events.back().event, "done");
+  json done = json::parse(events.back().data);
+  ASSERT_TRUE(done.contains("thread")) << done.dump();
+  EXPECT_EQ(done["thread"].value("turn", 0), 2);
+  EXPECT_TRUE(done["thread"].value("saved", false));
+  ASSERT_EQ(done["thread"]["earlier"].size(), 1u);
+  EXPECT_EQ(done["thread"]["earlier"][0].value("answer_id", ""), first.value("answer_id", ""));
+  // The streamed turn was stored: the next message shows it.
+  json third = d.Ask(thread, "alice", "What does the refund policy allow?");
+  ASSERT_EQ(third["thread"]["earlier"].size(), 2u);
+  EXPECT_EQ(third["thread"]["earlier"][1].value("answer_id", ""), done.value("answer_id", ""));
+}
+
 // ---- finding 2: one global thread table, O(n) eviction under a global lock ------------------
 
 TEST(ServeConversationTest, ThreadFloodEvictedAnotherTenantsThread) {

@@ -116,7 +116,9 @@ class Service {
   std::string RememberAnswer(const Identity& who, const std::string& answer_tenant, const std::string& question,
                              const std::string& cache_id, const ThreadTurn* thread, nlohmann::json* body);
   bool MaySeeAnswer(const Identity& who, const AnswerRecord& answer, const nlohmann::json& summary) const;
-  ApiError QuotaError(const Status& status);
+  // A conversation store failure as an ApiError: a quota (kResourceExhausted) is quota_exceeded
+  // naming the quota, anything else unavailable (logged).
+  ApiError ConversationError(const Status& status);
   void ObserveAnswer(const AnswerResult& r);
 
   Engine& engine_;

@@ -33,7 +33,7 @@ std::string Format(double v) {
 
 // A quota refusal names the quota (the store's message starts with it); anything else is the
 // store failing, which the caller may retry.
-ApiError Service::QuotaError(const Status& status) {
+ApiError Service::ConversationError(const Status& status) {
   if (status.code() == StatusCode::kResourceExhausted) {
     const std::string& m = status.message();
     metrics_.GetCounter("attest_quota_refusals_total", "Requests refused by a conversation or feedback quota",
@@ -52,7 +52,7 @@ ApiResult<std::string> Service::CreateThread(const Identity& who, const ThreadCr
   // The owner (and the quotas) are the caller's; the tenant is where its messages read.
   NewThread args{internal::RandomId("thr_"), who.tenant, who.user, tenant.value(), req.title};
   auto created = options_.conversations->CreateThread(args);
-  if (!created.ok()) return QuotaError(created.status());
+  if (!created.ok()) return ConversationError(created.status());
   json body = {{"request_id", ctx.request_id}, {"thread_id", args.thread_id}, {"tenant", tenant.value()},
                {"title", req.title}, {"versions", Versions()}};
   if (!created->evicted_thread_id.empty()) {
@@ -69,7 +69,7 @@ ApiResult<std::string> Service::PostMessage(const Identity& who, const std::stri
   // Another caller's thread is indistinguishable from a missing one.
   const ApiError missing{"not_found", "no thread '" + thread_id + "' of yours", "thread_id"};
   auto found = store.FindThread(who.tenant, who.user, thread_id);
-  if (!found.ok()) return QuotaError(found.status());
+  if (!found.ok()) return ConversationError(found.status());
   if (!found->has_value()) return missing;
   if (req.tenant && *req.tenant != (*found)->answer_tenant) {
     return ApiError{"invalid_request", "the thread belongs to tenant '" + (*found)->answer_tenant + "'", "tenant"};
@@ -77,21 +77,21 @@ ApiResult<std::string> Service::PostMessage(const Identity& who, const std::stri
   auto turn_lock = thread_locks_.Lock(thread_id);
   // Read again under the lock: a message just before this one added a turn, or the thread went.
   found = store.FindThread(who.tenant, who.user, thread_id);
-  if (!found.ok()) return QuotaError(found.status());
+  if (!found.ok()) return ConversationError(found.status());
   if (!found->has_value()) return missing;
   ThreadTurn thread;
   thread.info = **found;
   const size_t max_turns = store.limits().max_turns_per_thread;
   if (thread.info.turns >= max_turns) {
-    return QuotaError(Status::ResourceExhausted("max_turns_per_thread: thread '" + thread_id + "' already has " +
+    return ConversationError(Status::ResourceExhausted("max_turns_per_thread: thread '" + thread_id + "' already has " +
                                                 std::to_string(thread.info.turns) + " turns (the limit is " +
                                                 std::to_string(max_turns) + "); start a new thread"));
   }
   auto questions = store.ThreadQuestions(thread_id);
-  if (!questions.ok()) return QuotaError(questions.status());
+  if (!questions.ok()) return ConversationError(questions.status());
   thread.questions = std::move(questions).value();
   auto shown = store.LastTurns(thread_id, kShownTurns);
-  if (!shown.ok()) return QuotaError(shown.status());
+  if (!shown.ok()) return ConversationError(shown.status());
   thread.shown = std::move(shown).value();
   AnswerRequest r = req;
   r.tenant = thread.info.answer_tenant;
@@ -124,7 +124,7 @@ std::string Service::RememberAnswer(const Identity& who, const std::string& answ
   view["turn"] = turn.ok() ? *turn : thread->info.turns + 1;
   (*body)["thread"] = std::move(view);
   if (turn.ok()) return "";
-  if (turn.status().code() == StatusCode::kResourceExhausted) (void)QuotaError(turn.status());
+  if (turn.status().code() == StatusCode::kResourceExhausted) (void)ConversationError(turn.status());
   spdlog::warn("turn of thread {} not saved: {}", thread->info.thread_id, turn.status().ToString());
   return "this turn could not be added to the thread (" + turn.status().message() + ")";
 }
@@ -159,7 +159,7 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
   // An answer the caller could not see is indistinguishable from one that does not exist.
   const ApiError hidden{"not_found", "no answer '" + req.answer_id + "' that you can see", "answer_id"};
   auto found = store.FindAnswer(req.answer_id);
-  if (!found.ok()) return QuotaError(found.status());
+  if (!found.ok()) return ConversationError(found.status());
   if (!found->has_value()) return hidden;
   const AnswerRecord& answer = **found;
   const json summary = json::parse(answer.summary_json, nullptr, false);
@@ -180,7 +180,7 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
   FeedbackInput in{internal::RandomId("fb_"), req.answer_id, req.claim_id, req.source_id, who.tenant, who.user,
                    req.kind, req.comment, ctx.request_id};
   auto stored = store.PutFeedback(in);
-  if (!stored.ok()) return QuotaError(stored.status());
+  if (!stored.ok()) return ConversationError(stored.status());
   // Feedback on any copy of a cached answer drops the cache entry it was served from.
   const bool invalidated = answer_cache_.InvalidateAnswer(answer.cache_id.empty() ? answer.answer_id : answer.cache_id);
   metrics_.GetCounter("attest_feedback_total", "Feedback received, by kind", {{"kind", req.kind}})->Add();
