@@ -136,7 +136,19 @@ struct ServeArgs {
   std::string audit_log;              // default <data>/audit.jsonl
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
   bool report_access_filtered = false;  // say filtered_by_access to readers (an oracle: off by default)
+  // Threads, remembered answers and feedback in <data>/conversations.db (docs/http_api.md).
+  uint32_t conversation_retention_days = 30;
+  size_t max_threads_per_user = 1000;
+  size_t max_threads_per_tenant = 100000;
+  size_t max_turns_per_thread = 100;
+  size_t max_answers_per_tenant = 100000;
+  size_t max_feedback_per_user = 1000;
+  size_t max_feedback_per_tenant = 100000;
+  double feedback_rate = 1;           // feedback posts per second per credential
+  double feedback_burst = 10;
 };
+// The conversation and feedback options of `serve` (cli/serve_command.cc).
+void AddConversationOptions(CLI::App* serve, ServeArgs* args);
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
 int RunServe(const GlobalArgs& g, const ServeArgs& a);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "server/routes.h"
 #include "service/audit_log.h"
 #include "service/authenticator.h"
+#include "service/conversation_store.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
 #include "service/service_internal.h"
@@ -25,6 +27,35 @@ std::string EnvOrEmpty(const std::string& name) {
 }
 
 }  // namespace
+
+void AddConversationOptions(CLI::App* serve, ServeArgs* a) {
+  const auto at_least_one = CLI::Range(size_t{1}, size_t{1} << 40);
+  serve->add_option("--conversation-retention-days", a->conversation_retention_days,
+                    "threads, remembered answers and feedback older than this are deleted")
+      ->check(CLI::Range(1u, 36500u))->capture_default_str();
+  serve->add_option("--max-threads-per-user", a->max_threads_per_user,
+                    "threads a user keeps; a new one replaces the user's oldest")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--max-threads-per-tenant", a->max_threads_per_tenant,
+                    "threads a tenant keeps; beyond, creating one is refused (429 quota_exceeded)")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--max-turns-per-thread", a->max_turns_per_thread,
+                    "messages a thread holds; beyond, a message is refused (429 quota_exceeded)")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--max-answers-per-tenant", a->max_answers_per_tenant,
+                    "answers outside threads remembered for feedback; the tenant's oldest is forgotten")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--max-feedback-per-user", a->max_feedback_per_user,
+                    "feedback records a user keeps; beyond, refused (429 quota_exceeded)")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--max-feedback-per-tenant", a->max_feedback_per_tenant,
+                    "feedback records a tenant keeps; beyond, refused (429 quota_exceeded)")
+      ->check(at_least_one)->capture_default_str();
+  serve->add_option("--feedback-rate", a->feedback_rate, "feedback posts per second per credential")
+      ->check(CLI::Range(0.001, 1e6))->capture_default_str();
+  serve->add_option("--feedback-burst", a->feedback_burst, "feedback posts a credential may send at once")
+      ->check(CLI::Range(1.0, 1e6))->capture_default_str();
+}
 
 int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   auto eo = MakeEngineOptions(g, /*read_only=*/false);
@@ -80,10 +111,26 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitFailure;
   }
 
+  service::ConversationStoreOptions co;
+  co.path = std::filesystem::path(g.data_dir) / "conversations.db";
+  co.limits.retention = std::chrono::hours(24) * a.conversation_retention_days;
+  co.limits.max_threads_per_user = a.max_threads_per_user;
+  co.limits.max_threads_per_tenant = a.max_threads_per_tenant;
+  co.limits.max_turns_per_thread = a.max_turns_per_thread;
+  co.limits.max_answers_per_tenant = a.max_answers_per_tenant;
+  co.limits.max_feedback_per_user = a.max_feedback_per_user;
+  co.limits.max_feedback_per_tenant = a.max_feedback_per_tenant;
+  auto conversations = service::ConversationStore::Open(co);
+  if (!conversations.ok()) {
+    std::fprintf(stderr, "attest: %s\n", conversations.status().ToString().c_str());
+    return kExitFailure;
+  }
+
   service::ServiceOptions so;
   so.default_deadline_ms = a.deadline_ms;
   so.caches = !a.no_cache;
-  so.feedback_path = std::filesystem::path(g.data_dir) / "feedback.jsonl";
+  so.conversations = conversations->get();
+  so.feedback_rate = service::RateLimit{a.feedback_rate, a.feedback_burst};
   so.llm_model = g.llm_model;
   so.manifest_key = EnvOrEmpty(a.manifest_key_env);
   so.report_access_filtered = a.report_access_filtered;

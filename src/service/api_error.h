@@ -9,7 +9,7 @@ namespace attest::service {
 
 struct ApiError {
   // invalid_json, invalid_request (a field is wrong: see `field`), unauthorized, forbidden,
-  // not_found, conflict, payload_too_large, rate_limited, overloaded, unavailable,
+  // not_found, conflict, payload_too_large, rate_limited, quota_exceeded, overloaded, unavailable,
   // deadline_exceeded, internal
   std::string code;
   std::string message;

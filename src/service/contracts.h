@@ -26,6 +26,7 @@ inline constexpr size_t kMaxQueryChars = 2000;     // code points, after trimmin
 inline constexpr size_t kMaxTopK = 100;
 inline constexpr uint32_t kMaxDeadlineMs = 120000;
 inline constexpr size_t kMaxBatchDocuments = 1000;
+inline constexpr size_t kMaxFeedbackCommentChars = 1000;  // code points, after trimming
 
 struct RequestFilters {
   std::vector<std::string> source_types;   // each 1..64 chars, at most 32 items
@@ -94,7 +95,7 @@ struct FeedbackRequest {
   std::string claim_id;                    // optional, e.g. "c2"
   std::string source_id;                   // optional, e.g. "S3"
   std::string kind;                        // required: wrong | unsupported | stale
-  std::string comment;                     // 0..2000 chars
+  std::string comment;                     // 0..1000 chars (kMaxFeedbackCommentChars)
 };
 
 struct ParseLimits {

@@ -38,7 +38,7 @@ constexpr const char* kSseDescription =
     "- `replace`: {sentence_id, text} a sent sentence is replaced by a corrected one.\n"
     "- `notice`: {code, message, chunk_ids?} e.g. the corpus moved during the answer and cited chunks changed.\n"
     "- `done`: {answer_id, outcome, snapshot_version, tokens:{prompt, completion}, cost, timings_ms, "
-    "dropped_claims, degraded} the last event. An error after the stream started is sent as "
+    "dropped_claims, degraded, thread?} the last event (`thread` on messages of a thread). An error after the stream started is sent as "
     "`event: error` with the Error object, then the stream ends.";
 
 json Components() {
@@ -49,7 +49,7 @@ json Components() {
       {{"error", Object({{"code", {{"type", "string"},
                                    {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
                                              "not_found", "conflict", "payload_too_large", "rate_limited",
-                                             "overloaded", "unavailable", "deadline_exceeded", "internal"}},
+                                             "quota_exceeded", "overloaded", "unavailable", "deadline_exceeded", "internal"}},
                                    {"description", "Stable machine-readable code."}}},
                          {"message", Str("What was wrong, for people.")},
                          {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "
@@ -129,6 +129,7 @@ json Components() {
        {"hops", ArrayOf({{"type", "object"}}, "Multi-hop trace.")},
        {"verdict", Str("yes/no when a comparison was computed in code.")},
        {"plan", {{"type", "object"}, {"nullable", true}, {"description", "The validated query plan."}}},
+       {"thread", Ref("ThreadView")},
        {"versions", Ref("Versions")}},
       {"answer_id", "request_id", "outcome", "answer", "claims", "sources", "snapshot_version", "versions"});
   schemas["PutDocumentsResult"] = Object(
@@ -157,14 +158,39 @@ json Components() {
        {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
        {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},
        {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
+  schemas["EarlierTurn"] = Object(
+      {{"turn", Int("1-based position in the thread.")},
+       {"question", Str("The question asked.")},
+       {"answer_id", Str("Its answer id (feedback still accepted).")},
+       {"asked_ms", Int("When, Unix epoch milliseconds.")},
+       {"outcome", Str("As answered; fallback with fallback_reason sources_withdrawn when every claim was "
+                       "withdrawn since.")},
+       {"answer", Str("The answer text with [n] markers, rebuilt without withdrawn claims.")},
+       {"claims", ArrayOf(Object({{"id", Str("Claim id.")}, {"text", Str("Claim text.")},
+                                  {"citations", ArrayOf({{"type", "object"}}, "source, doc_id, chunk_id, quote.")}}),
+                          "The kept claims whose sources the caller may still read.")},
+       {"sources", ArrayOf({{"type", "object"}}, "Source cards (id, doc_id, chunk_id, title, url, site, date, "
+                                                  "cited, changed?) without passage text; deleted or unreadable "
+                                                  "sources are not shown.")},
+       {"results", ArrayOf({{"type", "object"}}, "The result list's chunks the caller may still read.")},
+       {"withdrawn_claims", Int("Claims withdrawn because a source they cite is deleted or no longer readable.")}});
+  schemas["ThreadView"] = Object(
+      {{"thread_id", Str("The thread.")},
+       {"turn", Int("This message's position in the thread.")},
+       {"saved", Bool("Whether this turn was stored (false: see notices).")},
+       {"earlier", ArrayOf(Ref("EarlierTurn"), "The last (up to 5) earlier turns, as the caller may see them now.")}},
+      {"thread_id", "turn", "saved", "earlier"});
   schemas["Thread"] = Object({{"thread_id", Str("Thread id for /v1/threads/{id}/messages.")},
                               {"tenant", Str("Tenant.")},
                               {"title", Str("Title.")},
+                              {"evicted_thread_id", Str("Present when the caller's oldest thread was forgotten "
+                                                        "to keep within --max-threads-per-user.")},
                               {"request_id", Str("Request id.")},
                               {"versions", Ref("Versions")}},
                              {"thread_id"});
   schemas["FeedbackResult"] = Object({{"feedback_id", Str("Feedback id.")},
                                       {"answer_id", Str("The answer flagged.")},
+                                      {"replaced", Bool("An earlier record of this answer, claim and user was replaced.")},
                                       {"cache_invalidated", Bool("Whether a cached copy of the answer was removed.")},
                                       {"request_id", Str("Request id.")},
                                       {"versions", Ref("Versions")}});
@@ -179,7 +205,9 @@ json Components() {
       {"Forbidden", error_response("forbidden: the credential may not do this (e.g. another tenant).")},
       {"NotFound", error_response("not_found.")},
       {"PayloadTooLarge", error_response("payload_too_large: the body is over the limit.")},
-      {"RateLimited", error_response("rate_limited: over the credential's rate; see Retry-After.")},
+      {"RateLimited", error_response("rate_limited: over the credential's rate (see Retry-After; feedback has a "
+                                     "rate of its own); or quota_exceeded: a thread or feedback quota, named in "
+                                     "the message.")},
       {"Unavailable", error_response("overloaded or unavailable: try again later.")},
   };
   json security = {
@@ -264,13 +292,15 @@ json Paths() {
   thread["requestBody"] = JsonBody("ThreadCreateRequest");
   p["/v1/threads"]["post"] = thread;
 
-  json message = Operation("Ask in a thread: a follow-up is planned with the earlier questions.", "threads",
+  json message = Operation("Ask in a thread: a follow-up is planned with the earlier questions; the response "
+                           "shows the last turns again, re-checked for the caller.", "threads",
                            AnswerResponses(), true, true);
   message["requestBody"] = JsonBody("AnswerRequest");
   p["/v1/threads/{id}/messages"]["post"] = message;
 
   json feedback = Operation("Flag an answer, claim or source as wrong, unsupported or stale.", "feedback",
-                            {{"201", Ok("Recorded (appended to feedback.jsonl, fsynced).", "FeedbackResult")}}, false, true);
+                            {{"201", Ok("Recorded durably in conversations.db; a repeat for the same answer, claim and "
+                                        "user replaces the earlier record.", "FeedbackResult")}}, false, true);
   feedback["requestBody"] = JsonBody("FeedbackRequest");
   p["/v1/feedback"]["post"] = feedback;
 

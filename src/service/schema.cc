@@ -197,8 +197,8 @@ const ObjectSchema& FeedbackSchema() {
           {.name = "kind", .type = FieldType::kString, .required = true,
            .enum_values = {"wrong", "unsupported", "stale"}, .normalize = false,
            .description = "What is wrong: wrong, unsupported or stale."},
-          {.name = "comment", .type = FieldType::kString, .max = 2000, .default_json = "\"\"",
-           .description = "Free text, 0..2000 characters."},
+          {.name = "comment", .type = FieldType::kString, .max = static_cast<int64_t>(kMaxFeedbackCommentChars),
+           .default_json = "\"\"", .description = "Free text, 0..1000 characters."},
       }};
   return schema;
 }

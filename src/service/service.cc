@@ -20,7 +20,8 @@ Service::Service(Engine& engine, Authenticator& auth, Registry& metrics, AuditLo
       audit_(audit),
       options_(std::move(options)),
       retrieval_cache_(options_.retrieval_cache_bytes, options_.retrieval_cache_ttl),
-      answer_cache_(options_.answer_cache_bytes, options_.answer_cache_ttl) {}
+      answer_cache_(options_.answer_cache_bytes, options_.answer_cache_ttl),
+      feedback_limiter_(options_.feedback_rate) {}
 
 Service::~Service() = default;
 
@@ -164,6 +165,17 @@ void Service::RefreshGauges() {
   metrics_.GetGauge("attest_snapshot_version", "The latest index snapshot")->Set(double(engine_.CurrentSnapshot()));
   if (audit_) {
     metrics_.GetGauge("attest_audit_records_written", "Audit records written")->Set(double(audit_->written()));
+  }
+  if (options_.conversations) {
+    if (auto c = options_.conversations->Counts(); c.ok()) {
+      auto kept = [&](const char* what, uint64_t n) {
+        metrics_.GetGauge("attest_conversation_records", "Records kept in conversations.db", {{"kind", what}})
+            ->Set(double(n));
+      };
+      kept("threads", c->threads);
+      kept("answers", c->answers);
+      kept("feedback", c->feedback);
+    }
   }
 }
 

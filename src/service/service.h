@@ -1,7 +1,8 @@
 // The orchestrator behind `attest serve` (docs/http_api.md): every v1 route as a method that takes
 // an authenticated Identity and a validated request, and returns the response body or an
-// ApiError. It owns the caches, threads, recent answers (for feedback) and the audit records;
-// it knows nothing about HTTP (server/routes.cc adapts it).
+// ApiError. It owns the caches and the audit records; threads, their turns, the answers feedback
+// refers to and the feedback itself are kept durably by a ConversationStore it borrows. It knows
+// nothing about HTTP (server/routes.cc adapts it).
 //
 // Authorization happens in three places: inside retrieval (the caller's tenant and groups are the
 // search filter), again when sources are rendered (a document deleted or an ACL narrowed since the
@@ -10,7 +11,9 @@
 // were deleted or became unreadable are retracted, and a caller who lost access gets a notice and
 // the stream ends).
 //
-// Thread-safety: all methods may be called concurrently.
+// Thread-safety: all methods may be called concurrently. No lock is shared by all requests: the
+// caches are sharded, the conversation store has its own (see conversation_store.h), and messages
+// of one thread are serialized by a lock of that thread only (KeyedLocks).
 #pragma once
 
 #include <chrono>
@@ -29,8 +32,11 @@
 #include "service/audit_log.h"
 #include "service/authenticator.h"
 #include "service/contracts.h"
+#include "service/conversation_store.h"
 #include "service/identity.h"
+#include "service/keyed_locks.h"
 #include "service/metrics.h"
+#include "service/rate_limiter.h"
 #include "service/result_cache.h"
 
 namespace attest::service {
@@ -64,9 +70,9 @@ struct ServiceOptions {
   std::chrono::milliseconds retrieval_cache_ttl{60000};
   size_t answer_cache_bytes = 64u << 20;
   std::chrono::milliseconds answer_cache_ttl{300000};
-  size_t max_threads = 100000;              // conversation threads kept (oldest forgotten)
-  size_t recent_answers = 100000;           // answers remembered for feedback
-  std::filesystem::path feedback_path;      // JSONL; "" = feedback kept in memory only
+  // Threads, turns, remembered answers and feedback (borrowed; null = those routes answer 503).
+  ConversationStore* conversations = nullptr;
+  RateLimit feedback_rate{1, 10};           // feedback posts per second per credential, and burst
   std::string llm_model;                    // part of the answer cache key
   std::string embedder;                     // echoed in versions
   std::string manifest_key;                 // HMAC key for answer manifests ("" = unsigned)
@@ -100,16 +106,23 @@ class Service {
   void RefreshGauges();
 
  private:
-  struct Turn;
-  struct ThreadState;
-  struct RecentAnswer;
+  struct ThreadTurn;  // the thread a message belongs to (service_internal.h)
   ApiResult<std::string> RunAnswer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
-                                   EventSink* sink, ThreadState* thread);
+                                   EventSink* sink, const ThreadTurn* thread);
   ApiResult<std::string> EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const;
   SearchFilter FilterFor(const Identity& who, const std::string& tenant) const;
   uint32_t RemainingMs(const RequestContext& ctx, std::optional<uint32_t> deadline) const;
   void Audit(const Identity& who, const RequestContext& ctx, AuditRecord record);
-  void RememberAnswer(const std::string& answer_id, const Identity& who, const AnswerResult& r);
+  // Keeps the answer durably (a thread's turn, or a recent answer for feedback) and, in a thread,
+  // adds the `thread` object to `body`. A failure to keep it is returned as a notice ("" = kept):
+  // the answer itself is still delivered.
+  // `who` is the identity as of rendering (its groups decide which earlier turns' sources show).
+  std::string RememberAnswer(const Identity& who, const std::string& answer_tenant, const std::string& question,
+                             const std::string& cache_id, const ThreadTurn* thread, nlohmann::json* body);
+  bool MaySeeAnswer(const Identity& who, const AnswerRecord& answer, const nlohmann::json& summary) const;
+  // A conversation store failure as an ApiError: a quota (kResourceExhausted) is quota_exceeded
+  // naming the quota, anything else unavailable (logged).
+  ApiError ConversationError(const Status& status);
   void ObserveAnswer(const AnswerResult& r);
 
   Engine& engine_;
@@ -119,11 +132,8 @@ class Service {
   ServiceOptions options_;
   LruCache retrieval_cache_;
   AnswerCache answer_cache_;
-  std::mutex mu_;  // threads_, recent_, feedback file
-  std::map<std::string, std::unique_ptr<ThreadState>> threads_;
-  std::map<std::string, std::unique_ptr<RecentAnswer>> recent_;
-  std::vector<std::string> recent_order_;
-  size_t recent_head_ = 0;
+  RateLimiter feedback_limiter_;
+  KeyedLocks thread_locks_;  // one message of a thread at a time
 };
 
 }  // namespace attest::service

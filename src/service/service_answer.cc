@@ -240,7 +240,7 @@ void Service::ObserveAnswer(const AnswerResult& r) {
 }
 
 ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
-                                          EventSink* sink, ThreadState* thread) {
+                                          EventSink* sink, const ThreadTurn* thread) {
   auto tenant = EffectiveTenant(who, req.tenant);
   if (!tenant.ok()) return tenant.error();
   AskOptions ao;
@@ -262,7 +262,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
                          !FastFreshness(req.query) && ao.writer == WriterKind::kExtractive;
   std::string key;
   std::optional<json> cached_meta;
-  std::string cached_body;
+  json cached_body;
   if (cacheable) {
     json k = {kPipelineVersion, kPromptVersion, req.writer, options_.llm_model,
               who.admin ? "admin:" + tenant.value() : who.Scope(), tenant.value(),
@@ -290,9 +290,10 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
           }
         }
       }
-      if (valid) {
+      json stored = valid ? json::parse(hit->substr(nl + 1), nullptr, false) : json();
+      if (valid && stored.is_object()) {
         cached_meta = std::move(meta);
-        cached_body = hit->substr(nl + 1);
+        cached_body = std::move(stored);
       }
     }
     metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
@@ -301,19 +302,28 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
 
   if (cached_meta) {
     const json& meta = *cached_meta;
+    // Every answer delivered has an id of its own (remembered for feedback); the entry's own id
+    // (meta.answer_id) is what feedback on any copy invalidates.
+    const std::string answer_id = internal::RandomId("ans_");
     AuditRecord rec;
     rec.tenant = tenant.value();
     rec.outcome = meta.value("outcome", "") + " (cached)";
     rec.snapshot = meta.value("snapshot", uint64_t{0});
-    rec.answer_id = meta.value("answer_id", "");
+    rec.answer_id = answer_id;
     rec.chunks_given = meta["given"].get<std::vector<uint64_t>>();
     for (const auto& c : meta["cited"]) rec.chunks_cited.push_back(c[1].get<uint64_t>());
     Audit(who, ctx, std::move(rec));
-    // The per-request fields go in front of the stored body (which never holds them).
-    const std::string front = "{\"request_id\":" + json(ctx.request_id).dump() + ",\"cached\":true,\"notices\":[]," +
-                              "\"versions\":" + VersionsJson() + ",";
-    if (!sink) return front + cached_body.substr(1);
-    json body = json::parse(front + cached_body.substr(1));
+    // The per-request fields are added to the stored body (which never holds them).
+    json body = std::move(cached_body);
+    body["answer_id"] = answer_id;
+    body["request_id"] = ctx.request_id;
+    body["cached"] = true;
+    body["notices"] = json::array();
+    body["versions"] = Versions();
+    const std::string not_kept =
+        RememberAnswer(who, tenant.value(), req.query, meta.value("answer_id", ""), thread, &body);
+    if (!not_kept.empty()) body["notices"].push_back(not_kept);
+    if (!sink) return body.dump(-1, ' ', false, json::error_handler_t::replace);
     // Replay the cached answer as events.
     AnswerStream stream(sink, engine_, auth_, metrics_, who, ao.filter);
     stream.Emit("progress", {{"stage", "cache"}, {"queries", json::array()}});
@@ -350,6 +360,8 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
       done["fallback_reason"] = body["fallback_reason"];
       done["results"] = body["results"];
     }
+    if (!not_kept.empty()) stream.Emit("notice", {{"code", "not_remembered"}, {"message", not_kept}});
+    if (body.contains("thread")) done["thread"] = body["thread"];
     stream.Emit("done", done);
     return std::string();
   }
@@ -499,7 +511,6 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   }
 
   const std::string answer_id = internal::RandomId("ans_");
-  RememberAnswer(answer_id, who, r);
   {
     AuditRecord rec;
     rec.tenant = tenant.value();
@@ -515,7 +526,6 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   }
 
   json body = json::parse(AnswerToJson(r, -1));
-  body["answer_id"] = answer_id;
   bool flagged = false;
   for (const AnswerSource& s : r.sources) flagged |= s.flagged;
   if (cacheable && (r.outcome == AnswerOutcome::kAnswer || r.outcome == AnswerOutcome::kFallback) &&
@@ -532,10 +542,13 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
     answer_cache_.Put(key, meta.dump() + "\n" + body.dump(-1, ' ', false, json::error_handler_t::replace), cited,
                       answer_id);
   }
+  body["answer_id"] = answer_id;
   body["request_id"] = ctx.request_id;
   body["cached"] = false;
   body["notices"] = notices;
   body["versions"] = Versions();
+  const std::string not_kept = RememberAnswer(refreshed.value(), tenant.value(), req.query, "", thread, &body);
+  if (!not_kept.empty()) body["notices"].push_back(not_kept);
   if (!stream) return body.dump(-1, ' ', false, json::error_handler_t::replace);
 
   // --- the rest of the stream: sentences, retractions, notices, done ---
@@ -590,6 +603,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   }
   if (stream->ended()) return std::string();
   for (const std::string& n : notices) stream->Emit("notice", {{"code", "sources_changed"}, {"message", n}});
+  if (!not_kept.empty()) stream->Emit("notice", {{"code", "not_remembered"}, {"message", not_kept}});
   for (const std::string& w : r.warnings) stream->Emit("notice", {{"code", "warning"}, {"message", w}});
   if (r.outcome == AnswerOutcome::kFallback) {
     stream->Emit("notice", {{"code", "fallback"}, {"message", "no confident answer: " + r.fallback_reason}});
@@ -612,25 +626,9 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
     done["fallback_reason"] = r.fallback_reason;
     done["results"] = body["results"];
   }
+  if (body.contains("thread")) done["thread"] = body["thread"];
   stream->Emit("done", done);
   return std::string();
-}
-
-void Service::RememberAnswer(const std::string& answer_id, const Identity& who, const AnswerResult& r) {
-  auto rec = std::make_unique<RecentAnswer>();
-  rec->tenant = who.tenant;
-  rec->user = who.user;
-  for (const AnswerClaim& c : r.claims) rec->claims.insert(c.id);
-  for (const AnswerSource& s : r.sources) rec->sources.insert(s.id);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (recent_order_.size() < options_.recent_answers) {
-    recent_order_.push_back(answer_id);
-  } else {
-    recent_.erase(recent_order_[recent_head_]);  // a ring: the oldest answer is forgotten
-    recent_order_[recent_head_] = answer_id;
-    recent_head_ = (recent_head_ + 1) % recent_order_.size();
-  }
-  recent_[answer_id] = std::move(rec);
 }
 
 }  // namespace attest::service

@@ -1,7 +1,4 @@
-// Service: documents (admin), conversation threads and feedback.
-#include <fcntl.h>
-#include <unistd.h>
-
+// Service: documents (admin). Threads and feedback are in service_threads.cc.
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -140,93 +137,6 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   Audit(who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id}, {"id", id}, {"tenant", tenant.value()}, {"deleted", true},
               {"snapshot_version", *r}, {"versions", Versions()}}
-      .dump();
-}
-
-ApiResult<std::string> Service::CreateThread(const Identity& who, const ThreadCreateRequest& req,
-                                             const RequestContext& ctx) {
-  auto tenant = EffectiveTenant(who, req.tenant);
-  if (!tenant.ok()) return tenant.error();
-  auto t = std::make_unique<ThreadState>();
-  t->id = internal::RandomId("thr_");
-  t->tenant = tenant.value();
-  t->user = who.user;
-  t->title = req.title;
-  t->created_ms = internal::UnixMs();
-  const std::string id = t->id;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (threads_.size() >= options_.max_threads) {
-      // Forget the oldest thread (ids are random, so find it by creation time).
-      auto oldest = threads_.begin();
-      for (auto it = threads_.begin(); it != threads_.end(); ++it) {
-        if (it->second->created_ms < oldest->second->created_ms) oldest = it;
-      }
-      threads_.erase(oldest);
-    }
-    threads_[id] = std::move(t);
-  }
-  return json{{"request_id", ctx.request_id}, {"thread_id", id}, {"tenant", tenant.value()}, {"title", req.title},
-              {"versions", Versions()}}
-      .dump();
-}
-
-ApiResult<std::string> Service::PostMessage(const Identity& who, const std::string& thread_id, const AnswerRequest& req,
-                                            const RequestContext& ctx, EventSink* sink) {
-  ThreadState* t = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = threads_.find(thread_id);
-    // Another caller's thread is indistinguishable from a missing one.
-    if (it != threads_.end() && it->second->tenant == who.tenant && it->second->user == who.user) t = it->second.get();
-  }
-  if (!t) return ApiError{"not_found", "no thread '" + thread_id + "' of yours", "thread_id"};
-  if (req.tenant && *req.tenant != t->tenant) {
-    return ApiError{"invalid_request", "the thread belongs to tenant '" + t->tenant + "'", "tenant"};
-  }
-  std::lock_guard<std::mutex> turn(t->mu);
-  AnswerRequest r = req;
-  r.tenant = t->tenant;
-  auto out = RunAnswer(who, r, ctx, sink, t);
-  if (out.ok()) t->questions.push_back(req.query);
-  return out;
-}
-
-ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequest& req, const RequestContext& ctx) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = recent_.find(req.answer_id);
-    if (it == recent_.end() || it->second->tenant != who.tenant) {
-      return ApiError{"not_found", "no recent answer '" + req.answer_id + "' of your tenant", "answer_id"};
-    }
-    if (!req.claim_id.empty() && !it->second->claims.count(req.claim_id)) {
-      return ApiError{"invalid_request", "answer '" + req.answer_id + "' has no claim '" + req.claim_id + "'", "claim_id"};
-    }
-    if (!req.source_id.empty() && !it->second->sources.count(req.source_id)) {
-      return ApiError{"invalid_request", "answer '" + req.answer_id + "' has no source '" + req.source_id + "'",
-                      "source_id"};
-    }
-  }
-  const std::string feedback_id = internal::RandomId("fb_");
-  json line = {{"feedback_id", feedback_id}, {"ts_ms", internal::UnixMs()}, {"request_id", ctx.request_id},
-               {"answer_id", req.answer_id}, {"claim_id", req.claim_id}, {"source_id", req.source_id},
-               {"kind", req.kind},           {"comment", req.comment},    {"tenant", who.tenant},
-               {"user", who.user}};
-  if (!options_.feedback_path.empty()) {
-    const std::string text = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-    std::lock_guard<std::mutex> lock(mu_);
-    int fd = ::open(options_.feedback_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    if (fd >= 0) ::close(fd);
-    if (!ok) {
-      spdlog::error("feedback {} could not be stored in {}", feedback_id, options_.feedback_path.string());
-      return ApiError{"unavailable", "feedback could not be stored; retry", ""};
-    }
-  }
-  const bool invalidated = answer_cache_.InvalidateAnswer(req.answer_id);
-  metrics_.GetCounter("attest_feedback_total", "Feedback received, by kind", {{"kind", req.kind}})->Add();
-  return json{{"request_id", ctx.request_id}, {"feedback_id", feedback_id}, {"answer_id", req.answer_id},
-              {"cache_invalidated", invalidated}, {"versions", Versions()}}
       .dump();
 }
 

@@ -17,16 +17,12 @@
 
 namespace attest::service {
 
-struct Service::ThreadState {
-  std::string id, tenant, user, title;
-  int64_t created_ms = 0;
+// The thread a message is asked in: the thread, its earlier questions (what the follow-up is
+// planned with) and its last turns (shown again in the response, re-checked for the caller).
+struct Service::ThreadTurn {
+  ThreadInfo info;
   std::vector<std::string> questions;
-  std::mutex mu;  // one message of a thread at a time
-};
-
-struct Service::RecentAnswer {
-  std::string tenant, user;
-  std::set<std::string> claims, sources;
+  std::vector<AnswerRecord> shown;
 };
 
 }  // namespace attest::service
