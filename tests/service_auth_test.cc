@@ -183,6 +183,43 @@ TEST(AuthStore, SecondConnectionSeesWritesAndForeignFilesAreRefused) {
   EXPECT_EQ(AuthStore::Open({tmp.path() / "missing.db", false, 1000}).status().code(), StatusCode::kNotFound);
 }
 
+TEST(AuthStore, Version1FileIsUpgradedInPlace) {
+  TempDir tmp;
+  const auto path = tmp.path() / "auth.db";
+  {
+    // The version 1 schema, as a build before operator keys wrote it, with one admin key.
+    auto db = SqliteDb::Open({path, false, true, 1000});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec(R"sql(
+      CREATE TABLE api_keys(key_id TEXT PRIMARY KEY NOT NULL, secret_sha256 TEXT NOT NULL, tenant TEXT NOT NULL,
+        user TEXT NOT NULL, admin INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL, revoked_ms INTEGER,
+        rate_per_second REAL, label TEXT NOT NULL DEFAULT '');
+      CREATE INDEX api_keys_by_principal ON api_keys(tenant, user);
+      CREATE TABLE principals(tenant TEXT NOT NULL, user TEXT NOT NULL, groups TEXT NOT NULL,
+        clearance TEXT NOT NULL DEFAULT '', disabled INTEGER NOT NULL DEFAULT 0, updated_ms INTEGER NOT NULL,
+        PRIMARY KEY(tenant, user)) WITHOUT ROWID;
+      INSERT INTO api_keys(key_id, secret_sha256, tenant, user, admin, created_ms)
+        VALUES('0123456789ab', 'ff', 'acme', 'root', 1, 1);
+      PRAGMA user_version = 1;)sql").ok());
+    ASSERT_TRUE((*db)->Exec("PRAGMA application_id = " + std::to_string(kAuthApplicationId)).ok());
+  }
+  auto store = OpenStore(path);
+  auto old = store->LookupKey("0123456789ab");
+  ASSERT_TRUE(old.ok() && old->has_value());
+  EXPECT_TRUE((*old)->admin);
+  EXPECT_FALSE((*old)->deployment_operator) << "an old admin key stays a tenant admin";
+  auto op = store->CreateKey({"default", "ops", false, "", std::nullopt, /*deployment_operator=*/true});
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  auto read = store->LookupKey(op->record.key_id);
+  ASSERT_TRUE(read.ok() && read->has_value());
+  EXPECT_TRUE((*read)->deployment_operator);
+  EXPECT_TRUE((*read)->admin) << "an operator key is an admin too";
+  store.reset();
+  auto db = SqliteDb::Open({path, true, false, 1000});
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(*QueryInt(**db, "PRAGMA user_version", 0), kAuthSchemaVersion);
+}
+
 // ---------------------------------------------------------------- Identity
 
 TEST(Identity, ScopeIsCanonicalAndSeparatesPermissions) {
@@ -218,6 +255,7 @@ class AuthenticatorTest : public ::testing::Test {
     o.auth_db = tmp_.path() / "auth.db";
     o.jwt_hs256_secret = kHsSecret;
     o.jwt_rs256_public_key_pem = Rsa().public_pem();
+    o.jwt_allow_hs256_and_rs256 = true;
     o.jwt_issuer = "https://idp.example";
     o.jwt_audience = "attest";
     o.group_cache_ttl = ttl;
@@ -392,6 +430,99 @@ TEST_F(AuthenticatorTest, JwtOnlyConfigurationRefusesApiKeys) {
   std::string token = MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret);
   EXPECT_NE(Error(b.value()->Authenticate({{"authorization", "Bearer " + token}})).find("not accepted"),
             std::string::npos);
+}
+
+// Expiry was checked only at authentication: Refresh (sentence boundaries of a stream) kept a
+// JWT identity alive after its exp.
+TEST_F(AuthenticatorTest, Regression_RefreshRechecksJwtExpiry) {
+  AuthOptions o;
+  o.auth_db = tmp_.path() / "auth.db";
+  o.jwt_hs256_secret = kHsSecret;
+  o.clock_skew = std::chrono::seconds(0);
+  auto auth = std::move(Authenticator::Create(o)).value();
+  const int64_t exp = NowS() + 2;
+  auto id = auth->Authenticate({{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}}, Claims({{"exp", exp}}), kHsSecret)}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  auto before = auth->Refresh(id.value());
+  if (NowS() < exp) {
+    EXPECT_TRUE(before.ok()) << Error(before);
+  }
+  while (NowS() < exp) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token expired");
+}
+
+TEST_F(AuthenticatorTest, OnlyOperatorCredentialsAreDeploymentOperators) {
+  auto auth = Make(std::chrono::milliseconds(0));
+  auto admin = auth->Authenticate({{"x-api-key", NewKey("root", /*admin=*/true)}});
+  ASSERT_TRUE(admin.ok()) << Error(admin);
+  EXPECT_TRUE(admin.value().admin);
+  EXPECT_FALSE(admin.value().deployment_operator) << "a tenant admin is no operator";
+  auto k = Store().CreateKey({"default", "ops", false, "", std::nullopt, /*deployment_operator=*/true});
+  ASSERT_TRUE(k.ok());
+  auto ops = auth->Authenticate({{"x-api-key", k->plaintext}});
+  ASSERT_TRUE(ops.ok()) << Error(ops);
+  EXPECT_TRUE(ops.value().deployment_operator);
+  EXPECT_TRUE(ops.value().admin);
+  EXPECT_EQ(ops.value().tenant, "default");
+  auto refreshed = auth->Refresh(ops.value());
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_TRUE(refreshed.value().deployment_operator);
+  // A token's admin claim is no operator; its operator claim is refused unless allowed.
+  auto jwt_admin = auth->Authenticate(
+      {{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}}, Claims({{"admin", true}}), kHsSecret)}});
+  ASSERT_TRUE(jwt_admin.ok()) << Error(jwt_admin);
+  EXPECT_TRUE(jwt_admin.value().admin);
+  EXPECT_FALSE(jwt_admin.value().deployment_operator);
+  const std::string op_token = MakeToken({{"alg", "HS256"}}, Claims({{"operator", true}}), kHsSecret);
+  EXPECT_EQ(Error(auth->Authenticate({{"authorization", "Bearer " + op_token}})),
+            "unauthorized: token claims deployment operator access, which this deployment does not accept from "
+            "tokens");
+  AuthOptions o;
+  o.jwt_hs256_secret = kHsSecret;
+  o.jwt_allow_operator_claim = true;
+  auto allowing = std::move(Authenticator::Create(o)).value();
+  auto jwt_ops = allowing->Authenticate({{"authorization", "Bearer " + op_token}});
+  ASSERT_TRUE(jwt_ops.ok()) << Error(jwt_ops);
+  EXPECT_TRUE(jwt_ops.value().deployment_operator);
+  EXPECT_TRUE(jwt_ops.value().admin);
+  EXPECT_NE(Error(allowing->Authenticate({{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}},
+                                                                                     Claims({{"operator", "yes"}}),
+                                                                                     kHsSecret)}})),
+                  "")
+      << "a non-boolean operator claim";
+}
+
+TEST_F(AuthenticatorTest, RefreshChecksTokenTimesAgainstTheInjectedClock) {
+  using std::chrono::seconds;
+  std::chrono::system_clock::time_point now{seconds(1'800'000'000)};
+  AuthOptions o;
+  o.jwt_hs256_secret = kHsSecret;
+  o.clock_skew = seconds(30);
+  o.clock = [&now] { return now; };
+  auto auth = std::move(Authenticator::Create(o)).value();
+  const std::string token = MakeToken(
+      {{"alg", "HS256"}}, Claims({{"exp", 1'800'000'100}, {"nbf", 1'800'000'000}}), kHsSecret);
+  auto id = auth->Authenticate({{"authorization", "Bearer " + token}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  ASSERT_TRUE(id.value().token_exp.has_value());
+  EXPECT_DOUBLE_EQ(*id.value().token_exp, 1'800'000'100);
+  now += seconds(129);  // exp + skew - 1
+  EXPECT_TRUE(auth->Refresh(id.value()).ok());
+  now += seconds(1);  // exp + skew
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token expired");
+  now = std::chrono::system_clock::time_point{seconds(1'800'000'000 - 31)};  // the clock went back past nbf - skew
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token not yet valid (nbf is in the future)");
+  // An API key identity carries no token times.
+  std::string key = NewKey("alice");
+  AuthOptions ko;
+  ko.auth_db = tmp_.path() / "auth.db";
+  ko.clock = [&now] { return now; };
+  auto keys = std::move(Authenticator::Create(ko)).value();
+  auto kid = keys->Authenticate({{"x-api-key", key}});
+  ASSERT_TRUE(kid.ok());
+  EXPECT_FALSE(kid.value().token_exp.has_value());
+  now += seconds(1'000'000);
+  EXPECT_TRUE(keys->Refresh(kid.value()).ok());
 }
 
 // ---------------------------------------------------------------- CLI (black box)

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "auth_test_helpers.h"
 #include "service/base64url.h"
@@ -133,6 +136,7 @@ TEST(Jwt, AlgConfusionRsaPublicKeyAsHmacSecretIsRejected) {
   EXPECT_EQ(Rejection(*rs_only, forged), "HS256 tokens are not accepted (no HS256 secret configured)");
   // A verifier with both keys: the HS256 token is checked with the HS secret only.
   o.hs256_secret = kHsSecret;
+  o.allow_hs256_and_rs256 = true;
   auto both = Verifier(o);
   EXPECT_EQ(Rejection(*both, forged), "invalid token signature");
   EXPECT_EQ(Rejection(*both, MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret)), "");
@@ -200,6 +204,136 @@ TEST(Jwt, Rs256ValidAndInvalid) {
   JwtVerifierOptions short_secret;
   short_secret.hs256_secret = "short";
   EXPECT_FALSE(JwtVerifier::Create(short_secret).ok());
+}
+
+// ---------------------------------------------------------------- regressions (issue 10)
+
+// Strips the PEM armour and all whitespace: the standard base64 of the DER key.
+std::string PemBody(const std::string& pem) {
+  std::string out;
+  std::istringstream in(pem);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("-----", 0) == 0) continue;
+    for (char c : line) {
+      if (!std::isspace(static_cast<unsigned char>(c))) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Duplicate keys were accepted and the last one won: {"alg":"none","alg":"HS256"}.
+TEST(Jwt, Regression_DuplicateHeaderKeyIsRefused) {
+  auto v = Verifier(HsOptions());
+  const std::string payload = Claims().dump();
+  auto token = [&](const std::string& header) { return testing_support::Hs256Token(header, payload, kHsSecret); };
+  EXPECT_EQ(Rejection(*v, token(R"({"alg":"HS256","typ":"JWT"})")), "") << "control";
+  EXPECT_EQ(Rejection(*v, token(R"({"alg":"none","alg":"HS256"})")),
+            "malformed token: header has a duplicate key \"alg\"");
+  EXPECT_EQ(Rejection(*v, token(R"({"alg":"HS256","typ":"JWT","typ":"JWT"})")),
+            "malformed token: header has a duplicate key \"typ\"");
+  // The same key written with an escape is the same key.
+  EXPECT_EQ(Rejection(*v, token(R"({"alg":"HS256","\u0061lg":"HS256"})")),
+            "malformed token: header has a duplicate key \"alg\"");
+}
+
+TEST(Jwt, Regression_DuplicatePayloadKeyIsRefused) {
+  auto v = Verifier(HsOptions());
+  const std::string base = Claims().dump();  // {"aud":...,"tenant":"acme"}
+  auto token = [&](const std::string& front, const std::string& back) {
+    return testing_support::Hs256Token(R"({"alg":"HS256"})", "{" + front + base.substr(1, base.size() - 2) + back + "}",
+                                       kHsSecret);
+  };
+  EXPECT_EQ(Rejection(*v, token(R"("admin":false,)", R"(,"admin":true)")),
+            "malformed token: payload has a duplicate key \"admin\"");
+  EXPECT_EQ(Rejection(*v, token(R"("tenant":"globex",)", "")),
+            "malformed token: payload has a duplicate key \"tenant\"");
+  EXPECT_EQ(Rejection(*v, token("", R"(,"ext":{"k":1,"k":2})")),
+            "malformed token: payload has a duplicate key \"k\"");
+  EXPECT_EQ(Rejection(*v, token("", R"(,"\u0073ub":"mallory")")),
+            "malformed token: payload has a duplicate key \"sub\"");
+  // The same name in different objects is no duplicate.
+  EXPECT_EQ(Rejection(*v, token("", R"(,"x":{"k":1},"y":{"k":2},"z":[{"k":1},{"k":2}])")), "");
+}
+
+// `export SECRET="$(cat public.pem)"` drops the trailing newline; the byte-exact comparison with
+// the PEM missed it, and an HS256 token signed with the public key was accepted.
+TEST(Jwt, Regression_Hs256SecretIsThePublicKeyPemWithoutItsTrailingNewline) {
+  std::string pem = Rsa().public_pem();
+  while (!pem.empty() && pem.back() == '\n') pem.pop_back();
+  std::string crlf;
+  for (char c : pem) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  for (const std::string& secret : {pem, pem + "\r\n", "  " + pem + " \n\n", crlf}) {
+    JwtVerifierOptions o = HsOptions();
+    o.rs256_public_key_pem = Rsa().public_pem();
+    o.hs256_secret = secret;
+    auto r = JwtVerifier::Create(o);
+    ASSERT_FALSE(r.ok()) << "accepted as an HS256 secret: " << secret.substr(0, 40);
+    EXPECT_EQ(r.error().code, "invalid_request");
+    EXPECT_EQ(r.error().field, "jwt_hs256_secret");
+    EXPECT_NE(r.error().message.find("public key"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(Jwt, Regression_Hs256SecretThatLooksLikeKeyMaterialIsRefused) {
+  const std::string body = PemBody(OtherRsa().public_pem());
+  std::string wrapped;
+  for (size_t i = 0; i < body.size(); i += 64) wrapped += body.substr(i, 64) + "\n";
+  const std::vector<std::string> key_material = {
+      OtherRsa().public_pem(),
+      "-----BEGIN PRIVATE KEY-----\n" + std::string(64, 'A') + "\n-----END PRIVATE KEY-----\n",
+      "-----BEGIN CERTIFICATE-----",
+      body,                                   // base64 DER of a public key, one line
+      wrapped,                                // the same, wrapped like a PEM body
+      Base64UrlEncode(OtherRsa().public_der()),  // base64url DER
+      OtherRsa().public_der(),                // raw DER
+  };
+  for (const std::string& secret : key_material) {
+    JwtVerifierOptions o = HsOptions();  // HS256 only: no public key configured to compare with
+    o.hs256_secret = secret;
+    auto r = JwtVerifier::Create(o);
+    ASSERT_FALSE(r.ok()) << "accepted as an HS256 secret: " << secret.substr(0, 40);
+    EXPECT_EQ(r.error().field, "jwt_hs256_secret");
+    EXPECT_FALSE(r.error().message.empty());
+  }
+  // Ordinary secrets, including base64 of random bytes, are fine.
+  for (const std::string& secret :
+       {kHsSecret, Base64UrlEncode(std::string("\x13\x37\xbe\xef\x00\x42\x99\xfe\x01\x02\x03\x04\x05\x06\x07\x08"
+                                               "\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0\xff",
+                                               32)),
+        std::string("correct horse battery staple, and then some more words")}) {
+    JwtVerifierOptions o = HsOptions();
+    o.hs256_secret = secret;
+    auto r = JwtVerifier::Create(o);
+    EXPECT_TRUE(r.ok()) << secret << ": " << (r.ok() ? "" : r.error().message);
+  }
+}
+
+TEST(Jwt, Regression_Hs256AndRs256TogetherAreRefusedUnlessAllowed) {
+  JwtVerifierOptions o = HsOptions();
+  o.rs256_public_key_pem = Rsa().public_pem();
+  auto r = JwtVerifier::Create(o);
+  ASSERT_FALSE(r.ok()) << "both key types configured without being asked for";
+  EXPECT_EQ(r.error().field, "jwt_allow_hs256_and_rs256");
+  EXPECT_NE(r.error().message.find("HS256"), std::string::npos);
+  EXPECT_NE(r.error().message.find("RS256"), std::string::npos);
+  o.allow_hs256_and_rs256 = true;
+  EXPECT_TRUE(JwtVerifier::Create(o).ok()) << "allowed explicitly";
+}
+
+TEST(Jwt, OperatorClaimOnlyWhenAllowed) {
+  auto v = Verifier(HsOptions());
+  const std::string op = MakeToken({{"alg", "HS256"}}, Claims({{"operator", true}}), kHsSecret);
+  EXPECT_EQ(Rejection(*v, op), "token claims deployment operator access, which this deployment does not accept from tokens");
+  EXPECT_EQ(Rejection(*v, MakeToken({{"alg", "HS256"}}, Claims({{"operator", false}}), kHsSecret)), "");
+  EXPECT_EQ(Rejection(*v, MakeToken({{"alg", "HS256"}}, Claims({{"operator", 1}}), kHsSecret)),
+            "token operator claim must be a boolean");
+  JwtVerifierOptions o = HsOptions();
+  o.allow_operator_claim = true;
+  auto allowing = Verifier(o);
+  auto r = allowing->Verify(op);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r.value().deployment_operator);
+  EXPECT_FALSE(r.value().admin) << "the claims are reported as given; the authenticator makes operators admins";
 }
 
 }  // namespace
