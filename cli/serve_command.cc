@@ -52,6 +52,11 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   service::AuthOptions ao;
   ao.auth_db = std::filesystem::path(g.data_dir) / "auth.db";
   ao.jwt_hs256_secret = EnvOrEmpty(a.jwt_hs256_secret_env);
+  if (!a.jwt_hs256_secret_env.empty() && ao.jwt_hs256_secret.empty()) {
+    std::fprintf(stderr, "attest: --jwt-hs256-secret-env: the variable '%s' is not set or empty\n",
+                 a.jwt_hs256_secret_env.c_str());
+    return kExitUsage;
+  }
   if (!a.jwt_rs256_public_key.empty()) {
     auto pem = ReadFileToString(a.jwt_rs256_public_key, 1 << 20);
     if (!pem.ok()) {

@@ -324,6 +324,13 @@ TEST_F(ServeJwtConfigTest, Regression_Hs256SecretThatIsThePublicKeyPemIsRefusedA
   EXPECT_NE(alone.output.find("-----BEGIN"), std::string::npos) << alone.output;
 }
 
+TEST_F(ServeJwtConfigTest, UnsetSecretVariableIsNamed) {
+  ::unsetenv("ATTEST_TEST_UNSET_SECRET");
+  Startup s = ServeStartup(data_, {"--jwt-hs256-secret-env", "ATTEST_TEST_UNSET_SECRET"});
+  EXPECT_EQ(s.exit_code, 2) << s.output;
+  EXPECT_NE(s.output.find("'ATTEST_TEST_UNSET_SECRET' is not set"), std::string::npos) << s.output;
+}
+
 TEST_F(ServeJwtConfigTest, Regression_Hs256AndRs256TogetherNeedAnExplicitFlag) {
   ::setenv(kSecretEnv, kSecret, 1);
   Startup s = ServeStartup(data_, {"--jwt-hs256-secret-env", kSecretEnv, "--jwt-rs256-public-key", pem_path_});
