@@ -1,6 +1,7 @@
 // keys and principals: manage `<data>/auth.db` (API keys and the principal directory,
 // docs/auth.md) while a server may be reading it.
 //   attest keys create --tenant T --user U [--admin] [--label L] [--rate R] [--json]
+//   attest keys create --operator --user U [--tenant T] [--label L] [--rate R] [--json]
 //   attest keys revoke KEY_ID
 //   attest keys list [--json]
 //   attest principals set --tenant T --user U --groups a,b [--clearance C] [--disable]
@@ -60,9 +61,13 @@ class AuthCommandsImpl final : public AuthCommands {
     keys_ = app.add_subcommand("keys", "manage API keys in <data>/auth.db (only hashes are stored)");
     keys_->require_subcommand(1);
     create_ = keys_->add_subcommand("create", "create an API key and print it once");
-    create_->add_option("--tenant", tenant_, "tenant of the key's principal")->required();
+    create_->add_option("--tenant", tenant_,
+                        "tenant of the key's principal (required, except for --operator: 'default')");
     create_->add_option("--user", user_, "user of the key's principal")->required();
-    create_->add_flag("--admin", admin_, "the key may ingest and delete documents");
+    create_->add_flag("--admin", admin_, "the key may ingest and delete documents of its own tenant");
+    create_->add_flag("--operator", operator_,
+                      "a deployment operator key: an admin of every tenant, the only key that may name another "
+                      "tenant than its own");
     create_->add_option("--label", label_, "a note for people (who holds the key)");
     rate_opt_ = create_->add_option("--rate", rate_, "requests per second for this key (default: the server's)");
     create_->add_flag("--json", json_, "JSON output");
@@ -122,10 +127,15 @@ class AuthCommandsImpl final : public AuthCommands {
 
  private:
   int Create(AuthStore& store) {
+    if (tenant_.empty() && !operator_) {
+      std::fprintf(stderr, "attest: keys create: --tenant is required (only an --operator key may leave it out)\n");
+      return kExitUsage;
+    }
     service::CreateKeyArgs a;
-    a.tenant = tenant_;
+    a.tenant = tenant_.empty() ? "default" : tenant_;
     a.user = user_;
     a.admin = admin_;
+    a.deployment_operator = operator_;
     a.label = label_;
     if (rate_opt_->count() > 0) a.rate_per_second = rate_;
     auto k = store.CreateKey(a);
@@ -133,16 +143,21 @@ class AuthCommandsImpl final : public AuthCommands {
     const auto& r = k->record;
     if (json_) {
       nlohmann::json j = {{"key", k->plaintext}, {"key_id", r.key_id},   {"tenant", r.tenant},
-                          {"user", r.user},      {"admin", r.admin},     {"label", r.label},
-                          {"created_ms", r.created_ms}};
+                          {"user", r.user},      {"admin", r.admin},     {"operator", r.deployment_operator},
+                          {"label", r.label},    {"created_ms", r.created_ms}};
       j["rate_per_second"] = r.rate_per_second ? nlohmann::json(*r.rate_per_second) : nlohmann::json(nullptr);
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       std::printf("%s\n", k->plaintext.c_str());
       std::fprintf(stderr, "attest: created key %s for %s/%s%s; it is shown only this once (only its hash is kept)\n",
-                   r.key_id.c_str(), r.tenant.c_str(), r.user.c_str(), r.admin ? " (admin)" : "");
+                   r.key_id.c_str(), r.tenant.c_str(), r.user.c_str(), Role(r));
     }
     return kExitOk;
+  }
+
+  static const char* Role(const service::ApiKeyRecord& r) {
+    if (r.deployment_operator) return " (operator)";
+    return r.admin ? " (admin)" : "";
   }
 
   int Revoke(AuthStore& store) {
@@ -163,7 +178,8 @@ class AuthCommandsImpl final : public AuthCommands {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& r : keys) {
         nlohmann::json j = {{"key_id", r.key_id}, {"tenant", r.tenant},         {"user", r.user},
-                            {"admin", r.admin},   {"created_ms", r.created_ms}, {"label", r.label}};
+                            {"admin", r.admin},   {"operator", r.deployment_operator},
+                            {"created_ms", r.created_ms}, {"label", r.label}};
         j["revoked_ms"] = r.revoked_ms ? nlohmann::json(*r.revoked_ms) : nlohmann::json(nullptr);
         j["rate_per_second"] = r.rate_per_second ? nlohmann::json(*r.rate_per_second) : nlohmann::json(nullptr);
         arr.push_back(std::move(j));
@@ -177,7 +193,7 @@ class AuthCommandsImpl final : public AuthCommands {
     }
     std::printf("%-12s  %-20s  %-7s  %-24s  %-10s  %s\n", "KEY_ID", "CREATED", "STATUS", "TENANT/USER", "RATE", "LABEL");
     for (const auto& r : keys) {
-      std::string who = r.tenant + "/" + r.user + (r.admin ? " (admin)" : "");
+      std::string who = r.tenant + "/" + r.user + Role(r);
       char rate[32] = "default";
       if (r.rate_per_second) std::snprintf(rate, sizeof rate, "%g/s", *r.rate_per_second);
       std::printf("%-12s  %-20s  %-7s  %-24s  %-10s  %s\n", r.key_id.c_str(), IsoTime(r.created_ms).c_str(),
@@ -234,7 +250,7 @@ class AuthCommandsImpl final : public AuthCommands {
   CLI::Option* rate_opt_ = nullptr;
   std::string tenant_, user_, label_, key_id_, groups_, clearance_;
   double rate_ = 0;
-  bool admin_ = false, json_ = false, disable_ = false;
+  bool admin_ = false, operator_ = false, json_ = false, disable_ = false;
 };
 
 }  // namespace

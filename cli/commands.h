@@ -131,6 +131,8 @@ struct ServeArgs {
   std::string jwt_hs256_secret_env;   // variable holding the HS256 secret
   std::string jwt_rs256_public_key;   // PEM file
   std::string jwt_issuer, jwt_audience;
+  bool jwt_allow_hs256_and_rs256 = false;  // both key types at once, explicitly
+  bool jwt_allow_operator_claim = false;   // honour a token's "operator": true
   bool allow_anonymous = false;
   bool no_cache = false;
   std::string audit_log;              // default <data>/audit.jsonl

@@ -178,6 +178,10 @@ int main(int argc, char** argv) {
   serve->add_option("--jwt-rs256-public-key", va.jwt_rs256_public_key, "PEM file of the RS256 public key");
   serve->add_option("--jwt-issuer", va.jwt_issuer, "required iss claim");
   serve->add_option("--jwt-audience", va.jwt_audience, "required aud claim");
+  serve->add_flag("--jwt-allow-hs256-and-rs256", va.jwt_allow_hs256_and_rs256,
+                  "accept HS256 and RS256 tokens at once (refused unless given)");
+  serve->add_flag("--jwt-allow-operator-claim", va.jwt_allow_operator_claim,
+                  "honour a token's \"operator\": true (deployment operator: crosses tenants); refused unless given");
   serve->add_flag("--allow-anonymous", va.allow_anonymous, "requests without a credential read the default tenant's public documents");
   serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");

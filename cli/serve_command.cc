@@ -20,6 +20,16 @@ namespace attest::cli {
 
 namespace {
 
+// A startup error of the authenticator, naming the serve flags behind the setting.
+std::string AuthStartupError(const service::ApiError& e) {
+  if (e.field == "jwt_hs256_secret") return "--jwt-hs256-secret-env: " + e.message;
+  if (e.field == "jwt_rs256_public_key") return "--jwt-rs256-public-key: " + e.message;
+  if (e.field == "jwt_allow_hs256_and_rs256") {
+    return "--jwt-hs256-secret-env with --jwt-rs256-public-key: " + e.message + " (--jwt-allow-hs256-and-rs256)";
+  }
+  return e.message;
+}
+
 std::string EnvOrEmpty(const std::string& name) {
   if (name.empty()) return "";
   const char* v = std::getenv(name.c_str());
@@ -77,6 +87,11 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   service::AuthOptions ao;
   ao.auth_db = std::filesystem::path(g.data_dir) / "auth.db";
   ao.jwt_hs256_secret = EnvOrEmpty(a.jwt_hs256_secret_env);
+  if (!a.jwt_hs256_secret_env.empty() && ao.jwt_hs256_secret.empty()) {
+    std::fprintf(stderr, "attest: --jwt-hs256-secret-env: the variable '%s' is not set or empty\n",
+                 a.jwt_hs256_secret_env.c_str());
+    return kExitUsage;
+  }
   if (!a.jwt_rs256_public_key.empty()) {
     auto pem = ReadFileToString(a.jwt_rs256_public_key, 1 << 20);
     if (!pem.ok()) {
@@ -87,11 +102,13 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   }
   ao.jwt_issuer = a.jwt_issuer;
   ao.jwt_audience = a.jwt_audience;
+  ao.jwt_allow_hs256_and_rs256 = a.jwt_allow_hs256_and_rs256;
+  ao.jwt_allow_operator_claim = a.jwt_allow_operator_claim;
   ao.group_cache_ttl = std::chrono::milliseconds(a.group_cache_ttl_ms);
   ao.allow_anonymous = a.allow_anonymous;
   auto auth = service::Authenticator::Create(ao);
   if (!auth.ok()) {
-    std::fprintf(stderr, "attest: %s\n", auth.error().message.c_str());
+    std::fprintf(stderr, "attest: %s\n", AuthStartupError(auth.error()).c_str());
     return kExitUsage;
   }
 

@@ -63,11 +63,15 @@ class ServeTest : public ::testing::Test {
                               "the platform team before traffic moves."}},
                     {{"id", "discounts"}, {"title", "Discount policy"}, {"acl_groups", {"sales"}},
                      {"text", "The discount policy allows twenty percent off for annual plans. Discounts above "
-                              "twenty percent need approval from the sales director."}},
-                    {{"id", "refunds"}, {"tenant", "bolt"}, {"title", "Bolt refund policy"},
-                     {"text", "Bolt refund policy allows returns within ninety days of purchase. Bolt refunds are "
-                              "paid as store credit."}}}}};
+                              "twenty percent need approval from the sales director."}}}}};
     HttpReply r = Call("POST", "/v1/documents:batch", admin_, batch.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    // Bolt's document: an acme admin cannot write another tenant, the deployment operator can.
+    const std::string ops = CreateKey(data_, {"--operator", "--user", "ops"});
+    json bolt = {{"id", "refunds"}, {"tenant", "bolt"}, {"title", "Bolt refund policy"},
+                 {"text", "Bolt refund policy allows returns within ninety days of purchase. Bolt refunds are "
+                          "paid as store credit."}};
+    r = Call("POST", "/v1/documents", ops, bolt.dump());
     ASSERT_EQ(r.status, 200) << r.body;
   }
   static void TearDownTestSuite() {

@@ -1,23 +1,19 @@
-// Authentication: auth.db (API keys, principals), JWT verification (HS256, RS256), the
-// Authenticator's caches (revocation delay) and the `attest keys` / `attest principals` CLI.
+// Authentication: auth.db (API keys, principals, schema migration), the Authenticator (credential ->
+// Identity, its caches and the revocation delay, Refresh at stream boundaries), Identity::Scope and
+// the `attest keys` / `attest principals` CLI. The JWT verifier itself: service_jwt_test.cc.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/pem.h>
-#include <openssl/rsa.h>
 
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "auth_test_helpers.h"
 #include "common/checksum.h"
 #include "service/auth_store.h"
 #include "service/authenticator.h"
-#include "service/base64url.h"
 #include "service/identity.h"
-#include "service/jwt.h"
 #include "store/sqlite_util.h"
 #include "support/process.h"
 
@@ -27,131 +23,12 @@ namespace {
 using nlohmann::json;
 using testing_support::RunAttest;
 using testing_support::TempDir;
-using std::chrono::system_clock;
-
-const std::string kHsSecret = "0123456789abcdef0123456789abcdef-test-secret";
-
-int64_t NowS() {
-  return std::chrono::duration_cast<std::chrono::seconds>(system_clock::now().time_since_epoch()).count();
-}
-
-std::string Sv(const unsigned char* p, size_t n) { return std::string(reinterpret_cast<const char*>(p), n); }
-
-std::string SignHs256(const std::string& input, const std::string& secret) {
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &n);
-  return Sv(mac, n);
-}
-
-std::string MakeToken(const json& header, const json& claims, const std::string& secret) {
-  std::string input = Base64UrlEncode(header.dump()) + "." + Base64UrlEncode(claims.dump());
-  return input + "." + Base64UrlEncode(SignHs256(input, secret));
-}
-
-// An RSA key pair generated once for the suite (2048 bits, OpenSSL EVP keygen).
-struct RsaKey {
-  EVP_PKEY* pkey = nullptr;
-  std::string public_pem;
-  RsaKey() {
-    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nullptr);
-    EVP_PKEY_keygen_init(ctx);
-    EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048);
-    EVP_PKEY_keygen(ctx, &pkey);
-    EVP_PKEY_CTX_free(ctx);
-    BIO* bio = BIO_new(BIO_s_mem());
-    PEM_write_bio_PUBKEY(bio, pkey);
-    char* data = nullptr;
-    long n = BIO_get_mem_data(bio, &data);
-    public_pem.assign(data, static_cast<size_t>(n));
-    BIO_free(bio);
-  }
-  ~RsaKey() { EVP_PKEY_free(pkey); }
-  std::string Sign(const std::string& input) const {
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, pkey);
-    size_t n = 0;
-    EVP_DigestSign(ctx, nullptr, &n, reinterpret_cast<const unsigned char*>(input.data()), input.size());
-    std::string sig(n, '\0');
-    EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &n,
-                   reinterpret_cast<const unsigned char*>(input.data()), input.size());
-    sig.resize(n);
-    EVP_MD_CTX_free(ctx);
-    return sig;
-  }
-  std::string Token(const json& claims) const {
-    std::string input = Base64UrlEncode(json{{"alg", "RS256"}, {"typ", "JWT"}}.dump()) + "." +
-                        Base64UrlEncode(claims.dump());
-    return input + "." + Base64UrlEncode(Sign(input));
-  }
-};
-
-const RsaKey& Rsa() {
-  static const RsaKey* key = new RsaKey();
-  return *key;
-}
-const RsaKey& OtherRsa() {
-  static const RsaKey* key = new RsaKey();
-  return *key;
-}
-
-json Claims(json extra = json::object()) {
-  json c = {{"sub", "alice"}, {"tenant", "acme"}, {"iss", "https://idp.example"}, {"aud", "attest"},
-            {"exp", NowS() + 600}, {"groups", {"eng", "all"}}};
-  for (auto& [k, v] : extra.items()) {
-    if (v.is_null()) {
-      c.erase(k);
-    } else {
-      c[k] = v;
-    }
-  }
-  return c;
-}
-
-JwtVerifierOptions HsOptions() {
-  JwtVerifierOptions o;
-  o.hs256_secret = kHsSecret;
-  o.issuer = "https://idp.example";
-  o.audience = "attest";
-  return o;
-}
-
-std::unique_ptr<JwtVerifier> Verifier(JwtVerifierOptions o) {
-  auto v = JwtVerifier::Create(std::move(o));
-  EXPECT_TRUE(v.ok()) << v.error().message;
-  return std::move(v).value();
-}
-
-// The error message of a rejected token ("" when accepted).
-std::string Rejection(const JwtVerifier& v, const std::string& token) {
-  auto r = v.Verify(token);
-  if (r.ok()) return "";
-  EXPECT_EQ(r.error().code, "unauthorized");
-  return r.error().message;
-}
+using namespace attest::auth_test;
 
 std::unique_ptr<AuthStore> OpenStore(const std::filesystem::path& path) {
   auto s = AuthStore::Open({path, true, 5000});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return std::move(*s);
-}
-
-// ---------------------------------------------------------------- base64url
-
-TEST(Base64Url, RoundTripsAndRejectsNonCanonicalInput) {
-  for (std::string s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\xff\x00\xfe", 3)}) {
-    auto d = Base64UrlDecode(Base64UrlEncode(s));
-    ASSERT_TRUE(d.has_value()) << s;
-    EXPECT_EQ(*d, s);
-  }
-  EXPECT_EQ(Base64UrlEncode("\xfb\xff"), "-_8");
-  EXPECT_FALSE(Base64UrlDecode("Zm9v=").has_value()) << "padding";
-  EXPECT_FALSE(Base64UrlDecode("Zm+v").has_value()) << "standard alphabet";
-  EXPECT_FALSE(Base64UrlDecode("Zm9 v").has_value()) << "whitespace";
-  EXPECT_FALSE(Base64UrlDecode("Z").has_value()) << "length 1 mod 4";
-  EXPECT_FALSE(Base64UrlDecode("Zh").has_value()) << "non-zero trailing bits";
-  EXPECT_TRUE(Base64UrlDecode("Zg").has_value());
 }
 
 // ---------------------------------------------------------------- AuthStore
@@ -306,151 +183,41 @@ TEST(AuthStore, SecondConnectionSeesWritesAndForeignFilesAreRefused) {
   EXPECT_EQ(AuthStore::Open({tmp.path() / "missing.db", false, 1000}).status().code(), StatusCode::kNotFound);
 }
 
-// ---------------------------------------------------------------- JWT
-
-TEST(Jwt, Hs256ValidTokenYieldsClaims) {
-  auto v = Verifier(HsOptions());
-  auto r = v->Verify(MakeToken({{"alg", "HS256"}, {"typ", "JWT"}},
-                               Claims({{"clearance", "internal"}, {"admin", true}, {"groups", {"b", "a", "b"}}}),
-                               kHsSecret));
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r.value().sub, "alice");
-  EXPECT_EQ(r.value().tenant, "acme");
-  EXPECT_EQ(r.value().iss, "https://idp.example");
-  EXPECT_EQ(r.value().clearance, "internal");
-  EXPECT_TRUE(r.value().admin);
-  ASSERT_TRUE(r.value().groups.has_value());
-  EXPECT_EQ(*r.value().groups, (std::vector<std::string>{"a", "b"}));
-  // aud as an array containing ours.
-  EXPECT_EQ(Rejection(*v, MakeToken({{"alg", "HS256"}}, Claims({{"aud", {"x", "attest"}}}), kHsSecret)), "");
-}
-
-TEST(Jwt, Hs256RejectsBadTimesIssuerAudienceAndSignature) {
-  auto v = Verifier(HsOptions());
-  json h = {{"alg", "HS256"}};
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", NowS() - 120}}), kHsSecret)), "token expired");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", NowS() - 10}}), kHsSecret)), "") << "within the 30 s skew";
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", nullptr}}), kHsSecret)), "token has no exp claim");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"exp", "tomorrow"}}), kHsSecret)), "token exp claim is not a number");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"nbf", NowS() + 300}}), kHsSecret)),
-            "token not yet valid (nbf is in the future)");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"nbf", NowS() + 5}}), kHsSecret)), "") << "within the skew";
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"iss", "https://evil.example"}}), kHsSecret)), "issuer mismatch");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"iss", nullptr}}), kHsSecret)), "issuer mismatch");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"aud", "other"}}), kHsSecret)), "audience mismatch");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"aud", {"x", "y"}}}), kHsSecret)), "audience mismatch");
-  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"aud", nullptr}}), kHsSecret)).find("audience mismatch"),
-            std::string::npos);
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims(), kHsSecret + "x")), "invalid token signature");
-  // Tampered payload with the original signature.
-  std::string good = MakeToken(h, Claims(), kHsSecret);
-  std::string evil_payload = Base64UrlEncode(Claims({{"tenant", "globex"}}).dump());
-  size_t d1 = good.find('.'), d2 = good.rfind('.');
-  std::string tampered = good.substr(0, d1 + 1) + evil_payload + good.substr(d2);
-  EXPECT_EQ(Rejection(*v, tampered), "invalid token signature");
-  // Claims.
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"sub", nullptr}}), kHsSecret)), "token has no sub claim");
-  EXPECT_EQ(Rejection(*v, MakeToken(h, Claims({{"tenant", nullptr}}), kHsSecret)), "token has no tenant claim");
-  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"tenant", "../acme"}}), kHsSecret)).find("tenant claim"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"groups", "eng"}}), kHsSecret)).find("groups claim"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"groups", {1, 2}}}), kHsSecret)).find("groups claim"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken(h, Claims({{"admin", 1}}), kHsSecret)).find("admin claim"), std::string::npos);
-}
-
-TEST(Jwt, RejectsAlgNoneAndUnknownAlgs) {
-  auto v = Verifier(HsOptions());
-  std::string unsigned_token =
-      Base64UrlEncode(json{{"alg", "none"}}.dump()) + "." + Base64UrlEncode(Claims().dump()) + ".";
-  EXPECT_EQ(Rejection(*v, unsigned_token), "unsupported token alg 'none' (accepted: HS256, RS256)");
-  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "HS512"}}, Claims(), kHsSecret)).find("unsupported token alg"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "hs256"}}, Claims(), kHsSecret)).find("unsupported token alg"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken({{"typ", "JWT"}}, Claims(), kHsSecret)).find("no alg"), std::string::npos);
-  EXPECT_NE(Rejection(*v, MakeToken({{"alg", "HS256"}, {"crit", {"exp"}}}, Claims(), kHsSecret)).find("crit"),
-            std::string::npos);
-}
-
-TEST(Jwt, AlgConfusionRsaPublicKeyAsHmacSecretIsRejected) {
-  // A verifier with only the RSA key: an HS256 token "signed" with the public key text.
-  JwtVerifierOptions o = HsOptions();
-  o.hs256_secret.clear();
-  o.rs256_public_key_pem = Rsa().public_pem;
-  auto rs_only = Verifier(o);
-  std::string forged = MakeToken({{"alg", "HS256"}}, Claims(), Rsa().public_pem);
-  EXPECT_EQ(Rejection(*rs_only, forged), "HS256 tokens are not accepted (no HS256 secret configured)");
-  // A verifier with both keys: the HS256 token is checked with the HS secret only.
-  o.hs256_secret = kHsSecret;
-  auto both = Verifier(o);
-  EXPECT_EQ(Rejection(*both, forged), "invalid token signature");
-  EXPECT_EQ(Rejection(*both, MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret)), "");
-  EXPECT_EQ(Rejection(*both, Rsa().Token(Claims())), "");
-  // Configuring the public key as the HS256 secret is refused outright.
-  o.hs256_secret = Rsa().public_pem;
-  auto bad = JwtVerifier::Create(o);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().field, "jwt_hs256_secret");
-  // And an RS256 token is never checked against the HS secret.
-  auto hs_only = Verifier(HsOptions());
-  std::string input = Base64UrlEncode(json{{"alg", "RS256"}}.dump()) + "." + Base64UrlEncode(Claims().dump());
-  EXPECT_EQ(Rejection(*hs_only, input + "." + Base64UrlEncode(SignHs256(input, kHsSecret))),
-            "RS256 tokens are not accepted (no RS256 public key configured)");
-}
-
-TEST(Jwt, MalformedTokensAreRejectedWithReasons) {
-  auto v = Verifier(HsOptions());
-  std::string good = MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret);
-  EXPECT_NE(Rejection(*v, "abc").find("three"), std::string::npos);
-  EXPECT_NE(Rejection(*v, good + ".x").find("three"), std::string::npos);
-  EXPECT_NE(Rejection(*v, "!!!." + good.substr(good.find('.') + 1)).find("header is not base64url"),
-            std::string::npos);
-  EXPECT_NE(Rejection(*v, good + "=").find("signature is not base64url"), std::string::npos) << "padding";
-  std::string std_alphabet = good;
-  for (char& c : std_alphabet) {
-    if (c == '-') c = '+';
-    if (c == '_') c = '/';
+TEST(AuthStore, Version1FileIsUpgradedInPlace) {
+  TempDir tmp;
+  const auto path = tmp.path() / "auth.db";
+  {
+    // The version 1 schema, as a build before operator keys wrote it, with one admin key.
+    auto db = SqliteDb::Open({path, false, true, 1000});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec(R"sql(
+      CREATE TABLE api_keys(key_id TEXT PRIMARY KEY NOT NULL, secret_sha256 TEXT NOT NULL, tenant TEXT NOT NULL,
+        user TEXT NOT NULL, admin INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL, revoked_ms INTEGER,
+        rate_per_second REAL, label TEXT NOT NULL DEFAULT '');
+      CREATE INDEX api_keys_by_principal ON api_keys(tenant, user);
+      CREATE TABLE principals(tenant TEXT NOT NULL, user TEXT NOT NULL, groups TEXT NOT NULL,
+        clearance TEXT NOT NULL DEFAULT '', disabled INTEGER NOT NULL DEFAULT 0, updated_ms INTEGER NOT NULL,
+        PRIMARY KEY(tenant, user)) WITHOUT ROWID;
+      INSERT INTO api_keys(key_id, secret_sha256, tenant, user, admin, created_ms)
+        VALUES('0123456789ab', 'ff', 'acme', 'root', 1, 1);
+      PRAGMA user_version = 1;)sql").ok());
+    ASSERT_TRUE((*db)->Exec("PRAGMA application_id = " + std::to_string(kAuthApplicationId)).ok());
   }
-  if (std_alphabet != good) {
-    EXPECT_NE(Rejection(*v, std_alphabet), "");
-  }
-  EXPECT_NE(Rejection(*v, Base64UrlEncode("[1,2]") + ".e30.").find("header is not a JSON object"),
-            std::string::npos);
-  // Payload that is not JSON, correctly signed.
-  std::string input = Base64UrlEncode(json{{"alg", "HS256"}}.dump()) + "." + Base64UrlEncode("not json");
-  EXPECT_NE(Rejection(*v, input + "." + Base64UrlEncode(SignHs256(input, kHsSecret))).find("payload is not a JSON"),
-            std::string::npos);
-  // Deeply nested header.
-  std::string deep(200, '[');
-  EXPECT_NE(Rejection(*v, Base64UrlEncode(deep) + ".e30.").find("header"), std::string::npos);
-  // Size bound.
-  std::string big = MakeToken({{"alg", "HS256"}}, Claims({{"pad", std::string(9000, 'x')}}), kHsSecret);
-  EXPECT_NE(Rejection(*v, big).find("token too large"), std::string::npos);
-}
-
-TEST(Jwt, Rs256ValidAndInvalid) {
-  JwtVerifierOptions o = HsOptions();
-  o.hs256_secret.clear();
-  o.rs256_public_key_pem = Rsa().public_pem;
-  auto v = Verifier(o);
-  auto r = v->Verify(Rsa().Token(Claims()));
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r.value().alg, "RS256");
-  EXPECT_EQ(r.value().tenant, "acme");
-  EXPECT_EQ(Rejection(*v, OtherRsa().Token(Claims())), "invalid token signature") << "signed by another key";
-  EXPECT_EQ(Rejection(*v, Rsa().Token(Claims({{"exp", NowS() - 100}}))), "token expired");
-  std::string good = Rsa().Token(Claims());
-  std::string truncated = good.substr(0, good.size() - 4);
-  EXPECT_NE(Rejection(*v, truncated), "");
-  // Bad key configuration.
-  o.rs256_public_key_pem = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n";
-  EXPECT_FALSE(JwtVerifier::Create(o).ok());
-  EXPECT_FALSE(JwtVerifier::Create(JwtVerifierOptions{}).ok()) << "no key at all";
-  JwtVerifierOptions short_secret;
-  short_secret.hs256_secret = "short";
-  EXPECT_FALSE(JwtVerifier::Create(short_secret).ok());
+  auto store = OpenStore(path);
+  auto old = store->LookupKey("0123456789ab");
+  ASSERT_TRUE(old.ok() && old->has_value());
+  EXPECT_TRUE((*old)->admin);
+  EXPECT_FALSE((*old)->deployment_operator) << "an old admin key stays a tenant admin";
+  auto op = store->CreateKey({"default", "ops", false, "", std::nullopt, /*deployment_operator=*/true});
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  auto read = store->LookupKey(op->record.key_id);
+  ASSERT_TRUE(read.ok() && read->has_value());
+  EXPECT_TRUE((*read)->deployment_operator);
+  EXPECT_TRUE((*read)->admin) << "an operator key is an admin too";
+  store.reset();
+  auto db = SqliteDb::Open({path, true, false, 1000});
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(*QueryInt(**db, "PRAGMA user_version", 0), kAuthSchemaVersion);
 }
 
 // ---------------------------------------------------------------- Identity
@@ -487,7 +254,8 @@ class AuthenticatorTest : public ::testing::Test {
     AuthOptions o;
     o.auth_db = tmp_.path() / "auth.db";
     o.jwt_hs256_secret = kHsSecret;
-    o.jwt_rs256_public_key_pem = Rsa().public_pem;
+    o.jwt_rs256_public_key_pem = Rsa().public_pem();
+    o.jwt_allow_hs256_and_rs256 = true;
     o.jwt_issuer = "https://idp.example";
     o.jwt_audience = "attest";
     o.group_cache_ttl = ttl;
@@ -662,6 +430,99 @@ TEST_F(AuthenticatorTest, JwtOnlyConfigurationRefusesApiKeys) {
   std::string token = MakeToken({{"alg", "HS256"}}, Claims(), kHsSecret);
   EXPECT_NE(Error(b.value()->Authenticate({{"authorization", "Bearer " + token}})).find("not accepted"),
             std::string::npos);
+}
+
+// Expiry was checked only at authentication: Refresh (sentence boundaries of a stream) kept a
+// JWT identity alive after its exp.
+TEST_F(AuthenticatorTest, Regression_RefreshRechecksJwtExpiry) {
+  AuthOptions o;
+  o.auth_db = tmp_.path() / "auth.db";
+  o.jwt_hs256_secret = kHsSecret;
+  o.clock_skew = std::chrono::seconds(0);
+  auto auth = std::move(Authenticator::Create(o)).value();
+  const int64_t exp = NowS() + 2;
+  auto id = auth->Authenticate({{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}}, Claims({{"exp", exp}}), kHsSecret)}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  auto before = auth->Refresh(id.value());
+  if (NowS() < exp) {
+    EXPECT_TRUE(before.ok()) << Error(before);
+  }
+  while (NowS() < exp) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token expired");
+}
+
+TEST_F(AuthenticatorTest, OnlyOperatorCredentialsAreDeploymentOperators) {
+  auto auth = Make(std::chrono::milliseconds(0));
+  auto admin = auth->Authenticate({{"x-api-key", NewKey("root", /*admin=*/true)}});
+  ASSERT_TRUE(admin.ok()) << Error(admin);
+  EXPECT_TRUE(admin.value().admin);
+  EXPECT_FALSE(admin.value().deployment_operator) << "a tenant admin is no operator";
+  auto k = Store().CreateKey({"default", "ops", false, "", std::nullopt, /*deployment_operator=*/true});
+  ASSERT_TRUE(k.ok());
+  auto ops = auth->Authenticate({{"x-api-key", k->plaintext}});
+  ASSERT_TRUE(ops.ok()) << Error(ops);
+  EXPECT_TRUE(ops.value().deployment_operator);
+  EXPECT_TRUE(ops.value().admin);
+  EXPECT_EQ(ops.value().tenant, "default");
+  auto refreshed = auth->Refresh(ops.value());
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_TRUE(refreshed.value().deployment_operator);
+  // A token's admin claim is no operator; its operator claim is refused unless allowed.
+  auto jwt_admin = auth->Authenticate(
+      {{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}}, Claims({{"admin", true}}), kHsSecret)}});
+  ASSERT_TRUE(jwt_admin.ok()) << Error(jwt_admin);
+  EXPECT_TRUE(jwt_admin.value().admin);
+  EXPECT_FALSE(jwt_admin.value().deployment_operator);
+  const std::string op_token = MakeToken({{"alg", "HS256"}}, Claims({{"operator", true}}), kHsSecret);
+  EXPECT_EQ(Error(auth->Authenticate({{"authorization", "Bearer " + op_token}})),
+            "unauthorized: token claims deployment operator access, which this deployment does not accept from "
+            "tokens");
+  AuthOptions o;
+  o.jwt_hs256_secret = kHsSecret;
+  o.jwt_allow_operator_claim = true;
+  auto allowing = std::move(Authenticator::Create(o)).value();
+  auto jwt_ops = allowing->Authenticate({{"authorization", "Bearer " + op_token}});
+  ASSERT_TRUE(jwt_ops.ok()) << Error(jwt_ops);
+  EXPECT_TRUE(jwt_ops.value().deployment_operator);
+  EXPECT_TRUE(jwt_ops.value().admin);
+  EXPECT_NE(Error(allowing->Authenticate({{"authorization", "Bearer " + MakeToken({{"alg", "HS256"}},
+                                                                                     Claims({{"operator", "yes"}}),
+                                                                                     kHsSecret)}})),
+                  "")
+      << "a non-boolean operator claim";
+}
+
+TEST_F(AuthenticatorTest, RefreshChecksTokenTimesAgainstTheInjectedClock) {
+  using std::chrono::seconds;
+  std::chrono::system_clock::time_point now{seconds(1'800'000'000)};
+  AuthOptions o;
+  o.jwt_hs256_secret = kHsSecret;
+  o.clock_skew = seconds(30);
+  o.clock = [&now] { return now; };
+  auto auth = std::move(Authenticator::Create(o)).value();
+  const std::string token = MakeToken(
+      {{"alg", "HS256"}}, Claims({{"exp", 1'800'000'100}, {"nbf", 1'800'000'000}}), kHsSecret);
+  auto id = auth->Authenticate({{"authorization", "Bearer " + token}});
+  ASSERT_TRUE(id.ok()) << Error(id);
+  ASSERT_TRUE(id.value().token_exp.has_value());
+  EXPECT_DOUBLE_EQ(*id.value().token_exp, 1'800'000'100);
+  now += seconds(129);  // exp + skew - 1
+  EXPECT_TRUE(auth->Refresh(id.value()).ok());
+  now += seconds(1);  // exp + skew
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token expired");
+  now = std::chrono::system_clock::time_point{seconds(1'800'000'000 - 31)};  // the clock went back past nbf - skew
+  EXPECT_EQ(Error(auth->Refresh(id.value())), "unauthorized: token not yet valid (nbf is in the future)");
+  // An API key identity carries no token times.
+  std::string key = NewKey("alice");
+  AuthOptions ko;
+  ko.auth_db = tmp_.path() / "auth.db";
+  ko.clock = [&now] { return now; };
+  auto keys = std::move(Authenticator::Create(ko)).value();
+  auto kid = keys->Authenticate({{"x-api-key", key}});
+  ASSERT_TRUE(kid.ok());
+  EXPECT_FALSE(kid.value().token_exp.has_value());
+  now += seconds(1'000'000);
+  EXPECT_TRUE(keys->Refresh(kid.value()).ok());
 }
 
 // ---------------------------------------------------------------- CLI (black box)

@@ -32,7 +32,8 @@ CREATE TABLE api_keys(
   created_ms INTEGER NOT NULL,
   revoked_ms INTEGER,
   rate_per_second REAL,
-  label TEXT NOT NULL DEFAULT '');
+  label TEXT NOT NULL DEFAULT '',
+  deployment_operator INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX api_keys_by_principal ON api_keys(tenant, user);
 CREATE TABLE principals(
   tenant TEXT NOT NULL,
@@ -44,8 +45,13 @@ CREATE TABLE principals(
   PRIMARY KEY(tenant, user)) WITHOUT ROWID;
 )sql";
 
+// Version 1 -> 2: operator keys.
+constexpr char kUpgradeFrom1[] =
+    "ALTER TABLE api_keys ADD COLUMN deployment_operator INTEGER NOT NULL DEFAULT 0";
+
 constexpr char kKeyColumns[] =
-    "key_id, secret_sha256, tenant, user, admin, created_ms, revoked_ms, rate_per_second, label";
+    "key_id, secret_sha256, tenant, user, admin, created_ms, revoked_ms, rate_per_second, label, "
+    "deployment_operator";
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -83,6 +89,7 @@ ApiKeyRecord ReadKeyRow(const SqliteStmt& st) {
   if (!st.ColumnIsNull(6)) r.revoked_ms = st.ColumnInt(6);
   if (!st.ColumnIsNull(7)) r.rate_per_second = st.ColumnDouble(7);
   r.label = st.ColumnText(8);
+  r.deployment_operator = st.ColumnInt(9) != 0;
   return r;
 }
 
@@ -182,11 +189,16 @@ Status AuthStore::EnsureSchema() {
     return Status::Unsupported("auth database schema version " + std::to_string(version) +
                                " is newer than this build (" + std::to_string(kAuthSchemaVersion) + ")");
   }
-  // Create the schema; re-check under the write lock, another process may have won the race.
+  // Create or upgrade the schema; re-check under the write lock, another process may have won the race.
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   ATTEST_ASSIGN_OR_RETURN(app_id, QueryInt(*db_, "PRAGMA application_id", 0));
   ATTEST_ASSIGN_OR_RETURN(version, QueryInt(*db_, "PRAGMA user_version", 0));
   if (app_id == kAuthApplicationId && version == kAuthSchemaVersion) return tx->Commit();
+  if (app_id == kAuthApplicationId && version == 1) {
+    ATTEST_RETURN_IF_ERROR(db_->Exec(kUpgradeFrom1));
+    ATTEST_RETURN_IF_ERROR(db_->Exec("PRAGMA user_version = " + std::to_string(kAuthSchemaVersion)));
+    return tx->Commit();
+  }
   ATTEST_ASSIGN_OR_RETURN(int64_t tables, QueryInt(*db_, "SELECT count(*) FROM sqlite_schema", 0));
   if (app_id != 0 || version != 0 || tables != 0) {
     return Status::Corruption("not an attest auth database (unexpected schema)");
@@ -219,7 +231,8 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
   r.secret_sha256 = Sha256Hex(secret);
   r.tenant = args.tenant;
   r.user = args.user;
-  r.admin = args.admin;
+  r.admin = args.admin || args.deployment_operator;
+  r.deployment_operator = args.deployment_operator;
   r.created_ms = NowMs();
   r.rate_per_second = args.rate_per_second;
   r.label = args.label;
@@ -229,7 +242,7 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   {
     ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("INSERT INTO api_keys(") + kKeyColumns +
-                                                     ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8)"));
+                                                     ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9)"));
     st->Bind(1, r.key_id).Bind(2, r.secret_sha256).Bind(3, r.tenant).Bind(4, r.user);
     st->Bind(5, int64_t{r.admin ? 1 : 0}).Bind(6, r.created_ms);
     if (r.rate_per_second) {
@@ -237,7 +250,7 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
     } else {
       st->BindNull(7);
     }
-    st->Bind(8, r.label);
+    st->Bind(8, r.label).Bind(9, int64_t{r.deployment_operator ? 1 : 0});
     Status s = st->Run();
     // A 48-bit id collision is astronomically unlikely; report it rather than retry silently.
     if (!s.ok()) return s.WithContext("cannot store the API key");

@@ -1,6 +1,7 @@
 // The principal directory and the API keys: one SQLite file, `<data_dir>/auth.db` (docs/auth.md).
 //
-//   api_keys(key_id, secret_sha256, tenant, user, admin, created_ms, revoked_ms, rate_per_second, label)
+//   api_keys(key_id, secret_sha256, tenant, user, admin, created_ms, revoked_ms, rate_per_second, label,
+//            deployment_operator)
 //   principals(tenant, user, groups (JSON array), clearance, disabled, updated_ms)
 //
 // An API key reads `att_<key_id>_<secret>`: key_id is 12 lower-case hex digits (6 random bytes),
@@ -31,7 +32,8 @@ class SqliteDb;
 
 namespace attest::service {
 
-inline constexpr int64_t kAuthSchemaVersion = 1;
+// 1: the first schema; 2: api_keys.deployment_operator (a version 1 file is upgraded in place).
+inline constexpr int64_t kAuthSchemaVersion = 2;
 // PRAGMA application_id of auth.db ("ATAU"): tells our file from any other SQLite database.
 inline constexpr int64_t kAuthApplicationId = 0x41544155;
 
@@ -45,6 +47,7 @@ struct ApiKeyRecord {
   std::optional<int64_t> revoked_ms;    // set once revoked
   std::optional<double> rate_per_second;  // per-key rate limit; none = the server's default
   std::string label;
+  bool deployment_operator = false;     // crosses tenants; such a key is also admin
 };
 
 struct Principal {
@@ -57,11 +60,12 @@ struct Principal {
 };
 
 struct CreateKeyArgs {
-  std::string tenant;
+  std::string tenant;                   // for an operator key: its home tenant
   std::string user;
   bool admin = false;
   std::string label;
   std::optional<double> rate_per_second;
+  bool deployment_operator = false;     // a deployment operator key (stored with admin set too)
 };
 
 struct CreatedKey {
@@ -95,7 +99,7 @@ struct AuthStoreOpenArgs {
 class AuthStore {
  public:
   // Opens (or creates) the file: kCorruption when it is not an auth.db, kUnsupported when its
-  // schema is newer than this build.
+  // schema is newer than this build. An older schema is upgraded in place.
   static Result<std::unique_ptr<AuthStore>> Open(const AuthStoreOpenArgs& args);
   ~AuthStore();
   AuthStore(const AuthStore&) = delete;

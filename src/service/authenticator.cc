@@ -103,8 +103,14 @@ class AuthenticatorImpl final : public Authenticator {
       auto rec = LookupKey(identity.credential_id);
       if (!rec.ok()) return rec.error();
       if (!rec.value() || rec.value()->revoked_ms) return Unauthorized("API key revoked");
-      out.admin = rec.value()->admin;
-    } else if (identity.method != "jwt") {
+      out.admin = rec.value()->admin || rec.value()->deployment_operator;
+      out.deployment_operator = rec.value()->deployment_operator;
+    } else if (identity.method == "jwt") {
+      // The token is not kept, its times are: it expires mid-stream like at authentication.
+      if (!identity.token_exp) return Unauthorized("token has no exp claim");
+      std::string problem = TokenTimeProblem(*identity.token_exp, identity.token_nbf, Now(), options_.clock_skew);
+      if (!problem.empty()) return Unauthorized(std::move(problem));
+    } else {
       return Unauthorized("unknown credential method '" + identity.method + "'");
     }
     auto found = ApplyPrincipal(&out);
@@ -120,6 +126,10 @@ class AuthenticatorImpl final : public Authenticator {
   std::chrono::milliseconds revocation_delay() const override { return options_.group_cache_ttl; }
 
  private:
+  std::chrono::system_clock::time_point Now() const {
+    return options_.clock ? options_.clock() : std::chrono::system_clock::now();
+  }
+
   Identity Anonymous() const {
     Identity id;
     id.tenant = "default";
@@ -142,7 +152,8 @@ class AuthenticatorImpl final : public Authenticator {
     Identity id;
     id.tenant = r.tenant;
     id.user = r.user;
-    id.admin = r.admin;
+    id.admin = r.admin || r.deployment_operator;
+    id.deployment_operator = r.deployment_operator;
     id.credential_id = r.key_id;
     id.method = "api_key";
     id.rate_per_second = r.rate_per_second.value_or(0);
@@ -153,13 +164,16 @@ class AuthenticatorImpl final : public Authenticator {
 
   ApiResult<Identity> FromJwt(const std::string& token) {
     if (!jwt_) return Unauthorized("JWT bearer tokens are not accepted (no JWT key configured)");
-    auto claims = jwt_->Verify(token);
+    auto claims = jwt_->Verify(token, Now());
     if (!claims.ok()) return claims.error();
     JwtClaims& c = claims.value();
     Identity id;
     id.tenant = c.tenant;
     id.user = c.sub;
-    id.admin = c.admin;
+    id.admin = c.admin || c.deployment_operator;
+    id.deployment_operator = c.deployment_operator;
+    id.token_exp = c.exp;
+    id.token_nbf = c.nbf;
     id.credential_id = "jwt:" + c.iss + ":" + c.sub;
     id.method = "jwt";
     auto found = ApplyPrincipal(&id);
@@ -242,6 +256,8 @@ ApiResult<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions opti
     jo.issuer = options.jwt_issuer;
     jo.audience = options.jwt_audience;
     jo.clock_skew = options.clock_skew;
+    jo.allow_hs256_and_rs256 = options.jwt_allow_hs256_and_rs256;
+    jo.allow_operator_claim = options.jwt_allow_operator_claim;
     auto v = JwtVerifier::Create(std::move(jo));
     if (!v.ok()) return v.error();
     jwt = std::move(v).value();

@@ -42,7 +42,8 @@ std::string Service::VersionsJson() const { return Versions().dump(); }
 
 ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const {
   if (!requested || *requested == who.tenant) return who.tenant;
-  if (who.admin) return *requested;
+  // Only the deployment operator crosses tenants; a tenant admin administers its own tenant only.
+  if (who.deployment_operator) return *requested;
   return ApiError{"forbidden", "your credential is for tenant '" + who.tenant + "', not '" + *requested + "'",
                   "tenant"};
 }
