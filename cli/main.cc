@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
   serve->add_flag("--allow-anonymous", va.allow_anonymous, "requests without a credential read the default tenant's public documents");
   serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
+  AddServeTransportFlags(*serve, va);
   auto auth_commands = RegisterAuthCommands(app);
 
   try {

@@ -127,7 +127,7 @@ class ServerImpl final : public Server {
         return;
       }
       auto connection = std::make_shared<Connection>(core_, std::move(socket));
-      connection->Start(!core_.Register(connection));
+      connection->Start(core_.Register(connection, connection->address()));
       Accept();
     }));
   }
@@ -182,6 +182,10 @@ Result<std::unique_ptr<Server>> Server::Create(ServerOptions options, Router rou
     return Status::InvalidArgument("http server: stream_buffer_bytes must be positive");
   }
   if (options.max_header_bytes < 64) return Status::InvalidArgument("http server: max_header_bytes is too small");
+  if (options.max_connections == 0) return Status::InvalidArgument("http server: max_connections must be positive");
+  if (options.header_timeout_ms == 0 || options.read_timeout_ms == 0) {
+    return Status::InvalidArgument("http server: header_timeout_ms and read_timeout_ms must be positive");
+  }
   return std::unique_ptr<Server>(new ServerImpl(std::move(options), std::move(router), std::move(errors)));
 }
 
