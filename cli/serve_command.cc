@@ -135,6 +135,14 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
         ->Observe(seconds);
   };
 
+  service::Counter* refused_per_address = metrics.GetCounter(
+      "attest_http_connections_refused_total", "Connections refused at accept", {{"reason", "per_address"}});
+  service::Counter* refused_server_full = metrics.GetCounter(
+      "attest_http_connections_refused_total", "Connections refused at accept", {{"reason", "server_full"}});
+  ho.on_refused = [refused_per_address, refused_server_full](std::string_view reason) {
+    (reason == "per_address" ? refused_per_address : refused_server_full)->Add();
+  };
+
   server::RouteContext rc;
   rc.service = &svc;
   rc.auth = auth.value().get();

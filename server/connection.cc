@@ -25,18 +25,16 @@ constexpr char kShutdownNotice[] = R"({"code":"shutting_down","message":"server 
 
 Response MakeError(const ServerCore& core, int status, const char* code, std::string message,
                    std::string field = "") {
-  try {
-    return core.errors(status, code, std::move(message), std::move(field));
-  } catch (const std::exception& e) {
-    spdlog::error("http: error responder threw: {}", e.what());
-  }
-  Response r;
-  r.status = status;
-  r.body = std::string(R"({"error":{"code":")") + code + R"("}})";
-  return r;
+  return core.Error(status, code, std::move(message), std::move(field));
 }
 
 std::string_view SV(boost::beast::string_view v) { return std::string_view(v.data(), v.size()); }
+
+size_t FieldCount(const bhttp::request<bhttp::string_body>& msg) {
+  return static_cast<size_t>(std::distance(msg.begin(), msg.end()));
+}
+
+}  // namespace
 
 // The peer's IP address (IPv4-mapped IPv6 addresses as IPv4) and "ip:port" ("[ip]:port" for v6).
 std::pair<std::string, std::string> PeerOf(const tcp::socket& socket) {
@@ -50,12 +48,6 @@ std::pair<std::string, std::string> PeerOf(const tcp::socket& socket) {
   std::string ip = addr.to_string();
   return {ip, (addr.is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(ep.port())};
 }
-
-size_t FieldCount(const bhttp::request<bhttp::string_body>& msg) {
-  return static_cast<size_t>(std::distance(msg.begin(), msg.end()));
-}
-
-}  // namespace
 
 // ---- Stream and Exchange ------------------------------------------------------------------------
 
@@ -210,11 +202,13 @@ void Connection::Start(ServerCore::Admit admit) {
     error_code ec;
     self->socket_.set_option(tcp::no_delay(true), ec);
     if (admit == ServerCore::Admit::kServerFull) {
+      self->core_.Refused("server_full");
       self->TransportError(503, "overloaded", "too many open connections", true);
       self->DoRead();
       return;
     }
     if (admit == ServerCore::Admit::kAddressFull) {
+      self->core_.Refused("per_address");
       // No lingering read: whoever holds this many connections gets the answer and the close.
       self->TransportError(429, "rate_limited",
                            "too many open connections from " + self->address_ + " (limit " +

@@ -47,6 +47,10 @@ using tcp = net::ip::tcp;
 class ExchangeImpl;
 class StreamImpl;
 
+// The peer's IP address (an IPv4-mapped IPv6 address as IPv4) and "ip:port" ("[ip]:port" for v6);
+// both "" when the socket has no peer any more.
+std::pair<std::string, std::string> PeerOf(const tcp::socket& socket);
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(ServerCore& core, tcp::socket socket);

@@ -159,6 +159,9 @@ struct ServerOptions {
   uint32_t grace_ms = 5000;             // shutdown: time for requests in flight
   // Called for every finished exchange (metrics, logs): route pattern ("" = none), status, seconds.
   std::function<void(const Request&, std::string_view route, int status, double seconds)> on_complete;
+  // Called for every connection refused at accept: "per_address" (429) or "server_full" (503).
+  // Runs on the accepting thread; must be cheap and thread-safe.
+  std::function<void(std::string_view reason)> on_refused;
 };
 
 class Server {

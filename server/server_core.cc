@@ -2,6 +2,9 @@
 #include "server/server_core.h"
 
 #include <algorithm>
+#include <exception>
+
+#include <spdlog/spdlog.h>
 
 namespace attest::http {
 
@@ -13,6 +16,34 @@ ServerCore::ServerCore(ServerOptions options_in, Router router_in, ErrorResponde
       answers("http-ans", options.answer_workers, options.answer_queue),
       bulk("http-bulk", options.bulk_workers, options.bulk_queue, options.bulk_queue_per_key),
       io(static_cast<int>(std::max(1u, options.io_threads))) {}
+
+Response ServerCore::Error(int status, const char* code, std::string message, std::string field) const {
+  try {
+    return errors(status, code, std::move(message), std::move(field));
+  } catch (const std::exception& e) {
+    spdlog::error("http: error responder threw: {}", e.what());
+  }
+  Response r;
+  r.status = status;
+  r.body = std::string(R"({"error":{"code":")") + code + R"("}})";
+  return r;
+}
+
+void ServerCore::Refused(std::string_view reason) const {
+  if (!options.on_refused) return;
+  try {
+    options.on_refused(reason);
+  } catch (const std::exception& e) {
+    spdlog::error("http: on_refused threw: {}", e.what());
+  }
+}
+
+bool ServerCore::AddressFull(const std::string& address) const {
+  if (options.max_connections_per_address == 0) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto at = per_address_.find(address);
+  return at != per_address_.end() && at->second >= options.max_connections_per_address;
+}
 
 ServerCore::Admit ServerCore::Register(const std::shared_ptr<Connection>& connection, const std::string& address) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -40,7 +40,15 @@ struct ServerCore {
   std::atomic<size_t> open_streams{0};
   std::atomic<size_t> in_flight{0};
 
+  // The transport's own error response (ErrorResponder; a bare JSON error if it throws).
+  Response Error(int status, const char* code, std::string message, std::string field = "") const;
+  // Reports a connection refused at accept to options.on_refused.
+  void Refused(std::string_view reason) const;
+
   enum class Admit { kAdmitted, kServerFull, kAddressFull };
+  // True when `address` already holds max_connections_per_address admitted connections (a hint
+  // for refusing at once; Register() decides).
+  bool AddressFull(const std::string& address) const;
   // Registers a connection (always) from client IP `address`; kServerFull when max_connections
   // were already admitted, kAddressFull when max_connections_per_address from that address were
   // (the caller then answers 503 or 429 and closes it). Only admitted connections count toward
