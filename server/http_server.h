@@ -6,7 +6,14 @@
 // Threads: `io_threads` run the sockets (accept, read, write); handlers never run there. Each route
 // names a pool: kInteractive (search, answers, reads) or kBulk (ingestion, evaluation), so bulk work
 // cannot starve interactive requests. A pool has a bounded number of workers and a bounded queue;
-// a request that finds its queue full gets 503 `overloaded` at once.
+// a request that finds its queue full gets 503 `overloaded` at once. Queued work carries a fairness
+// key (Exchange::Defer; the bulk routes use the tenant) and keys are served in turn, each with a
+// bounded share of the queue (server/worker_pool.h).
+//
+// Framing and connections: a Transfer-Encoding other than exactly "chunked", chunked not final,
+// Transfer-Encoding in HTTP/1.0, and trailer fields are refused (501 / 400) and the connection is
+// closed (RFC 9112 §6; docs/http_server.md). Connections are bounded in total and per client IP
+// (429 beyond the latter), and a header must arrive within header_timeout_ms.
 //
 // Streams: a handler may turn its exchange into an SSE stream. Events are queued into a per-stream
 // buffer of at most `stream_buffer_bytes`; the IO thread drains it to the socket. A client whose
