@@ -3,7 +3,7 @@
 // from 127.0.0.2 with p95 within 2x its unloaded value.) A bench tool, not part of attest; run by
 // bench/serve/slowloris.sh against a running `attest serve`. Both addresses are loopback.
 //
-// Per round:
+// Per round (odd rounds run the loaded phase first, so drift in machine load hits both):
 //   unloaded: SEARCHES sequential POST /v1/search from --search-from, nothing else open.
 //   loaded:   HALF_OPEN non-blocking connections from --attack-from; every second one sends the
 //             first line of a request and a Host header and then nothing more, the others send
@@ -15,7 +15,8 @@
 // 503 (server full), 408 (header timeout), closed silently, or still open at the end of the phase.
 // Searches use a new connection each (--keep-alive: one connection per phase). Queries rotate
 // through a BEIR queries.jsonl and never repeat within a run, so a cache cannot flatter the loaded
-// phase. Percentiles are nearest-rank. Output: a table, then one JSON line (prefix "JSON ").
+// phase. Percentiles are nearest-rank; the summary gives the per-round ratio (median and range) and
+// the ratio of the p95s pooled over all rounds. Output: a table, then one JSON line (prefix "JSON ").
 //
 // Usage: slowloris --port P --key K --queries queries.jsonl [--half-open 4200] [--searches 300]
 //          [--rounds 3] [--attack-from 127.0.0.1] [--search-from 127.0.0.2] [--settle-ms 500]
@@ -110,14 +111,17 @@ class Attack {
   explicit Attack(const Args& a) : a_(a), ep_(epoll_create1(EPOLL_CLOEXEC)) {}
   ~Attack() { close(ep_); }
 
-  // Opens every connection and returns once each connect has finished (or 30 s passed).
+  // Opens every connection and returns once each first connect has finished (or 30 s passed);
+  // reconnecting starts after that.
   void Start() {
     stats_ = Stats{};
     conns_.assign(static_cast<size_t>(a_.half_open), Conn{});
+    reopen_ = false;
     const auto t0 = Clock::now();
     for (size_t i = 0; i < conns_.size(); ++i) OpenSlot(i);
     while (pending_ > 0 && Ms(Clock::now() - t0) < 30000) Poll(50);
     stats_.all_connected_ms = Ms(Clock::now() - t0);
+    reopen_ = true;
     stop_ = false;
     thread_ = std::thread([this] {
       while (!stop_.load()) Poll(20);
@@ -216,7 +220,7 @@ class Attack {
         if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) Closed(i);
       }
     }
-    if (a_.reconnect_ms >= 0) {
+    if (a_.reconnect_ms >= 0 && reopen_) {
       const auto now = Clock::now();
       for (size_t i = 0; i < conns_.size(); ++i) {
         if (conns_[i].fd < 0 && conns_[i].reopen_at <= now) {
@@ -231,6 +235,7 @@ class Attack {
   int ep_;
   std::vector<Conn> conns_;  // owned by Start() until the thread runs, then by the thread
   int pending_ = 0;          // connects not finished yet
+  bool reopen_ = false;      // reconnecting closed slots (after the first connects)
   Stats stats_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -376,15 +381,25 @@ int main(int argc, char** argv) {
               a.searches, a.search_from.c_str(), a.keep_alive ? "one keep-alive connection" : "a new connection each");
   std::printf("round | unloaded p50/p95/p99 ms (failed) | loaded p50/p95/p99 ms (failed) | ratio p95 | attack: "
               "connected ms, 429/503/408/silent/other/open, reopened\n");
-  std::vector<double> ratios, unl_p95, load_p95;
+  std::vector<double> ratios, unl_p95, load_p95, all_unloaded, all_loaded;
   json jr = json::array();
   for (int r = 0; r < a.rounds; ++r) {
-    Phase unloaded = searcher.Run();
-    attack.Start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(a.settle_ms));
-    Phase loaded = searcher.Run();
-    Attack::Stats s = attack.Stop();
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server close its side
+    // Odd rounds measure the loaded phase first, so a drift in machine load hits both phases.
+    Phase unloaded, loaded;
+    Attack::Stats s;
+    for (int step = 0; step < 2; ++step) {
+      if ((step == 0) == (r % 2 == 0)) {
+        unloaded = searcher.Run();
+        continue;
+      }
+      attack.Start();
+      std::this_thread::sleep_for(std::chrono::milliseconds(a.settle_ms));
+      loaded = searcher.Run();
+      s = attack.Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the server close its side
+    }
+    all_unloaded.insert(all_unloaded.end(), unloaded.ms.begin(), unloaded.ms.end());
+    all_loaded.insert(all_loaded.end(), loaded.ms.begin(), loaded.ms.end());
     const double u95 = Pct(unloaded.ms, .95), l95 = Pct(loaded.ms, .95);
     const double ratio = u95 > 0 && l95 > 0 ? l95 / u95 : -1;
     ratios.push_back(ratio);
@@ -402,6 +417,9 @@ int main(int argc, char** argv) {
                   {"unloaded_failed", unloaded.failed}, {"loaded_failed", loaded.failed},
                   {"loaded_statuses", statuses}, {"attack", s.Json()}});
   }
+  const double pooled_u = Pct(all_unloaded, .95), pooled_l = Pct(all_loaded, .95);
+  std::printf("pooled over rounds: unloaded p95 %.2f ms, loaded p95 %.2f ms, ratio %.2f\n", pooled_u, pooled_l,
+              pooled_u > 0 ? pooled_l / pooled_u : -1);
   std::printf("median: unloaded p95 %.2f ms [%.2f-%.2f], loaded p95 %.2f ms [%.2f-%.2f], ratio %.2f [%.2f-%.2f] "
               "(bar: <= 2)\n",
               Median(unl_p95), *std::min_element(unl_p95.begin(), unl_p95.end()),
@@ -411,7 +429,9 @@ int main(int argc, char** argv) {
               *std::max_element(ratios.begin(), ratios.end()));
   json out = {{"half_open", a.half_open}, {"searches", a.searches}, {"reconnect_ms", a.reconnect_ms},
               {"keep_alive", a.keep_alive}, {"rounds", jr}, {"median_ratio", Median(ratios)},
-              {"median_unloaded_p95_ms", Median(unl_p95)}, {"median_loaded_p95_ms", Median(load_p95)}};
+              {"median_unloaded_p95_ms", Median(unl_p95)}, {"median_loaded_p95_ms", Median(load_p95)},
+              {"pooled_unloaded_p95_ms", pooled_u}, {"pooled_loaded_p95_ms", pooled_l},
+              {"pooled_ratio", pooled_u > 0 ? pooled_l / pooled_u : -1}};
   std::printf("JSON %s\n", out.dump().c_str());
   return 0;
 }

@@ -18,7 +18,8 @@
 #    Each may end in "-ka": the searches then share one keep-alive connection per phase.
 # Everything lands in $OUT (default bench/out/slowloris). Environment knobs: OUT, DOCS (300),
 # HALF_OPEN (4200), SEARCHES (300), ROUNDS (3), RECONNECT_MS (1000), CONFIGS ("control hold reconnect"),
-# SERVE_FLAGS (extra flags for attest serve), REUSE_DATA=1 (keep an existing $OUT/data and key).
+# SERVE_FLAGS (extra flags for attest serve), REUSE_DATA=1 (keep an existing $OUT/data and key), TOOL
+# (the slowloris binary, default BUILD_DIR/bench/slowloris; to measure another build of attest).
 set -euo pipefail
 
 BUILD_DIR="$(realpath "${1:-build}")"
@@ -33,7 +34,7 @@ CONFIGS="${CONFIGS-control hold reconnect}"
 read -r -a SERVE_FLAGS <<< "${SERVE_FLAGS:-}"
 
 ATTEST="$BUILD_DIR/attest"
-TOOL="$BUILD_DIR/bench/slowloris"
+TOOL="${TOOL:-$BUILD_DIR/bench/slowloris}"
 CORPUS="$DATASETS/scifact/beir/corpus.jsonl"
 QUERIES="$DATASETS/scifact/beir/queries.jsonl"
 for f in "$ATTEST" "$TOOL"; do [[ -x "$f" ]] || { echo "slowloris.sh: $f is missing (ninja -C $BUILD_DIR attest slowloris)" >&2; exit 2; }; done
@@ -127,7 +128,7 @@ for cfg in $CONFIGS; do
     | tee -a "$OUT/summary.txt"
   "$TOOL" --port "$PORT" --key "$KEY" --queries "$QUERIES" --half-open "$half_open" --searches "$SEARCHES" \
     --rounds "$ROUNDS" --reconnect-ms "$reconnect" "${ka[@]}" | tee "$OUT/slowloris-$cfg.txt"
-  grep -E '^(median|JSON)' "$OUT/slowloris-$cfg.txt" | sed "s/^/$cfg: /" >> "$OUT/summary.txt"
+  grep -E '^(pooled|median)' "$OUT/slowloris-$cfg.txt" | sed "s/^/$cfg: /" >> "$OUT/summary.txt"
   echo "   server: $(grep -E '^(VmHWM|Threads)' /proc/$SERVER_PID/status | tr -s ' \t' ' ' | paste -sd' ')" \
     | tee -a "$OUT/summary.txt"
   stop_server
