@@ -35,6 +35,7 @@ void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
   serve.add_option("--max-connections-per-address", a.max_connections_per_address,
                    "open connections per client IP; more get 429 and are closed (0 = no bound; raise it, or 0, "
                    "behind a proxy that pools many connections)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   serve.add_option("--header-timeout-ms", a.header_timeout_ms,
                    "a request header must arrive within this long of accept or of the previous response "
@@ -46,9 +47,11 @@ void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
       ->check(positive)
       ->capture_default_str();
   serve.add_option("--bulk-queue", a.bulk_queue, "ingestion requests that may wait beyond the bulk workers")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   serve.add_option("--bulk-queue-per-tenant", a.bulk_queue_per_tenant,
                    "ingestion requests one tenant may have waiting; more get 429 (0 = no bound)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
 

@@ -357,9 +357,8 @@ bool Connection::CheckHeader() {
   header_checked_ = true;
   const auto& msg = parser_->get();
   std::vector<std::string_view> codings;
-  for (auto it = msg.find(bhttp::field::transfer_encoding);
-       it != msg.end() && it->name() == bhttp::field::transfer_encoding; ++it) {
-    codings.push_back(SV(it->value()));
+  for (const auto& field : msg) {  // every Transfer-Encoding line, in order, wherever it is
+    if (field.name() == bhttp::field::transfer_encoding) codings.push_back(SV(field.value()));
   }
   wire::FramingVerdict verdict = wire::CheckTransferEncoding(codings, msg.version());
   if (verdict.status == 0 && !codings.empty() && !parser_->chunked()) {

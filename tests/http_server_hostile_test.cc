@@ -85,6 +85,12 @@ TEST(HttpServerHostileTest, Regression_NonFinalOrUnknownTransferCodingIsRefusedA
                          501);
   ExpectRefusedAndClosed(server.port(), counting.seen,
                          post + "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", chunked_body, 501);
+  ExpectRefusedAndClosed(server.port(), counting.seen,
+                         post + "Transfer-Encoding: identity\r\nX-Between: 1\r\nTransfer-Encoding: chunked\r\n",
+                         chunked_body, 501);
+  ExpectRefusedAndClosed(server.port(), counting.seen,
+                         post + "Transfer-Encoding: chunked\r\nX-Between: 1\r\nTransfer-Encoding: identity\r\n",
+                         chunked_body, 400);
   ExpectRefusedAndClosed(server.port(), counting.seen, post + "Transfer-Encoding: chunked;x=1\r\n", chunked_body,
                          501);
   // Still accepted: exactly "chunked" (any case, optional whitespace), and the same on keep-alive.

@@ -389,6 +389,23 @@ TEST(ServeSlowlorisTest, Regression_HalfOpenConnectionsFromOneAddressDoNotLockOu
   EXPECT_LT(MsSince(opened), kHeaderTimeoutMs + 4000);
 }
 
+TEST(ServeTransportFlagsTest, BadTransportFlagsAreRefusedNamingTheFlag) {
+  TempDir dir;
+  // The data directory cannot be opened (it would sit under a file), so a flag that were wrongly
+  // accepted ends the run with 1 at once instead of serving forever.
+  testing_support::WriteFile(dir.path() / "file", "x");
+  const std::string data = dir.str("file") + "/data";
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--header-timeout-ms", "0"}, {"--read-timeout-ms", "0"}, {"--max-connections", "0"},
+        {"--max-connections-per-address", "-1"}, {"--bulk-queue", "-5"}, {"--bulk-queue-per-tenant", "many"}}) {
+    std::vector<std::string> args = {"--data", data, "serve", "--port", "0"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    auto r = RunAttest(args);
+    EXPECT_EQ(r.exit_code, 2) << flags[0] << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(flags[0]), std::string::npos) << r.err;
+  }
+}
+
 // ---- the bulk lane is fair between tenants ------------------------------------------------------
 
 // A document of `words` pseudo-random words (deterministic for a seed), so ingestion has work to do.

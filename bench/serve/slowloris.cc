@@ -116,6 +116,7 @@ class Attack {
   void Start() {
     stats_ = Stats{};
     conns_.assign(static_cast<size_t>(a_.half_open), Conn{});
+    pending_ = 0;
     reopen_ = false;
     const auto t0 = Clock::now();
     for (size_t i = 0; i < conns_.size(); ++i) OpenSlot(i);
