@@ -148,9 +148,19 @@ struct ServeArgs {
   size_t max_feedback_per_tenant = 100000;
   double feedback_rate = 1;           // feedback posts per second per credential
   double feedback_burst = 10;
+  // Transport limits (docs/http_server.md): flags added by AddServeTransportFlags.
+  size_t max_connections = 4096;
+  size_t max_connections_per_address = 256;  // 0 = no per-address bound
+  uint32_t header_timeout_ms = 10000;
+  uint32_t read_timeout_ms = 30000;
+  size_t bulk_queue = 64;
+  size_t bulk_queue_per_tenant = 16;          // 0 = no per-tenant bound
 };
 // The conversation and feedback options of `serve` (cli/serve_command.cc).
 void AddConversationOptions(CLI::App* serve, ServeArgs* args);
+
+// Registers the transport flags of `serve` (cli/serve_command.cc).
+void AddServeTransportFlags(CLI::App& serve, ServeArgs& a);
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
 int RunServe(const GlobalArgs& g, const ServeArgs& a);

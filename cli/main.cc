@@ -186,6 +186,7 @@ int main(int argc, char** argv) {
   serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
   AddConversationOptions(serve, &va);
+  AddServeTransportFlags(*serve, va);
   auto auth_commands = RegisterAuthCommands(app);
 
   try {

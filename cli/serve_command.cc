@@ -65,6 +65,32 @@ void AddConversationOptions(CLI::App* serve, ServeArgs* a) {
       ->check(CLI::Range(0.001, 1e6))->capture_default_str();
   serve->add_option("--feedback-burst", a->feedback_burst, "feedback posts a credential may send at once")
       ->check(CLI::Range(1.0, 1e6))->capture_default_str();
+void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
+  const auto positive = CLI::Range(1u, 3600u * 1000u);
+  serve.add_option("--max-connections", a.max_connections, "open connections; more get 503 and are closed")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->capture_default_str();
+  serve.add_option("--max-connections-per-address", a.max_connections_per_address,
+                   "open connections per client IP; more get 429 and are closed (0 = no bound; raise it, or 0, "
+                   "behind a proxy that pools many connections)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve.add_option("--header-timeout-ms", a.header_timeout_ms,
+                   "a request header must arrive within this long of accept or of the previous response "
+                   "(also closes idle keep-alive connections)")
+      ->check(positive)
+      ->capture_default_str();
+  serve.add_option("--read-timeout-ms", a.read_timeout_ms,
+                   "a whole request must arrive within this long, and a write must make progress")
+      ->check(positive)
+      ->capture_default_str();
+  serve.add_option("--bulk-queue", a.bulk_queue, "ingestion requests that may wait beyond the bulk workers")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve.add_option("--bulk-queue-per-tenant", a.bulk_queue_per_tenant,
+                   "ingestion requests one tenant may have waiting; more get 429 (0 = no bound)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 }
 
 int RunServe(const GlobalArgs& g, const ServeArgs& a) {
@@ -164,12 +190,26 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   ho.bulk_workers = a.bulk_workers;
   ho.max_body_bytes = a.max_body_bytes;
   ho.stream_buffer_bytes = a.stream_buffer_bytes;
+  ho.max_connections = a.max_connections;
+  ho.max_connections_per_address = a.max_connections_per_address;
+  ho.header_timeout_ms = a.header_timeout_ms;
+  ho.read_timeout_ms = a.read_timeout_ms;
+  ho.bulk_queue = a.bulk_queue;
+  ho.bulk_queue_per_key = a.bulk_queue_per_tenant;
   ho.on_complete = [&metrics](const http::Request&, std::string_view route, int status, double seconds) {
     const std::string r = route.empty() ? "(none)" : std::string(route);
     metrics.GetCounter("attest_http_requests_total", "HTTP requests by route and status",
                        {{"route", r}, {"status", std::to_string(status)}})->Add();
     metrics.GetHistogram("attest_http_request_seconds", "HTTP request latency by route", {{"route", r}})
         ->Observe(seconds);
+  };
+
+  service::Counter* refused_per_address = metrics.GetCounter(
+      "attest_http_connections_refused_total", "Connections refused at accept", {{"reason", "per_address"}});
+  service::Counter* refused_server_full = metrics.GetCounter(
+      "attest_http_connections_refused_total", "Connections refused at accept", {{"reason", "server_full"}});
+  ho.on_refused = [refused_per_address, refused_server_full](std::string_view reason) {
+    (reason == "per_address" ? refused_per_address : refused_server_full)->Add();
   };
 
   server::RouteContext rc;

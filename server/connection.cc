@@ -25,76 +25,28 @@ constexpr char kShutdownNotice[] = R"({"code":"shutting_down","message":"server 
 
 Response MakeError(const ServerCore& core, int status, const char* code, std::string message,
                    std::string field = "") {
-  try {
-    return core.errors(status, code, std::move(message), std::move(field));
-  } catch (const std::exception& e) {
-    spdlog::error("http: error responder threw: {}", e.what());
-  }
-  Response r;
-  r.status = status;
-  r.body = std::string(R"({"error":{"code":")") + code + R"("}})";
-  return r;
+  return core.Error(status, code, std::move(message), std::move(field));
 }
 
 std::string_view SV(boost::beast::string_view v) { return std::string_view(v.data(), v.size()); }
 
-std::string RemoteString(const tcp::socket& socket) {
-  error_code ec;
-  auto ep = socket.remote_endpoint(ec);
-  if (ec) return "";
-  auto addr = ep.address();
-  std::string s = addr.is_v6() ? "[" + addr.to_string() + "]" : addr.to_string();
-  return s + ":" + std::to_string(ep.port());
+size_t FieldCount(const bhttp::request<bhttp::string_body>& msg) {
+  return static_cast<size_t>(std::distance(msg.begin(), msg.end()));
 }
 
 }  // namespace
 
-// ---- ServerCore ---------------------------------------------------------------------------------
-
-ServerCore::ServerCore(ServerOptions options_in, Router router_in, ErrorResponder errors_in)
-    : options(std::move(options_in)),
-      router(std::move(router_in)),
-      errors(std::move(errors_in)),
-      interactive("http-int", options.interactive_workers, options.interactive_queue),
-      answers("http-ans", options.answer_workers, options.answer_queue),
-      bulk("http-bulk", options.bulk_workers, options.bulk_queue),
-      io(static_cast<int>(std::max(1u, options.io_threads))) {}
-
-bool ServerCore::Register(const std::shared_ptr<Connection>& connection) {
-  std::lock_guard<std::mutex> lock(mu_);
-  bool admitted = connections_.size() < options.max_connections;
-  connections_.emplace(connection.get(), connection);
-  return admitted;
-}
-
-void ServerCore::Unregister(Connection* connection) {
-  std::function<void()> drained;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (connections_.erase(connection) == 0) return;
-    if (stopping.load() && connections_.empty()) drained = on_drained;
+// The peer's IP address (IPv4-mapped IPv6 addresses as IPv4) and "ip:port" ("[ip]:port" for v6).
+std::pair<std::string, std::string> PeerOf(const tcp::socket& socket) {
+  error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  if (ec) return {"", ""};
+  auto addr = ep.address();
+  if (addr.is_v6() && addr.to_v6().is_v4_mapped()) {
+    addr = net::ip::make_address_v4(net::ip::v4_mapped, addr.to_v6());
   }
-  if (drained) drained();
-}
-
-void ServerCore::SetOnDrained(std::function<void()> callback) {
-  std::lock_guard<std::mutex> lock(mu_);
-  on_drained = std::move(callback);
-}
-
-std::vector<std::shared_ptr<Connection>> ServerCore::Connections() const {
-  std::vector<std::shared_ptr<Connection>> out;
-  std::lock_guard<std::mutex> lock(mu_);
-  out.reserve(connections_.size());
-  for (const auto& [raw, weak] : connections_) {
-    if (auto c = weak.lock()) out.push_back(std::move(c));
-  }
-  return out;
-}
-
-size_t ServerCore::connection_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return connections_.size();
+  std::string ip = addr.to_string();
+  return {ip, (addr.is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(ep.port())};
 }
 
 // ---- Stream and Exchange ------------------------------------------------------------------------
@@ -159,7 +111,7 @@ class StreamImpl final : public Stream {
   const char* reason_ = "";          // GUARDED_BY(conn_->out_mu_)
 };
 
-class ExchangeImpl final : public Exchange {
+class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<ExchangeImpl> {
  public:
   ExchangeImpl(std::shared_ptr<Connection> connection, std::shared_ptr<const Request> request, unsigned version,
                bool keep_alive)
@@ -216,6 +168,17 @@ class ExchangeImpl final : public Exchange {
 
   bool ClientGone() const override { return conn_->peer_gone_.load(std::memory_order_relaxed); }
 
+  Admission Defer(Pool pool, const std::string& key, Handler next) override {
+    ServerCore& core = conn_->core_;
+    auto self = shared_from_this();
+    if (pool == Pool::kInline) {
+      next(std::move(self));
+      return Admission::kQueued;
+    }
+    WorkerPool& target = pool == Pool::kBulk ? core.bulk : pool == Pool::kAnswer ? core.answers : core.interactive;
+    return target.TrySubmit({nullptr, std::move(next), std::move(self)}, key);
+  }
+
  private:
   const std::shared_ptr<Connection> conn_;
   const std::shared_ptr<const Request> request_;
@@ -227,19 +190,30 @@ class ExchangeImpl final : public Exchange {
 // ---- Connection: any thread ---------------------------------------------------------------------
 
 Connection::Connection(ServerCore& core, tcp::socket socket)
-    : core_(core), socket_(std::move(socket)), timer_(socket_.get_executor()), remote_(RemoteString(socket_)) {
+    : core_(core), socket_(std::move(socket)), timer_(socket_.get_executor()) {
+  std::tie(address_, remote_) = PeerOf(socket_);
   read_chunk_.resize(kReadChunk);
 }
 
 Connection::~Connection() { core_.Unregister(this); }
 
-void Connection::Start(bool reject) {
-  net::post(socket_.get_executor(), [self = shared_from_this(), reject] {
+void Connection::Start(ServerCore::Admit admit) {
+  net::post(socket_.get_executor(), [self = shared_from_this(), admit] {
     error_code ec;
     self->socket_.set_option(tcp::no_delay(true), ec);
-    if (reject) {
+    if (admit == ServerCore::Admit::kServerFull) {
+      self->core_.Refused("server_full");
       self->TransportError(503, "overloaded", "too many open connections", true);
       self->DoRead();
+      return;
+    }
+    if (admit == ServerCore::Admit::kAddressFull) {
+      self->core_.Refused("per_address");
+      // No lingering read: whoever holds this many connections gets the answer and the close.
+      self->TransportError(429, "rate_limited",
+                           "too many open connections from " + self->address_ + " (limit " +
+                               std::to_string(self->core_.options.max_connections_per_address) + ")",
+                           false);
       return;
     }
     self->StartReadingRequest();
@@ -300,10 +274,14 @@ void Connection::StartReadingRequest() {
   parser_->header_limit(static_cast<uint32_t>(
       std::min<size_t>(core_.options.max_header_bytes, std::numeric_limits<uint32_t>::max())));
   parser_->body_limit(core_.options.max_body_bytes);
-  parser_->eager(true);
+  parser_->eager(false);  // stop after the header: CheckHeader() runs before any body is parsed
   sent_continue_ = false;
+  header_checked_ = false;
+  header_fields_ = 0;
   linger_ = false;
-  SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
+  const auto now = Clock::now();
+  request_deadline_ = now + std::chrono::milliseconds(core_.options.read_timeout_ms);
+  SetDeadline(std::min(request_deadline_, now + std::chrono::milliseconds(core_.options.header_timeout_ms)));
   if (buffer_.size() > 0) ParseBuffered();
   DoRead();
 }
@@ -335,6 +313,15 @@ void Connection::ParseBuffered() {
     error_code ec;
     size_t used = parser_->put(buffer_.data(), ec);
     buffer_.consume(used);
+    // Beast keeps an unfinished chunk-size line or trailer section in the buffer until it ends:
+    // bound it like a header, or a client could grow it without limit.
+    const bool stalled = ec == bhttp::error::need_more || (!ec && used == 0 && !parser_->is_done());
+    if (stalled && header_checked_ && buffer_.size() > core_.options.max_header_bytes) {
+      return TransportError(400, "bad_http",
+                            "a chunk-size line or trailer section exceeds " +
+                                std::to_string(core_.options.max_header_bytes) + " bytes",
+                            true);
+    }
     if (ec == bhttp::error::need_more) break;
     if (ec == bhttp::error::body_limit) {
       return TransportError(413, "payload_too_large",
@@ -346,7 +333,13 @@ void Connection::ParseBuffered() {
                             true);
     }
     if (ec) return TransportError(400, "bad_http", "malformed HTTP request: " + ec.message(), true);
-    if (parser_->is_done()) return Dispatch();
+    if (!header_checked_ && parser_->is_header_done() && !CheckHeader()) return;
+    if (parser_->is_done()) {
+      if (FieldCount(parser_->get()) != header_fields_) {
+        return TransportError(400, "bad_http", "trailer fields after a chunked body are not accepted", true);
+      }
+      return Dispatch();
+    }
     if (used == 0) break;
   }
   if (state_ == State::kReading && !sent_continue_ && parser_->is_header_done()) {
@@ -360,12 +353,37 @@ void Connection::ParseBuffered() {
   }
 }
 
+bool Connection::CheckHeader() {
+  header_checked_ = true;
+  const auto& msg = parser_->get();
+  std::vector<std::string_view> codings;
+  for (const auto& field : msg) {  // every Transfer-Encoding line, in order, wherever it is
+    if (field.name() == bhttp::field::transfer_encoding) codings.push_back(SV(field.value()));
+  }
+  wire::FramingVerdict verdict = wire::CheckTransferEncoding(codings, msg.version());
+  if (verdict.status == 0 && !codings.empty() && !parser_->chunked()) {
+    verdict = {400, "Transfer-Encoding was not understood as chunked"};  // a parser disagreement: refuse
+  }
+  if (verdict.status != 0) {
+    // The body's length is unknown: answer and close. What the client sends meanwhile is drained
+    // and discarded (never parsed), so its body can never run as a next request.
+    TransportError(verdict.status, verdict.status == 501 ? "not_implemented" : "bad_http", std::move(verdict.message),
+                   true);
+    return false;
+  }
+  header_fields_ = FieldCount(msg);
+  parser_->eager(true);
+  if (!parser_->is_done()) SetDeadline(request_deadline_);  // the body has the rest of read_timeout_ms
+  return true;
+}
+
 void Connection::Dispatch() {
   auto& msg = parser_->get();
   auto req = std::make_shared<Request>();
   req->method = std::string(SV(msg.method_string()));
   req->target = std::string(SV(msg.target()));
-  const bool target_ok = wire::ParseTarget(SV(msg.target()), req->path, req->query);
+  std::string repeated;
+  const wire::TargetParse target = wire::ParseTarget(SV(msg.target()), req->path, req->query, repeated);
   for (const auto& field : msg) {
     std::string name(SV(field.name_string()));
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -390,9 +408,15 @@ void Connection::Dispatch() {
   route_ = {};
   request_ = req;
 
-  if (!target_ok) {
+  if (target == wire::TargetParse::kMalformed) {
     return SubmitResponse(MakeError(core_, 400, "bad_http", "malformed request target (path or %-escape)"), version,
                           false);
+  }
+  if (target == wire::TargetParse::kRepeatedKey) {
+    return SubmitResponse(MakeError(core_, 400, "invalid_request",
+                                    "query parameter '" + repeated.substr(0, 64) + "' is given more than once",
+                                    repeated.substr(0, 64)),
+                          version, keep_alive);
   }
   Router::Match match = core_.router.Find(req->method, wire::RawPath(req->target));
   if (match.handler == nullptr) {
@@ -418,7 +442,7 @@ void Connection::Dispatch() {
   WorkerPool& pool = match.pool == Pool::kBulk     ? core_.bulk
                      : match.pool == Pool::kAnswer ? core_.answers
                                                    : core_.interactive;
-  if (!pool.TrySubmit({match.handler, exchange})) {
+  if (pool.TrySubmit({match.handler, nullptr, exchange}) != Admission::kQueued) {
     exchange->Respond(MakeError(core_, 503, "overloaded",
                                 match.pool == Pool::kBulk ? "the bulk work queue is full; retry later"
                                                           : "the server is at capacity; retry later"));
@@ -582,8 +606,12 @@ void Connection::OnTimer() {
   switch (state_) {
     case State::kReading:
       if (!exchange_open_ && (buffer_.size() > 0 || (parser_ && parser_->got_some()))) {
+        const bool header = !parser_ || !parser_->is_header_done();
+        const uint32_t ms = header ? std::min(core_.options.header_timeout_ms, core_.options.read_timeout_ms)
+                                   : core_.options.read_timeout_ms;
         return TransportError(408, "timeout",
-                              "request not received within " + std::to_string(core_.options.read_timeout_ms) + " ms",
+                              std::string(header ? "request header" : "request") + " not received within " +
+                                  std::to_string(ms) + " ms",
                               false);
       }
       return Close("");

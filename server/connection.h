@@ -2,7 +2,10 @@
 // with the server (ServerCore).
 //
 // Life of a connection: a single read loop runs for the whole connection. While a request is being
-// read, bytes go to a Beast request parser (header, body and timeout limits); once complete the
+// read, bytes go to a Beast request parser (header, body and timeout limits). The parser stops once
+// after the header, where the framing is checked (Transfer-Encoding, RFC 9112 §6) before a byte of
+// body is read, and the header fields are counted so that trailer fields can be told apart (a
+// request with trailers is refused: they are never read as header fields). Once complete the
 // request is dispatched to its route's pool and the loop keeps reading, which is how a client that
 // disconnects while its handler runs or its stream is open is noticed at once (ClientGone(),
 // Stream::Closed()). Bytes that arrive meanwhile (a pipelined request) are kept for the next parse.
@@ -34,61 +37,29 @@
 #include <vector>
 
 #include "server/http_server.h"
-#include "server/worker_pool.h"
+#include "server/server_core.h"
 
 namespace attest::http {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-class Connection;
-
-// What the server and its connections share. Options, router and error responder are immutable
-// after construction; counters are atomics; the connection registry has its own mutex (touched on
-// connect and close only, never per request).
-struct ServerCore {
-  ServerCore(ServerOptions options_in, Router router_in, ErrorResponder errors_in);
-
-  const ServerOptions options;
-  const Router router;
-  const ErrorResponder errors;
-  WorkerPool interactive;
-  WorkerPool answers;
-  WorkerPool bulk;
-  std::atomic<bool> stopping{false};
-  std::atomic<size_t> open_streams{0};
-  std::atomic<size_t> in_flight{0};
-
-  // Registers a connection (always); returns false when max_connections were already open (the
-  // caller then answers 503 and closes it).
-  bool Register(const std::shared_ptr<Connection>& connection);
-  // Idempotent. When the server is stopping and this was the last connection, calls on_drained.
-  void Unregister(Connection* connection);
-  // `callback` runs (on the closing connection's thread) once stopping and no connection is left.
-  void SetOnDrained(std::function<void()> callback);
-  std::vector<std::shared_ptr<Connection>> Connections() const;
-  size_t connection_count() const;
-
- private:
-  mutable std::mutex mu_;
-  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections_;  // GUARDED_BY(mu_)
-  std::function<void()> on_drained;                                         // GUARDED_BY(mu_)
-
- public:
-  // Last member: destroyed first, so handlers it still holds (connections) may use the rest.
-  net::io_context io;
-};
-
 class ExchangeImpl;
 class StreamImpl;
+
+// The peer's IP address (an IPv4-mapped IPv6 address as IPv4) and "ip:port" ("[ip]:port" for v6);
+// both "" when the socket has no peer any more.
+std::pair<std::string, std::string> PeerOf(const tcp::socket& socket);
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(ServerCore& core, tcp::socket socket);
   ~Connection();
 
-  // Begins reading; `reject` answers 503 overloaded at once (too many connections).
-  void Start(bool reject);
+  // Begins reading; a connection that was not admitted is answered at once (503 when the server
+  // is full, 429 when its address is) and closed.
+  void Start(ServerCore::Admit admit);
+  const std::string& address() const { return address_; }
   // Server stopping: idle connections close, open streams get the shutting_down notice.
   void BeginShutdown();
   // Grace expired: close now; handlers still running see ClientGone().
@@ -105,6 +76,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void DoRead();
   void OnRead(boost::system::error_code ec, size_t n);
   void ParseBuffered();
+  bool CheckHeader();  // false when it refused the request
   void Dispatch();
   void TransportError(int status, const char* code, std::string message, bool linger);
   void Flush();
@@ -125,7 +97,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ServerCore& core_;
   tcp::socket socket_;
   net::steady_timer timer_;
-  std::string remote_;
+  std::string address_;  // client IP
+  std::string remote_;   // "ip:port"
   std::atomic<bool> peer_gone_{false};
 
   // (strand)
@@ -136,6 +109,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool write_in_flight_ = false;
   std::vector<char> read_chunk_;  // the read loop reads here, then appends to buffer_
   bool sent_continue_ = false;
+  bool header_checked_ = false;
+  size_t header_fields_ = 0;                          // fields in the header (more at the end = trailers)
+  Clock::time_point request_deadline_;                // read_timeout_ms from the start of the request
   bool linger_ = false;
   bool timer_armed_ = false;
   Clock::time_point deadline_ = Clock::time_point::max();

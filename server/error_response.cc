@@ -10,8 +10,9 @@ int HttpStatusOf(const std::string& code) {
       {"invalid_json", 400},      {"invalid_request", 400}, {"bad_http", 400},       {"unauthorized", 401},
       {"forbidden", 403},         {"not_found", 404},       {"method_not_allowed", 405}, {"timeout", 408},
       {"conflict", 409},          {"payload_too_large", 413}, {"unsupported_media_type", 415},
-      {"rate_limited", 429},      {"quota_exceeded", 429},  {"cancelled", 499},       {"overloaded", 503},     {"unavailable", 503},
-      {"deadline_exceeded", 504}, {"internal", 500}};
+      {"rate_limited", 429},      {"quota_exceeded", 429},  {"headers_too_large", 431}, {"cancelled", 499},
+      {"not_implemented", 501},   {"overloaded", 503},      {"unavailable", 503},     {"deadline_exceeded", 504},
+      {"internal", 500}};
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
 }

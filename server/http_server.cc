@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/connection.h"
+#include "server/http_wire.h"
 
 namespace attest::http {
 namespace {
@@ -126,10 +127,36 @@ class ServerImpl final : public Server {
         });
         return;
       }
-      auto connection = std::make_shared<Connection>(core_, std::move(socket));
-      connection->Start(!core_.Register(connection));
+      const std::string address = PeerOf(socket).first;
+      if (core_.AddressFull(address)) {
+        RefuseAtOnce(std::move(socket), address);
+      } else {
+        auto connection = std::make_shared<Connection>(core_, std::move(socket));
+        connection->Start(core_.Register(connection, address));
+      }
       Accept();
     }));
+  }
+
+  // An address over its connection bound: the 429 is written here, without a Connection, a strand
+  // or a timer, so that a client reconnecting in a loop costs little more than the accept. Bytes it
+  // already sent are read and dropped first, so the close is a FIN, not a reset that could destroy
+  // the answer before the client reads it.
+  void RefuseAtOnce(tcp::socket socket, const std::string& address) {
+    core_.Refused("per_address");
+    std::string out;
+    wire::AppendResponse(core_.Error(429, "rate_limited",
+                                     "too many open connections from " + address + " (limit " +
+                                         std::to_string(core_.options.max_connections_per_address) + ")"),
+                         11, false, out);
+    error_code ec;
+    socket.non_blocking(true, ec);
+    char sink[4096];
+    for (int i = 0; i < 16 && !ec; ++i) socket.read_some(net::buffer(sink), ec);
+    ec = {};
+    socket.write_some(net::buffer(out), ec);
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    socket.close(ec);
   }
 
   void BeginStop() {
@@ -182,6 +209,10 @@ Result<std::unique_ptr<Server>> Server::Create(ServerOptions options, Router rou
     return Status::InvalidArgument("http server: stream_buffer_bytes must be positive");
   }
   if (options.max_header_bytes < 64) return Status::InvalidArgument("http server: max_header_bytes is too small");
+  if (options.max_connections == 0) return Status::InvalidArgument("http server: max_connections must be positive");
+  if (options.header_timeout_ms == 0 || options.read_timeout_ms == 0) {
+    return Status::InvalidArgument("http server: header_timeout_ms and read_timeout_ms must be positive");
+  }
   return std::unique_ptr<Server>(new ServerImpl(std::move(options), std::move(router), std::move(errors)));
 }
 

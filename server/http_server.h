@@ -6,7 +6,14 @@
 // Threads: `io_threads` run the sockets (accept, read, write); handlers never run there. Each route
 // names a pool: kInteractive (search, answers, reads) or kBulk (ingestion, evaluation), so bulk work
 // cannot starve interactive requests. A pool has a bounded number of workers and a bounded queue;
-// a request that finds its queue full gets 503 `overloaded` at once.
+// a request that finds its queue full gets 503 `overloaded` at once. Queued work carries a fairness
+// key (Exchange::Defer; the bulk routes use the tenant) and keys are served in turn, each with a
+// bounded share of the queue (server/worker_pool.h).
+//
+// Framing and connections: a Transfer-Encoding other than exactly "chunked", chunked not final,
+// Transfer-Encoding in HTTP/1.0, and trailer fields are refused (501 / 400) and the connection is
+// closed (RFC 9112 §6; docs/http_server.md). Connections are bounded in total and per client IP
+// (429 beyond the latter), and a header must arrive within header_timeout_ms.
 //
 // Streams: a handler may turn its exchange into an SSE stream. Events are queued into a per-stream
 // buffer of at most `stream_buffer_bytes`; the IO thread drains it to the socket. A client whose
@@ -69,6 +76,19 @@ class Stream {
   virtual void Finish() = 0;
 };
 
+class Exchange;
+
+// kInteractive: short requests (search, reads); kAnswer: answers, which cost ~10-100x a search, in
+// their own lane so a burst of them never queues short requests behind it; kBulk: ingestion and
+// evaluation; kInline: cheap handlers run on the IO thread.
+enum class Pool { kInteractive, kAnswer, kBulk, kInline };
+
+using Handler = std::function<void(std::shared_ptr<Exchange>)>;
+
+// What a pool said to a request: queued, or why not (every worker busy and the queue full; the
+// request's fairness key already has its share of the queue waiting; the server is stopping).
+enum class Admission { kQueued, kPoolFull, kKeyFull, kStopped };
+
 // One request being answered. Exactly one of Respond() or StartStream() must be called, once.
 class Exchange {
  public:
@@ -80,14 +100,13 @@ class Exchange {
   virtual std::shared_ptr<Stream> StartStream(std::vector<std::pair<std::string, std::string>> headers) = 0;
   // True once the client disconnected (checked by long handlers before streaming starts).
   virtual bool ClientGone() const = 0;
+  // Hands the rest of the work to `pool`, queued under the fairness key `key` (the pool serves its
+  // keys round robin; see server/worker_pool.h), where `next` will run with this exchange. Used by
+  // a handler that must learn the key first (the bulk routes authenticate, then queue under the
+  // caller's tenant). Anything but kQueued means `next` was dropped unrun and this handler still
+  // owes the answer. kInline runs `next` at once on the calling thread.
+  virtual Admission Defer(Pool pool, const std::string& key, Handler next) = 0;
 };
-
-// kInteractive: short requests (search, reads); kAnswer: answers, which cost ~10-100x a search, in
-// their own lane so a burst of them never queues short requests behind it; kBulk: ingestion and
-// evaluation; kInline: cheap handlers run on the IO thread.
-enum class Pool { kInteractive, kAnswer, kBulk, kInline };
-
-using Handler = std::function<void(std::shared_ptr<Exchange>)>;
 
 // The route table: METHOD + pattern, where a pattern segment "{name}" matches one non-empty path
 // segment and lands in Request::params. Unknown path: 404; known path, other method: 405 with Allow.
@@ -129,14 +148,27 @@ struct ServerOptions {
   size_t interactive_queue = 1024;      // waiting requests beyond the workers; more gets 503
   size_t answer_queue = 1024;
   size_t bulk_queue = 64;
+  // Waiting bulk requests per fairness key (the caller's tenant, see Exchange::Defer); more gets
+  // kKeyFull. 0 = no per-key bound. Keeps one tenant from filling the whole bulk queue.
+  size_t bulk_queue_per_key = 16;
   size_t max_body_bytes = 8u << 20;     // larger bodies get 413 before they are read
   size_t max_header_bytes = 16u << 10;
   size_t max_connections = 4096;
+  // Open connections per client IP address; a connection beyond it gets 429 and is closed at once,
+  // so one address cannot hold the global slots (slowloris). 0 = no per-address bound.
+  size_t max_connections_per_address = 256;
   size_t stream_buffer_bytes = 256u << 10;  // per stream; overflow drops the client
-  uint32_t read_timeout_ms = 30000;     // idle keep-alive connections and slow request bodies
+  // The request header must arrive within this long from accept, or from the end of the previous
+  // response on a keep-alive connection (an idle keep-alive connection is closed after it).
+  uint32_t header_timeout_ms = 10000;
+  // A whole request (header and body) must arrive within this long, and a write must make progress.
+  uint32_t read_timeout_ms = 30000;
   uint32_t grace_ms = 5000;             // shutdown: time for requests in flight
   // Called for every finished exchange (metrics, logs): route pattern ("" = none), status, seconds.
   std::function<void(const Request&, std::string_view route, int status, double seconds)> on_complete;
+  // Called for every connection refused at accept: "per_address" (429) or "server_full" (503).
+  // Runs on the accepting thread; must be cheap and thread-safe.
+  std::function<void(std::string_view reason)> on_refused;
 };
 
 class Server {

@@ -1,6 +1,7 @@
 #include "server/http_wire.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <boost/beast/http/status.hpp>
 
@@ -111,19 +112,22 @@ bool DecodeSegment(std::string_view in, std::string& out) {
   return Decode(in, false, out) && out.find('\0') == std::string::npos;
 }
 
-bool ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query) {
+TargetParse ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query,
+                        std::string& repeated) {
+  constexpr TargetParse kBad = TargetParse::kMalformed;
   query.clear();
+  repeated.clear();
   if (target.substr(0, 7) == "http://" || target.substr(0, 8) == "https://") {
     size_t authority = target.find("//") + 2;
     size_t slash = target.find_first_of("/?", authority);
     target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
-    if (!target.empty() && target.front() == '?') return false;
+    if (!target.empty() && target.front() == '?') return kBad;
   }
-  if (target.empty() || target.front() != '/') return false;
+  if (target.empty() || target.front() != '/') return kBad;
   size_t q = target.find('?');
-  if (!Decode(target.substr(0, q), false, path)) return false;
-  if (path.find('\0') != std::string::npos) return false;
-  if (q == std::string_view::npos) return true;
+  if (!Decode(target.substr(0, q), false, path)) return kBad;
+  if (path.find('\0') != std::string::npos) return kBad;
+  if (q == std::string_view::npos) return TargetParse::kOk;
   std::string_view rest = target.substr(q + 1);
   size_t hash = rest.find('#');
   if (hash != std::string_view::npos) rest = rest.substr(0, hash);
@@ -134,15 +138,57 @@ bool ParseTarget(std::string_view target, std::string& path, std::map<std::strin
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
     if (pair.empty()) continue;
     size_t eq = pair.find('=');
-    if (!Decode(pair.substr(0, eq), true, key)) return false;
+    if (!Decode(pair.substr(0, eq), true, key)) return kBad;
     if (eq == std::string_view::npos) {
       value.clear();
     } else if (!Decode(pair.substr(eq + 1), true, value)) {
-      return false;
+      return kBad;
     }
-    query[key] = value;
+    if (!query.emplace(key, value).second) {
+      repeated = key;
+      return TargetParse::kRepeatedKey;
+    }
   }
-  return true;
+  return TargetParse::kOk;
+}
+
+FramingVerdict CheckTransferEncoding(const std::vector<std::string_view>& values, unsigned version) {
+  if (values.empty()) return {};
+  if (version < 11) {
+    return {400, "Transfer-Encoding is not allowed in an HTTP/1.0 request (its framing cannot be trusted)"};
+  }
+  std::vector<std::string_view> codings;
+  for (std::string_view list : values) {
+    while (true) {
+      size_t comma = list.find(',');
+      std::string_view item = list.substr(0, comma);
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      if (!item.empty()) codings.push_back(item);
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  }
+  auto is_chunked = [](std::string_view c) {
+    static constexpr std::string_view kChunked = "chunked";
+    if (c.size() != kChunked.size()) return false;
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(c[i])) != kChunked[i]) return false;
+    }
+    return true;
+  };
+  if (codings.empty()) return {400, "Transfer-Encoding is empty"};
+  const size_t chunked = static_cast<size_t>(std::count_if(codings.begin(), codings.end(), is_chunked));
+  if (chunked > 1) return {400, "Transfer-Encoding applies chunked more than once"};
+  if (!is_chunked(codings.back()) && chunked == 1) {
+    return {400, "Transfer-Encoding: chunked is not the final coding, so the body length is unknown"};
+  }
+  for (std::string_view c : codings) {
+    if (!is_chunked(c)) {
+      return {501, "transfer coding '" + std::string(c.substr(0, 64)) + "' is not implemented (only chunked is)"};
+    }
+  }
+  return {};
 }
 
 void AppendResponse(const Response& response, unsigned version, bool keep_alive, std::string& out) {

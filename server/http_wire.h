@@ -12,10 +12,27 @@
 
 namespace attest::http::wire {
 
-// Fills `path` (percent-decoded, no query) and `query` (decoded, '+' = space; a repeated key keeps
-// its last value) from an origin-form ("/a?b=c") or absolute-form ("http://h/a") target.
-// False when the target is not of those forms or holds an invalid %-escape.
-bool ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query);
+enum class TargetParse { kOk, kMalformed, kRepeatedKey };
+
+// Fills `path` (percent-decoded, no query) and `query` (decoded, '+' = space) from an origin-form
+// ("/a?b=c") or absolute-form ("http://h/a") target. kMalformed when the target is not of those
+// forms or holds an invalid %-escape; kRepeatedKey (with the decoded key in `repeated`) when a
+// query key occurs twice: "?tenant=a&tenant=b" is refused rather than letting one of them win.
+TargetParse ParseTarget(std::string_view target, std::string& path, std::map<std::string, std::string>& query,
+                        std::string& repeated);
+
+// Why a request's Transfer-Encoding cannot be accepted (RFC 9112 §6.1, §6.3): status 0 = it can
+// (absent, or exactly "chunked" in HTTP/1.1); 400 when the framing is faulty (Transfer-Encoding in
+// an HTTP/1.0 request, an empty list, chunked applied twice or not as the final coding); 501 when
+// it names a coding this server does not implement (anything but chunked: "xchunked", "gzip,
+// chunked", "chunked;x=1"). Either way the server answers and closes the connection: the body's
+// length is unknown, so whatever follows must never be read as another request.
+struct FramingVerdict {
+  int status = 0;
+  std::string message;
+};
+// `values`: every Transfer-Encoding field value of the request, in order; `version` 10 or 11.
+FramingVerdict CheckTransferEncoding(const std::vector<std::string_view>& values, unsigned version);
 
 // The still-encoded path of a target ParseTarget accepted (no scheme, host or query): routing
 // splits it on '/' before decoding, so "%2F" inside a segment stays part of that segment.

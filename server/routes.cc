@@ -151,6 +151,38 @@ http::Handler Api(RouteContext* ctx, const char* route, Fn fn) {
   };
 }
 
+// Bulk routes (ingestion, deletion): authentication and the rate limit run on the interactive pool
+// (microseconds), then the work is queued on the bulk lane under the caller's tenant. The lane
+// serves tenants round robin and bounds how many requests each may have waiting
+// (ServerOptions::bulk_queue_per_key), so one tenant's flood never stalls another tenant's ingest.
+template <class Fn>
+http::Handler Bulk(RouteContext* ctx, const char* route, Fn fn) {
+  return [ctx, route, fn](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), route);
+    std::optional<Identity> who = Admit(c);
+    if (!who) return;
+    const std::string tenant = who->tenant;
+    auto work = [c, who = std::move(*who), fn](std::shared_ptr<http::Exchange>) mutable { fn(c, who); };
+    switch (c.ex->Defer(http::Pool::kBulk, tenant, std::move(work))) {
+      case http::Admission::kQueued:
+        return;
+      case http::Admission::kKeyFull: {
+        http::Response r = ErrorResponse(
+            ApiError{"rate_limited",
+                     "tenant '" + tenant + "' already has its share of the bulk queue waiting; retry when one finishes",
+                     ""},
+            c.rc.request_id, c.version);
+        r.headers.emplace_back("Retry-After", "1");
+        return c.ex->Respond(std::move(r));
+      }
+      case http::Admission::kPoolFull:
+        return c.Fail(ApiError{"overloaded", "the bulk work queue is full; retry later", ""});
+      case http::Admission::kStopped:
+        return c.Fail(ApiError{"unavailable", "the server is shutting down", ""});
+    }
+  };
+}
+
 }  // namespace
 
 http::Router BuildRoutes(RouteContext* ctx) {
@@ -183,14 +215,15 @@ http::Router BuildRoutes(RouteContext* ctx) {
           if (!req.ok()) return c.Fail(req.error());
           c.Reply(c.ctx->service->Feedback(who, req.value(), c.rc), 201);
         }));
-  r.Add("POST", "/v1/documents", P::kBulk, Api(ctx, "/v1/documents", [](Call& c, const Identity& who) {
+  r.Add("POST", "/v1/documents", P::kInteractive, Bulk(ctx, "/v1/documents", [](Call& c, const Identity& who) {
           auto req = service::ParseDocumentInput(c.ex->request().body, c.ctx->limits);
           if (!req.ok()) return c.Fail(req.error());
           std::vector<service::DocumentInput> docs;
           docs.push_back(std::move(req).value());
           c.Reply(c.ctx->service->PutDocuments(who, std::move(docs), c.rc));
         }));
-  r.Add("POST", "/v1/documents:batch", P::kBulk, Api(ctx, "/v1/documents:batch", [](Call& c, const Identity& who) {
+  r.Add("POST", "/v1/documents:batch", P::kInteractive,
+        Bulk(ctx, "/v1/documents:batch", [](Call& c, const Identity& who) {
           auto req = service::ParseDocumentBatch(c.ex->request().body, c.ctx->limits);
           if (!req.ok()) return c.Fail(req.error());
           c.Reply(c.ctx->service->PutDocuments(who, std::move(req).value().documents, c.rc));
@@ -200,7 +233,8 @@ http::Router BuildRoutes(RouteContext* ctx) {
             return c.ctx->service->GetDocument(who, id, tenant, c.rc);
           });
         }));
-  r.Add("DELETE", "/v1/documents/{id}", P::kBulk, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
+  r.Add("DELETE", "/v1/documents/{id}", P::kInteractive,
+        Bulk(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
           DocumentRoute(c, [&](const std::string& id, const std::string& tenant) {
             return c.ctx->service->DeleteDocument(who, id, tenant, c.rc);
           });

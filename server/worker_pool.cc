@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -9,10 +10,8 @@
 
 namespace attest::http {
 
-WorkerPool::WorkerPool(std::string name, unsigned workers, size_t queue)
-    : name_(std::move(name)), workers_(workers == 0 ? 1 : workers), queue_(queue) {
-  ring_.resize(queue_ + workers_);
-}
+WorkerPool::WorkerPool(std::string name, unsigned workers, size_t queue, size_t per_key)
+    : name_(std::move(name)), workers_(workers == 0 ? 1 : workers), queue_(queue), per_key_(per_key) {}
 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
@@ -27,15 +26,54 @@ void WorkerPool::Start() {
   }
 }
 
-bool WorkerPool::TrySubmit(Task task) {
+Admission WorkerPool::TrySubmit(Task task, const std::string& key) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_ || count_ + active_ >= ring_.size()) return false;
-    ring_[(head_ + count_) % ring_.size()] = std::move(task);
-    ++count_;
+    if (stop_) return Admission::kStopped;
+    if (waiting_ + active_ >= queue_ + workers_) return Admission::kPoolFull;
+    auto it = queues_.find(key);
+    if (it != queues_.end() && per_key_ > 0 && it->second.tasks.size() >= per_key_) return Admission::kKeyFull;
+    if (it == queues_.end()) it = queues_.try_emplace(key).first;
+    KeyQueue& q = it->second;
+    if (q.tasks.empty()) ready_.emplace(std::max(now_, q.finish), ++arrivals_, key);
+    q.tasks.push_back(std::move(task));
+    ++waiting_;
   }
   cv_.notify_one();
-  return true;
+  return Admission::kQueued;
+}
+
+size_t WorkerPool::waiting(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = queues_.find(key);
+  return it == queues_.end() ? 0 : it->second.tasks.size();
+}
+
+WorkerPool::Task WorkerPool::PopLocked() {
+  auto node = ready_.extract(ready_.begin());  // reused below: no allocation per task
+  auto& [tag, arrival, key] = node.value();
+  if (tag > now_) {
+    // The virtual time moves on: keys emptied at the old time no longer carry a finish tag.
+    for (const std::string& k : recent_) {
+      auto r = queues_.find(k);
+      if (r != queues_.end() && r->second.tasks.empty() && r->second.finish <= tag) queues_.erase(r);
+    }
+    recent_.clear();
+    now_ = tag;
+  }
+  KeyQueue& q = queues_.at(key);
+  Task task = std::move(q.tasks.front());
+  q.tasks.pop_front();
+  --waiting_;
+  q.finish = tag + 1;
+  if (q.tasks.empty()) {
+    recent_.push_back(key);
+  } else {
+    tag = q.finish;  // the key's next task waits for the keys that have not had this turn
+    arrival = ++arrivals_;
+    ready_.insert(std::move(node));
+  }
+  return task;
 }
 
 void WorkerPool::Shutdown() {
@@ -44,11 +82,7 @@ void WorkerPool::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
-    while (count_ > 0) {
-      dropped.push_back(std::move(ring_[head_]));
-      head_ = (head_ + 1) % ring_.size();
-      --count_;
-    }
+    while (waiting_ > 0) dropped.push_back(PopLocked());
     threads.swap(threads_);
   }
   cv_.notify_all();
@@ -61,22 +95,25 @@ void WorkerPool::WorkerLoop() {
     Task task;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || count_ > 0; });
+      cv_.wait(lock, [this] { return stop_ || waiting_ > 0; });
       if (stop_) return;
-      task = std::move(ring_[head_]);
-      head_ = (head_ + 1) % ring_.size();
-      --count_;
+      task = PopLocked();
       ++active_;
     }
     try {
       // By value: if the handler throws, the exchange is released during unwinding and answers 500
       // (unless the handler kept a copy).
-      (*task.handler)(std::move(task.exchange));
+      if (task.owned) {
+        task.owned(std::move(task.exchange));
+      } else {
+        (*task.handler)(std::move(task.exchange));
+      }
     } catch (const std::exception& e) {
       spdlog::error("http: handler threw on pool {}: {}", name_, e.what());
     } catch (...) {
       spdlog::error("http: handler threw a non-standard exception on pool {}", name_);
     }
+    task = Task{};  // release the exchange and continuation before counting the worker free
     std::lock_guard<std::mutex> lock(mu_);
     --active_;
   }
