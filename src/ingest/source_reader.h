@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ingest/document.h"
+#include "ingest/html_limits.h"
 
 namespace attest {
 
@@ -51,6 +52,7 @@ void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<So
 struct SourceOptions {
   uint64_t max_document_bytes = 50ull << 20;  // per file (HTML/Markdown/text) or per JSONL line
   std::string site;                           // site label when no canonical URL gives a host
+  HtmlLimits html;                            // checked before an HTML file reaches the parser
 };
 
 using DocumentSink = std::function<void(ParsedDocument&&, uint64_t source_bytes)>;
