@@ -71,6 +71,25 @@ TEST(IngestHostileHtml, Regression_AHugeAttributeValueIsRefusedWithANamedLimit) 
                 "html.max_attribute_bytes");
 }
 
+// Debian's gumbo keeps its assert()s, and these two 50-byte documents fail one: abort() ended the
+// process (the CLI, or the server for every tenant). They are refused and the process goes on.
+TEST(IngestHostileHtml, Regression_MarkupThatFailsAGumboAssertionIsRefusedAndTheProcessSurvives) {
+  const auto dir = MakeTempDir();
+  for (const char* html : {"<table><th><svg><select><foreignObject><table><table>",
+                           "<template><tbody><math><mi><![CDATA[ x ]]>text"}) {
+    const testing_ingest::Parsed p = ParseContent(dir, "assert.html", html, SourceFormat::kHtml);
+    EXPECT_TRUE(p.docs.empty()) << html;
+    ASSERT_EQ(p.errors.size(), 1u) << html;
+    EXPECT_NE(p.errors[0].message.find("html: the parser failed one of its internal checks"), std::string::npos)
+        << p.errors[0].ToString();
+  }
+  // And the next document parses normally.
+  const testing_ingest::Parsed ok = ParseContent(dir, "ok.html", "<p>still here</p>", SourceFormat::kHtml);
+  ASSERT_EQ(ok.docs.size(), 1u);
+  EXPECT_EQ(ok.docs[0].blocks[0].text, "still here");
+  std::filesystem::remove_all(dir);
+}
+
 // What real pages do stays accepted: deep but sane nesting, unclosed p / li / td, formatting
 // reopened across a few paragraphs, inline SVG with self-closing children.
 TEST(IngestHostileHtml, OrdinaryMessyPagesStillParse) {

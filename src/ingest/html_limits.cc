@@ -35,11 +35,23 @@ enum : uint32_t {
   kTablePart = 1u << 12,     // caption col colgroup tbody td tfoot th thead tr
   kForeignRoot = 1u << 13,   // svg, math
   kSpecialNotAdp = 1u << 14, // special, but not address, div or p (the li / dd / dt algorithm)
+  kHtmlNs = 1u << 15,        // an element in the HTML namespace
 };
+constexpr uint32_t kIntegrationPoint = kSpecial | kSpecialNotAdp | kScope | kListScope | kButtonScope;
 
-constexpr int kCategoryStacks = 6;  // kScope, kListScope, kButtonScope, kTableScope, kSpecial, kSpecialNotAdp
-constexpr uint32_t kStackedCategories[kCategoryStacks] = {kScope, kListScope, kButtonScope,
-                                                          kTableScope, kSpecial, kSpecialNotAdp};
+constexpr int kCategoryStacks = 7;
+constexpr uint32_t kStackedCategories[kCategoryStacks] = {kScope,   kListScope,     kButtonScope, kTableScope,
+                                                          kSpecial, kSpecialNotAdp, kHtmlNs};
+
+enum Namespace : uint8_t { kHtml, kSvg, kMathMl };
+
+bool IsMathMlIntegrationPoint(uint32_t t) {
+  return t == GUMBO_TAG_MI || t == GUMBO_TAG_MO || t == GUMBO_TAG_MN || t == GUMBO_TAG_MS || t == GUMBO_TAG_MTEXT ||
+         t == GUMBO_TAG_ANNOTATION_XML;
+}
+bool IsSvgIntegrationPoint(uint32_t t) {
+  return t == GUMBO_TAG_FOREIGNOBJECT || t == GUMBO_TAG_DESC || t == GUMBO_TAG_TITLE;
+}
 
 uint32_t KnownCategories(GumboTag t) {
   uint32_t c = 0;
@@ -73,15 +85,12 @@ uint32_t KnownCategories(GumboTag t) {
           GUMBO_TAG_SCRIPT, GUMBO_TAG_SECTION, GUMBO_TAG_SELECT, GUMBO_TAG_STYLE, GUMBO_TAG_SUMMARY,
           GUMBO_TAG_TABLE, GUMBO_TAG_TBODY, GUMBO_TAG_TD, GUMBO_TAG_TEMPLATE, GUMBO_TAG_TEXTAREA,
           GUMBO_TAG_TFOOT, GUMBO_TAG_TH, GUMBO_TAG_THEAD, GUMBO_TAG_TITLE, GUMBO_TAG_TR, GUMBO_TAG_UL,
-          GUMBO_TAG_WBR, GUMBO_TAG_XMP, GUMBO_TAG_MI, GUMBO_TAG_MO, GUMBO_TAG_MN, GUMBO_TAG_MS, GUMBO_TAG_MTEXT,
-          GUMBO_TAG_ANNOTATION_XML, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC})) {
+          GUMBO_TAG_WBR, GUMBO_TAG_XMP})) {
     c |= kSpecial;
     if (t != GUMBO_TAG_ADDRESS && t != GUMBO_TAG_DIV && t != GUMBO_TAG_P) c |= kSpecialNotAdp;
   }
   if (in({GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TD, GUMBO_TAG_TH,
-          GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE, GUMBO_TAG_MI, GUMBO_TAG_MO, GUMBO_TAG_MN,
-          GUMBO_TAG_MS, GUMBO_TAG_MTEXT, GUMBO_TAG_ANNOTATION_XML, GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC,
-          GUMBO_TAG_TITLE})) {
+          GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE})) {
     c |= kScope | kListScope | kButtonScope;
   }
   if (t == GUMBO_TAG_OL || t == GUMBO_TAG_UL) c |= kListScope;
@@ -114,7 +123,7 @@ uint32_t KnownCategories(GumboTag t) {
     c |= kTablePart;
   }
   if (t == GUMBO_TAG_SVG || t == GUMBO_TAG_MATH) c |= kForeignRoot;
-  return c;
+  return c | kHtmlNs;
 }
 
 const std::vector<uint32_t>& CategoryTable() {
@@ -137,6 +146,7 @@ class ShapeScanner {
  public:
   ShapeScanner(std::string_view s, const HtmlLimits* limits) : s_(s), limits_(limits), cats_(CategoryTable()) {
     positions_.resize(GUMBO_TAG_LAST + 1);
+    foreign_positions_.resize(GUMBO_TAG_LAST + 1);
     afl_by_tag_.resize(GUMBO_TAG_LAST + 1);
   }
 
@@ -155,7 +165,8 @@ class ShapeScanner {
  private:
   struct Entry {
     TagId tag;
-    int32_t afl;  // index in afl_ while this is an active formatting element, else -1
+    int32_t afl;   // index in afl_ while this is an active formatting element, else -1
+    Namespace ns;
   };
   struct Active {
     TagId tag = 0;
@@ -171,16 +182,16 @@ class ShapeScanner {
   void Step() {
     const size_t lt = s_.find('<', pos_);
     if (lt == std::string_view::npos) {
-      Text();
+      Text(s_.substr(pos_));
       pos_ = s_.size();
       return;
     }
-    if (lt > pos_) Text();
+    if (lt > pos_) Text(s_.substr(pos_, lt - pos_));
     pos_ = lt;
     const char c1 = At(lt + 1);
     if (c1 == '!') {
       if (s_.substr(lt, 4) == "<!--") return Comment();
-      if (foreign_ > 0 && s_.substr(lt, 9) == "<![CDATA[") return SkipPast("]]>", lt + 9);
+      if (InForeignContent() && s_.substr(lt, 9) == "<![CDATA[") return SkipPast("]]>", lt + 9);
       return SkipPast(">", lt + 2);
     }
     if (c1 == '?') return SkipPast(">", lt + 2);
@@ -195,7 +206,7 @@ class ShapeScanner {
     }
     if (IsAlpha(c1)) return Tag(lt + 1, /*end=*/false);
     pos_ = lt + 1;  // a literal '<'
-    Text();
+    Text("<");
   }
 
   char At(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
@@ -281,30 +292,45 @@ class ShapeScanner {
     }
     const size_t tag_at = name_at - (end ? 2 : 1);
     pos_ = i;
-    const TagId tag = Intern(name);
+    // gumbo matches HTML elements by their enum: every unknown name is the same tag, GUMBO_TAG_UNKNOWN.
+    const TagId tag = gumbo_tagn_enum(name.data(), static_cast<unsigned>(name.size()));
     if (end) {
-      EndTag(tag, tag_at);
+      EndTag(tag, name, tag_at);
     } else {
-      StartTag(tag, attr_hash, self_closing, tag_at);
+      StartTag(tag, name, attr_hash, self_closing, tag_at);
     }
   }
 
   void Finish() { pos_ = s_.size(); }
 
-  TagId Intern(std::string_view name) {
-    const GumboTag known = gumbo_tagn_enum(name.data(), static_cast<unsigned>(name.size()));
-    if (known != GUMBO_TAG_UNKNOWN) return known;
+  // Foreign elements are matched by name: an unknown name gets an id of its own.
+  TagId ForeignId(TagId tag, std::string_view name) {
+    if (tag != GUMBO_TAG_UNKNOWN) return tag;
     std::string lower(name);
     for (char& c : lower) c = Lower(c);
     auto [it, inserted] = unknown_.try_emplace(std::move(lower), static_cast<TagId>(positions_.size()));
     if (inserted) {
       positions_.emplace_back();
+      foreign_positions_.emplace_back();
       afl_by_tag_.emplace_back();
     }
     return it->second;
   }
 
-  uint32_t Cats(TagId t) const { return t < cats_.size() ? cats_[t] : 0; }
+  uint32_t Cats(TagId t) const { return t < cats_.size() ? cats_[t] : kHtmlNs; }
+  // Categories of an element as it sits on the stack: the namespace decides (an HTML <desc> is
+  // ordinary, an SVG <desc> is special; an SVG <tr> is none of the table's business).
+  uint32_t Cats(TagId t, Namespace ns) const {
+    switch (ns) {
+      case kHtml:
+        return (IsMathMlIntegrationPoint(t) || IsSvgIntegrationPoint(t)) ? Cats(t) & ~kIntegrationPoint : Cats(t);
+      case kSvg:
+        return IsSvgIntegrationPoint(t) ? kIntegrationPoint : 0;
+      case kMathMl:
+        return IsMathMlIntegrationPoint(t) ? kIntegrationPoint : 0;
+    }
+    return 0;
+  }
 
   // Skips raw text up to "</name" followed by a space, '/' or '>'.
   void SkipRawText(std::string_view name) {
@@ -350,25 +376,34 @@ class ShapeScanner {
     if (limits_ && depth > limits_->max_depth) Stop(Exceeded::kDepth, at);
   }
 
+  // Stack positions of the open elements in `category`, bottom to top.
+  const std::vector<int32_t>& InCategory(uint32_t category) const {
+    int k = 0;
+    while (k + 1 < kCategoryStacks && kStackedCategories[k] != category) ++k;
+    return by_cat_[k];
+  }
   int32_t Top(uint32_t category) const {
-    for (int k = 0; k < kCategoryStacks; ++k) {
-      if (kStackedCategories[k] == category) return by_cat_[k].empty() ? -1 : by_cat_[k].back();
-    }
-    return -1;
+    const std::vector<int32_t>& v = InCategory(category);
+    return v.empty() ? -1 : v.back();
   }
   int32_t Topmost(TagId t) const { return positions_[t].empty() ? -1 : positions_[t].back(); }
+  int32_t TopmostForeign(TagId t) const {
+    return foreign_positions_[t].empty() ? -1 : foreign_positions_[t].back();
+  }
   bool InScope(int32_t pos, uint32_t scope) const { return pos >= 0 && pos >= Top(scope); }
-  bool Current(TagId t) const { return !stack_.empty() && stack_.back().tag == t; }
+  bool Current(TagId t) const { return !stack_.empty() && stack_.back().tag == t && stack_.back().ns == kHtml; }
 
-  void Push(TagId t, size_t at) {
+  // Pushes an element of namespace `ns` (svg and math opened in HTML start their own).
+  void Push(TagId t, size_t at, Namespace ns = kHtml) {
+    if (ns == kHtml && t == GUMBO_TAG_SVG) ns = kSvg;
+    if (ns == kHtml && t == GUMBO_TAG_MATH) ns = kMathMl;
     const auto pos = static_cast<int32_t>(stack_.size());
-    stack_.push_back(Entry{t, -1});
-    positions_[t].push_back(pos);
-    const uint32_t c = Cats(t);
+    stack_.push_back(Entry{t, -1, ns});
+    (ns == kHtml ? positions_ : foreign_positions_)[t].push_back(pos);
+    const uint32_t c = Cats(t, ns);
     for (int k = 0; k < kCategoryStacks; ++k) {
       if (c & kStackedCategories[k]) by_cat_[k].push_back(pos);
     }
-    if (c & kForeignRoot) ++foreign_;
     if (c & kMarker) PushMarker();
     Count(1, at);
     NoteDepth(at);
@@ -377,22 +412,41 @@ class ShapeScanner {
   void Pop() {
     const Entry e = stack_.back();
     stack_.pop_back();
-    positions_[e.tag].pop_back();
-    const uint32_t c = Cats(e.tag);
+    (e.ns == kHtml ? positions_ : foreign_positions_)[e.tag].pop_back();
+    const uint32_t c = Cats(e.tag, e.ns);
     for (int k = 0; k < kCategoryStacks; ++k) {
       if (c & kStackedCategories[k]) by_cat_[k].pop_back();
     }
-    if (c & kForeignRoot) --foreign_;
     if (e.afl >= 0) {
       afl_[e.afl].stack_pos = -1;  // stays active: reconstructed later
       ++off_stack_;
     }
-    if (c & kMarker) ClearToMarker();
+    // Closing a cell or a caption clears the formatting elements opened in it; an applet,
+    // marquee, object or template does so only on its own end tag (EndTag).
+    if (e.ns == kHtml && (e.tag == GUMBO_TAG_TD || e.tag == GUMBO_TAG_TH || e.tag == GUMBO_TAG_CAPTION)) {
+      ClearToMarker();
+    }
   }
 
   // Pops until the element at `pos` is popped.
   void PopTo(int32_t pos) {
     while (static_cast<int32_t>(stack_.size()) > pos) Pop();
+  }
+
+  // "Generate implied end tags": pops dd, dt, li, option, optgroup, p, rb, rp, rt, rtc (but not
+  // `except`) while one of them is the current node.
+  static constexpr TagId kNoTag = GUMBO_TAG_LAST;
+  void PopImplied(TagId except) {
+    while (!stack_.empty() && stack_.back().ns == kHtml && stack_.back().tag != except) {
+      switch (stack_.back().tag) {
+        case GUMBO_TAG_DD: case GUMBO_TAG_DT: case GUMBO_TAG_LI: case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP:
+        case GUMBO_TAG_P: case GUMBO_TAG_RB: case GUMBO_TAG_RP: case GUMBO_TAG_RT: case GUMBO_TAG_RTC:
+          Pop();
+          continue;
+        default:
+          return;
+      }
+    }
   }
 
   void ClosePInButtonScope() {
@@ -503,7 +557,11 @@ class ShapeScanner {
     if (!InScope(pos, kScope)) return;
     if (Top(kSpecial) > pos) {
       RemoveActive(idx);
-      Count(4, at);  // the clones the algorithm makes
+      // The clones the algorithm makes: at most four per round, one round per special element
+      // above (at most eight).
+      const std::vector<int32_t>& special = InCategory(kSpecial);
+      const auto above = static_cast<size_t>(special.end() - std::upper_bound(special.begin(), special.end(), pos));
+      Count(4 * std::min<size_t>(8, above), at);
       return;
     }
     RemoveActive(idx);
@@ -515,11 +573,67 @@ class ShapeScanner {
     if (pos >= 0 && Top(kSpecial) <= pos) PopTo(pos);
   }
 
-  void Text() {
-    if (off_stack_ > 0) Reconstruct(pos_);
+  void Text(std::string_view text) {
+    if (Current(GUMBO_TAG_COLGROUP) &&
+        std::any_of(text.begin(), text.end(), [](char c) { return !IsSpace(c); })) {
+      Pop();  // text ends a column group
+    }
+    if (off_stack_ > 0 && !InSelect()) Reconstruct(pos_);
   }
 
-  void EndTag(TagId t, size_t at) {
+  // In a select only options and option groups open; most other tags are dropped.
+  bool InSelect() const {
+    if (stack_.empty() || Topmost(GUMBO_TAG_SELECT) < 0) return false;
+    const Entry& top = stack_.back();
+    return top.ns == kHtml &&
+           (top.tag == GUMBO_TAG_SELECT || top.tag == GUMBO_TAG_OPTION || top.tag == GUMBO_TAG_OPTGROUP);
+  }
+
+  // A tag inside a select; returns false when the select closed and the tag is to be read again.
+  bool SelectTag(TagId t, bool end, size_t at) {
+    const int32_t select = Topmost(GUMBO_TAG_SELECT);
+    switch (t) {
+      case GUMBO_TAG_OPTION:
+        if (Current(GUMBO_TAG_OPTION)) Pop();
+        if (!end) Push(t, at);
+        return true;
+      case GUMBO_TAG_OPTGROUP:
+        if (Current(GUMBO_TAG_OPTION)) Pop();
+        if (Current(GUMBO_TAG_OPTGROUP)) Pop();
+        if (!end) Push(t, at);
+        return true;
+      case GUMBO_TAG_SELECT:
+        PopTo(select);
+        return true;
+      case GUMBO_TAG_INPUT: case GUMBO_TAG_KEYGEN: case GUMBO_TAG_TEXTAREA:
+        if (end) return true;
+        PopTo(select);
+        return false;
+      case GUMBO_TAG_CAPTION: case GUMBO_TAG_TABLE: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT: case GUMBO_TAG_THEAD:
+      case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH: {
+        // Only a select inside a table gives way to the table's tags.
+        const int32_t table = Topmost(GUMBO_TAG_TABLE);
+        if (table < 0 || table > select || (end && Topmost(t) < 0)) return true;
+        PopTo(select);
+        return false;
+      }
+      case GUMBO_TAG_SCRIPT: case GUMBO_TAG_TEMPLATE:
+        return false;  // read as in the head
+      default:
+        return true;  // dropped
+    }
+  }
+
+  void EndTag(TagId t, std::string_view name, size_t at) {
+    if (InSelect() && SelectTag(t, /*end=*/true, at)) return;
+    if (Current(GUMBO_TAG_COLGROUP) && t != GUMBO_TAG_COL && t != GUMBO_TAG_TEMPLATE) {
+      Pop();  // any other tag ends a column group
+      if (t == GUMBO_TAG_COLGROUP) return;
+    }
+    if (!stack_.empty() && stack_.back().ns != kHtml) {  // closes the foreign element of that name
+      const int32_t f = TopmostForeign(ForeignId(t, name));
+      if (f >= 0 && f > Top(kHtmlNs)) return PopTo(f);
+    }
     const uint32_t c = Cats(t);
     if (t == GUMBO_TAG_HTML || t == GUMBO_TAG_BODY || t == GUMBO_TAG_HEAD) return;
     if (t == GUMBO_TAG_P) {
@@ -537,6 +651,16 @@ class ShapeScanner {
       Reconstruct(at);
       return Count(1, at);
     }
+    if (t == GUMBO_TAG_FORM) {
+      // gumbo takes the form out of the stack, from the middle if need be: what is above it keeps
+      // its depth in the tree, so the estimate keeps such an entry.
+      if (!form_open_) return;
+      form_open_ = false;
+      if (!InScope(Topmost(GUMBO_TAG_FORM), kScope)) return;
+      PopImplied(kNoTag);
+      if (Current(GUMBO_TAG_FORM)) Pop();
+      return;
+    }
     if (c & kHeading) {
       int32_t p = -1;
       for (TagId h : {GUMBO_TAG_H1, GUMBO_TAG_H2, GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5, GUMBO_TAG_H6}) {
@@ -553,21 +677,30 @@ class ShapeScanner {
     }
     if (c & kBlockEnd) {
       const int32_t p = Topmost(t);
-      if (InScope(p, kScope)) PopTo(p);
+      // gumbo checks applet, marquee and object against table scope (the spec says scope).
+      const bool table_scope = t == GUMBO_TAG_APPLET || t == GUMBO_TAG_MARQUEE || t == GUMBO_TAG_OBJECT;
+      if (!InScope(p, table_scope ? kTableScope : kScope)) return;
+      PopTo(p);
+      if (c & kMarker) ClearToMarker();
       return;
     }
     if (c & kVoid) return;
     AnyOtherEnd(t);
   }
 
-  void StartTag(TagId t, uint64_t attr_hash, bool self_closing, size_t at) {
+  void StartTag(TagId t, std::string_view name, uint64_t attr_hash, bool self_closing, size_t at) {
     const uint32_t c = Cats(t);
-    if (t == GUMBO_TAG_HTML || t == GUMBO_TAG_BODY || t == GUMBO_TAG_HEAD || t == GUMBO_TAG_FRAMESET) return;
-    if (foreign_ > 0 && !(c & kForeignRoot)) {  // inside svg / math: no raw text; "/>" closes
-      Push(t, at);
-      if (self_closing) Pop();
-      return;
+    if (InForeignContent()) {  // inside svg / math: no raw text; "/>" closes
+      if (!BreaksOutOfForeignContent(t)) {
+        Push(ForeignId(t, name), at, stack_.back().ns);
+        if (self_closing) Pop();
+        return;
+      }
+      while (InForeignContent()) Pop();
     }
+    if (Current(GUMBO_TAG_COLGROUP) && t != GUMBO_TAG_COL && t != GUMBO_TAG_TEMPLATE) Pop();
+    if (t == GUMBO_TAG_HTML || t == GUMBO_TAG_BODY || t == GUMBO_TAG_HEAD || t == GUMBO_TAG_FRAMESET) return;
+    if (InSelect() && SelectTag(t, /*end=*/false, at)) return;
     if (c & kRawText) {
       if (t == GUMBO_TAG_XMP) ClosePInButtonScope();
       if (t != GUMBO_TAG_TITLE && t != GUMBO_TAG_STYLE && t != GUMBO_TAG_SCRIPT) Reconstruct(at);
@@ -580,11 +713,23 @@ class ShapeScanner {
       pos_ = s_.size();  // the rest is text
       return;
     }
+    if (t == GUMBO_TAG_ISINDEX) {  // becomes form > hr, label > input, hr
+      ClosePInButtonScope();
+      Push(GUMBO_TAG_FORM, at);
+      Push(GUMBO_TAG_LABEL, at);
+      Count(3, at);
+      Pop();
+      return Pop();
+    }
     if (c & kVoid) {
-      if (t == GUMBO_TAG_HR || t == GUMBO_TAG_ISINDEX) ClosePInButtonScope();
       if (t == GUMBO_TAG_COL) return TablePart(t, at);
-      Reconstruct(at);
-      return Count(t == GUMBO_TAG_ISINDEX ? 6 : 1, at);
+      if (t == GUMBO_TAG_HR) {
+        ClosePInButtonScope();
+      } else if (t == GUMBO_TAG_AREA || t == GUMBO_TAG_BR || t == GUMBO_TAG_EMBED || t == GUMBO_TAG_IMG ||
+                 t == GUMBO_TAG_IMAGE || t == GUMBO_TAG_KEYGEN || t == GUMBO_TAG_WBR || t == GUMBO_TAG_INPUT) {
+        Reconstruct(at);
+      }
+      return Count(1, at);
     }
     if (c & kTablePart) return TablePart(t, at);
     if (t == GUMBO_TAG_TABLE) {
@@ -600,12 +745,13 @@ class ShapeScanner {
     }
     if (c & kHeading) {
       ClosePInButtonScope();
-      if (!stack_.empty() && (Cats(stack_.back().tag) & kHeading)) Pop();
+      if (!stack_.empty() && (Cats(stack_.back().tag, stack_.back().ns) & kHeading)) Pop();
       return Push(t, at);
     }
     if (t == GUMBO_TAG_FORM) {
-      if (Topmost(GUMBO_TAG_FORM) >= 0 && Topmost(GUMBO_TAG_TEMPLATE) < 0) return;  // nested forms are ignored
+      if (form_open_ && Topmost(GUMBO_TAG_TEMPLATE) < 0) return;  // nested forms are ignored
       ClosePInButtonScope();
+      form_open_ = true;
       return Push(t, at);
     }
     if (c & kClosesP) {
@@ -636,23 +782,44 @@ class ShapeScanner {
       return PushFormatting(t, attr_hash, at);
     }
     if (t == GUMBO_TAG_OPTION || t == GUMBO_TAG_OPTGROUP) {
-      if (Current(GUMBO_TAG_OPTION)) Pop();
-      if (t == GUMBO_TAG_OPTGROUP && Current(GUMBO_TAG_OPTGROUP)) Pop();
+      if (Current(GUMBO_TAG_OPTION)) Pop();  // (in a select an optgroup also closes one: kept open here)
       Reconstruct(at);
       return Push(t, at);
     }
     if (t == GUMBO_TAG_RB || t == GUMBO_TAG_RTC || t == GUMBO_TAG_RP || t == GUMBO_TAG_RT) {
-      if (InScope(Topmost(GUMBO_TAG_RUBY), kScope)) {
-        while (Current(GUMBO_TAG_RB) || Current(GUMBO_TAG_RP) || Current(GUMBO_TAG_RT) ||
-               ((t == GUMBO_TAG_RB || t == GUMBO_TAG_RTC) && Current(GUMBO_TAG_RTC))) {
-          Pop();
-        }
+      if (InScope(Topmost(GUMBO_TAG_RUBY), kScope)) {  // rt and rp keep an rtc open
+        PopImplied(t == GUMBO_TAG_RB || t == GUMBO_TAG_RTC ? kNoTag : static_cast<TagId>(GUMBO_TAG_RTC));
       }
       return Push(t, at);
     }
     Reconstruct(at);
     Push(t, at);
     if ((c & kForeignRoot) && self_closing) Pop();
+  }
+
+  // The current node is an SVG or MathML element that is not an integration point: tags are read
+  // as foreign elements.
+  bool InForeignContent() const {
+    return !stack_.empty() && stack_.back().ns != kHtml && !(Cats(stack_.back().tag, stack_.back().ns) & kScope);
+  }
+
+  // HTML start tags that end foreign content (font only with some attributes: kept foreign here,
+  // which can only over-estimate).
+  static bool BreaksOutOfForeignContent(TagId t) {
+    switch (t) {
+      case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_BR:
+      case GUMBO_TAG_CENTER: case GUMBO_TAG_CODE: case GUMBO_TAG_DD: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
+      case GUMBO_TAG_DT: case GUMBO_TAG_EM: case GUMBO_TAG_EMBED: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
+      case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_HEAD:
+      case GUMBO_TAG_HR: case GUMBO_TAG_I: case GUMBO_TAG_IMG: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING:
+      case GUMBO_TAG_MENU: case GUMBO_TAG_META: case GUMBO_TAG_NOBR: case GUMBO_TAG_OL: case GUMBO_TAG_P:
+      case GUMBO_TAG_PRE: case GUMBO_TAG_RUBY: case GUMBO_TAG_S: case GUMBO_TAG_SMALL: case GUMBO_TAG_SPAN:
+      case GUMBO_TAG_STRONG: case GUMBO_TAG_STRIKE: case GUMBO_TAG_SUB: case GUMBO_TAG_SUP: case GUMBO_TAG_TABLE:
+      case GUMBO_TAG_TT: case GUMBO_TAG_U: case GUMBO_TAG_UL: case GUMBO_TAG_VAR:
+        return true;
+      default:
+        return false;
+    }
   }
 
   // In a table but not in one of its cells or its caption.
@@ -667,6 +834,10 @@ class ShapeScanner {
   // caption col colgroup tbody thead tfoot tr td th: ignored outside a table; inside, they close
   // the open cell / row / section and supply the tbody and tr that the markup left out.
   void TablePart(TagId t, size_t at) {
+    if (Current(GUMBO_TAG_TEMPLATE)) {  // a template holds table parts as they come
+      if (t == GUMBO_TAG_COL) return Count(1, at);
+      return Push(t, at);
+    }
     const int32_t table = Topmost(GUMBO_TAG_TABLE);
     if (table < 0 || !InScope(table, kTableScope)) return;
     auto section = [&] {
@@ -681,8 +852,9 @@ class ShapeScanner {
         if (!Current(GUMBO_TAG_COLGROUP)) {
           PopTo(table + 1);
           Push(GUMBO_TAG_COLGROUP, at);
+          return Count(1, at);
         }
-        return Count(1, at);
+        return Count(2, at);  // a stray tag between two cols makes gumbo start another colgroup
       case GUMBO_TAG_TR: {
         const int32_t s = section();
         if (s > table) {
@@ -720,10 +892,11 @@ class ShapeScanner {
   size_t elements_ = 0;
   Exceeded exceeded_ = Exceeded::kNone;
   size_t stopped_at_ = 0;
-  int foreign_ = 0;
+  bool form_open_ = false;  // gumbo's form element pointer is set
 
   std::vector<Entry> stack_;
-  std::vector<std::vector<int32_t>> positions_;  // per tag: stack positions, bottom to top
+  std::vector<std::vector<int32_t>> positions_;  // per HTML tag: stack positions, bottom to top
+  std::vector<std::vector<int32_t>> foreign_positions_;  // the same for SVG and MathML elements
   std::vector<int32_t> by_cat_[kCategoryStacks];
   std::unordered_map<std::string, TagId> unknown_;
 

@@ -1,9 +1,12 @@
 #include "ingest/html_tree.h"
 
-#include <chrono>
 #include <csetjmp>
+#include <csignal>
+
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
+#include <mutex>
 
 namespace attest::ingest {
 namespace {
@@ -17,17 +20,52 @@ constexpr uint64_t kClockEvery = 256;  // allocations between two looks at the c
 
 constexpr int kJumpBudget = 1;
 constexpr int kJumpNoMemory = 2;
+constexpr int kJumpAssertion = 3;
 
-// Runs gumbo; returns nullptr and sets `*why` when the allocator jumped out. Only plain C objects
-// live between the setjmp here and the longjmp in the allocator.
-GumboOutput* ParseOrJump(std::jmp_buf* jump, const GumboOptions* options, const char* data, size_t size,
-                         int* why) {
-  const int jumped = setjmp(*jump);
+// The jump back into HtmlTree::Parse while this thread is inside gumbo, else nullptr.
+thread_local sigjmp_buf* t_in_gumbo = nullptr;
+
+struct sigaction g_previous_abort_action;
+
+// gumbo as Debian builds it keeps its assert()s: a crafted document (<table><th><svg><select>
+// <foreignObject><table><table>) fails one, and abort() would take the whole process down. While
+// this thread is inside gumbo, SIGABRT returns to Parse instead (glibc's abort releases its lock
+// before raising, and expects a handler that does not return). Anywhere else it goes to the
+// previous handler, or back to abort, which then ends the process as before.
+void OnAbort(int sig, siginfo_t* info, void* context) {
+  if (t_in_gumbo != nullptr) siglongjmp(*t_in_gumbo, kJumpAssertion);
+  const struct sigaction& prev = g_previous_abort_action;
+  if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
+    prev.sa_sigaction(sig, info, context);
+  } else if ((prev.sa_flags & SA_SIGINFO) == 0 && prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+  }
+}
+
+void InstallAbortGuard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = &OnAbort;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGABRT, &action, &g_previous_abort_action);
+  });
+}
+
+// Runs gumbo; returns nullptr and sets `*why` when the allocator or the abort guard jumped out.
+// Only plain C objects live between the sigsetjmp here and the jumps.
+GumboOutput* ParseOrJump(sigjmp_buf* jump, const GumboOptions* options, const char* data, size_t size, int* why) {
+  const int jumped = sigsetjmp(*jump, 1);
   if (jumped != 0) {
+    t_in_gumbo = nullptr;
     *why = jumped;
     return nullptr;
   }
-  return gumbo_parse_with_options(options, data, size);
+  t_in_gumbo = jump;
+  GumboOutput* out = gumbo_parse_with_options(options, data, size);
+  t_in_gumbo = nullptr;
+  return out;
 }
 
 }  // namespace
@@ -53,11 +91,11 @@ void HtmlTree::FreeAll() {
 void* HtmlTree::Allocate(void* self, size_t size) {
   auto* tree = static_cast<HtmlTree*>(self);
   if (tree->deadline_ns_ != 0 && ++tree->calls_ % kClockEvery == 0 && NowNs() > tree->deadline_ns_) {
-    std::longjmp(*static_cast<std::jmp_buf*>(tree->jump_), kJumpBudget);
+    siglongjmp(*static_cast<sigjmp_buf*>(tree->jump_), kJumpBudget);
   }
   auto* b = static_cast<Block*>(std::malloc(sizeof(Block) + size));
   // gumbo never checks for NULL, and an exception cannot cross its C frames: jump out instead.
-  if (b == nullptr) std::longjmp(*static_cast<std::jmp_buf*>(tree->jump_), kJumpNoMemory);
+  if (b == nullptr) siglongjmp(*static_cast<sigjmp_buf*>(tree->jump_), kJumpNoMemory);
   b->prev = nullptr;
   b->next = tree->head_;
   if (tree->head_ != nullptr) tree->head_->prev = b;
@@ -81,13 +119,14 @@ void HtmlTree::Deallocate(void* self, void* ptr) {
 }
 
 Status HtmlTree::Parse(std::string_view html, uint64_t budget_ms) {
+  InstallAbortGuard();
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &HtmlTree::Allocate;
   options.deallocator = &HtmlTree::Deallocate;
   options.userdata = this;
   options.max_errors = 0;  // we never look at parse errors; do not spend memory on them
   deadline_ns_ = budget_ms == 0 ? 0 : NowNs() + static_cast<int64_t>(budget_ms) * 1'000'000;
-  std::jmp_buf jump;
+  sigjmp_buf jump;
   jump_ = &jump;
   int why = 0;
   GumboOutput* out = ParseOrJump(&jump, &options, html.data(), html.size(), &why);
@@ -95,9 +134,17 @@ Status HtmlTree::Parse(std::string_view html, uint64_t budget_ms) {
   deadline_ns_ = 0;
   if (out == nullptr) {
     FreeAll();
-    if (why == kJumpNoMemory) return Status::ResourceExhausted("html: out of memory while parsing");
-    return Status::ResourceExhausted("html: parsing took longer than " + std::to_string(budget_ms) +
-                                     " ms (limit html.parse_ms)");
+    switch (why) {
+      case kJumpNoMemory:
+        return Status::ResourceExhausted("html: out of memory while parsing");
+      case kJumpAssertion:
+        return Status::InvalidArgument(
+            "html: the parser failed one of its internal checks on this markup (a known gumbo defect); the "
+            "document is refused");
+      default:
+        return Status::ResourceExhausted("html: parsing took longer than " + std::to_string(budget_ms) +
+                                         " ms (limit html.parse_ms)");
+    }
   }
   output_ = out;
   return Status::Ok();

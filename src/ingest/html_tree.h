@@ -6,9 +6,12 @@
 //
 // The same allocator enforces the time budget (HtmlLimits parse_ms): gumbo has no way to be
 // cancelled, but it allocates for every tag and text node, so the allocator checks the clock
-// every 256 allocations and, past the deadline, longjmps back to Parse. That is safe here: gumbo is
-// C (no destructors are skipped), keeps no global state, and everything it allocated is in the
-// list, which the destructor frees; nothing of the abandoned parse is used.
+// every 256 allocations and, past the deadline, jumps back to Parse (siglongjmp). That is safe
+// here: gumbo is C (no destructors are skipped), keeps no global state, and everything it
+// allocated is in the list, which the destructor frees; nothing of the abandoned parse is used.
+// The same jump answers a failed assert() inside gumbo (Debian builds it with its asserts, and
+// some markup trips them): a SIGABRT raised on this thread while gumbo runs comes back to Parse
+// as an error instead of ending the process (html_tree.cc, OnAbort).
 //
 // Not copyable or movable (gumbo holds a pointer to it). Not thread-safe per instance; separate
 // instances run concurrently.
@@ -50,7 +53,7 @@ class HtmlTree {
   uint64_t live_ = 0;
   uint64_t calls_ = 0;
   int64_t deadline_ns_ = 0;  // steady clock; 0 = none
-  void* jump_ = nullptr;     // the jmp_buf of the running Parse
+  void* jump_ = nullptr;     // the sigjmp_buf of the running Parse
   GumboOutput* output_ = nullptr;
 };
 
