@@ -1,5 +1,5 @@
 // Limits on an HTML document, checked before its bytes reach gumbo, and the linear pre-scan that
-// checks them.
+// checks them (html_limits.cc: the tokenizer; html_shape_model.h: the tree-construction replay).
 //
 // gumbo's tree construction is super-linear in some shapes: its scope checks walk the stack of open
 // elements on every tag (40,000 unclosed <div>s take seconds), duplicate attributes are found by a
@@ -31,9 +31,11 @@ struct HtmlLimits {
   size_t max_attributes = 256;                // html.max_attributes: attributes on one tag
   size_t max_attribute_bytes = 1u << 20;      // html.max_attribute_bytes: one attribute, name and value
   // html.parse_ms: wall-clock budget for gumbo's parse, a backstop for shapes the pre-scan does not
-  // foresee: parse_ms_base plus parse_ms_per_mib for each MiB of input. 0 = no budget.
-  uint32_t parse_ms_base = 2000;
-  uint32_t parse_ms_per_mib = 200;
+  // foresee: parse_ms_base plus parse_ms_per_mib for each MiB of input (5 s + 0.5 s/MiB: ordinary
+  // pages parse at 3-10 MB/s, so even a 50 MiB page on a loaded machine stays well inside its
+  // 30 s). 0 and 0 = no budget.
+  uint32_t parse_ms_base = 5000;
+  uint32_t parse_ms_per_mib = 500;
 };
 
 // What the pre-scan saw. `depth` and `elements` are upper estimates of gumbo's tree (html and body
