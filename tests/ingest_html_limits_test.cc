@@ -2,6 +2,8 @@
 // time budget, the memory of a parse, and the limits as options.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -10,6 +12,7 @@
 #include "ingest/html_extractor.h"
 #include "ingest/html_limits.h"
 #include "ingest/html_tree.h"
+#include "ingest/source_reader.h"
 
 namespace attest {
 namespace {
@@ -198,6 +201,41 @@ TEST(IngestHtmlLimits, Regression_AThreeHundredThousandDeepTreeIsWalkedAndFreedW
   ASSERT_TRUE(st.ok()) << st.ToString();
   ASSERT_EQ(doc.blocks.size(), 1u);
   EXPECT_EQ(doc.blocks[0].text, "x");
+}
+
+// The defaults must accept real documentation: every page of the PostgreSQL, Git and SQLite
+// documentation trees that Debian installs (postgresql-doc-15, git-doc, sqlite3-doc) parses, and
+// stays well inside each limit.
+TEST(IngestHtmlLimits, RealDocumentationTreesParseCompletelyWellInsideTheLimits) {
+  size_t trees = 0;
+  for (const char* dir : {"/usr/share/doc/postgresql-doc-15/html", "/usr/share/doc/git-doc", "/usr/share/doc/sqlite3"}) {
+    std::vector<SourceFile> files;
+    std::vector<SourceError> errors;
+    if (!std::filesystem::is_directory(dir)) continue;
+    ListSources({dir}, &files, &errors);
+    size_t pages = 0;
+    HtmlShape most;
+    for (const SourceFile& f : files) {
+      if (f.format != SourceFormat::kHtml) continue;
+      ++pages;
+      ParseSource(
+          f, SourceOptions{}, [](ParsedDocument&&, uint64_t) {},
+          [&](SourceError&& e) { ADD_FAILURE() << dir << ": " << e.ToString(); });
+      std::ifstream in(f.path, std::ios::binary);
+      const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const HtmlShape shape = MeasureHtmlShape(html);
+      most.depth = std::max(most.depth, shape.depth);
+      most.elements = std::max(most.elements, shape.elements);
+      most.max_attributes = std::max(most.max_attributes, shape.max_attributes);
+    }
+    if (pages < 100) continue;  // not the documentation tree (e.g. only a changelog)
+    ++trees;
+    const HtmlLimits defaults;
+    EXPECT_LT(most.depth * 10, defaults.max_depth) << dir;
+    EXPECT_LT(most.elements * 10, defaults.max_elements) << dir;
+    EXPECT_LT(most.max_attributes * 10, defaults.max_attributes) << dir;
+  }
+  if (trees == 0) GTEST_SKIP() << "no documentation tree installed (postgresql-doc-15, git-doc, sqlite3-doc)";
 }
 
 }  // namespace
