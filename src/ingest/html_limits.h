@@ -30,10 +30,10 @@ struct HtmlLimits {
   size_t max_elements = 1'000'000;            // html.max_elements: elements gumbo would build
   size_t max_attributes = 256;                // html.max_attributes: attributes on one tag
   size_t max_attribute_bytes = 1u << 20;      // html.max_attribute_bytes: one attribute, name and value
-  // html.parse_ms: wall-clock budget for gumbo's parse, a backstop for shapes the pre-scan does not
-  // foresee: parse_ms_base plus parse_ms_per_mib for each MiB of input (5 s + 0.5 s/MiB: ordinary
-  // pages parse at 3-10 MB/s, so even a 50 MiB page on a loaded machine stays well inside its
-  // 30 s). 0 and 0 = no budget.
+  // html.parse_ms: budget of CPU time (of the parsing thread, so a loaded machine does not refuse
+  // ordinary pages) for gumbo's parse, a backstop for shapes the pre-scan does not foresee:
+  // parse_ms_base plus parse_ms_per_mib for each MiB of input (5 s + 0.5 s/MiB: ordinary pages
+  // parse at about 10 MB/s of CPU, so a 50 MiB page uses a sixth of its 30 s). 0 and 0 = no budget.
   uint32_t parse_ms_base = 5000;
   uint32_t parse_ms_per_mib = 500;
 };

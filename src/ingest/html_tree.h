@@ -4,9 +4,9 @@
 // overflow the stack), so the tree is never handed back to it: every block gumbo allocates goes
 // through an allocator that links it into a list, and the destructor frees that list in a loop.
 //
-// The same allocator enforces the time budget (HtmlLimits parse_ms): gumbo has no way to be
-// cancelled, but it allocates for every tag and text node, so the allocator checks the clock
-// every 256 allocations and, past the deadline, jumps back to Parse (siglongjmp). That is safe
+// The same allocator enforces the time budget (HtmlLimits parse_ms, CPU time of the parsing
+// thread): gumbo has no way to be cancelled, but it allocates for every tag and text node, so the
+// allocator checks the clock every 256 allocations and, past the deadline, jumps back to Parse (siglongjmp). That is safe
 // here: gumbo is C (no destructors are skipped), keeps no global state, and everything it
 // allocated is in the list, which the destructor frees; nothing of the abandoned parse is used.
 // The same jump answers a failed assert() inside gumbo (Debian builds it with its asserts, and
