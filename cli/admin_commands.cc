@@ -166,8 +166,10 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
       std::fprintf(stderr, "attest: eval failed: %s\n", r.status().ToString().c_str());
       return kExitFailure;
     }
-    std::printf("dataset %s, split %s (qa%s)\n%s", r->dataset.c_str(), a.split.c_str(),
-                qa.multi_hop ? "" : ", multi-hop off", FormatQaReport(*r).c_str());
+    const size_t rejected = PrintIngestIssues(r->ingest);
+    std::printf("dataset %s, split %s (qa%s)", r->dataset.c_str(), a.split.c_str(), qa.multi_hop ? "" : ", multi-hop off");
+    if (rejected > 0) std::printf("; %zu input(s) rejected, named on stderr", rejected);
+    std::printf("\n%s", FormatQaReport(*r).c_str());
     if (!a.json_file.empty()) {
       std::ofstream out(a.json_file);
       out << QaReportToJson(*r) << "\n";
@@ -218,9 +220,13 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     return kExitFailure;
   }
   const IngestReport& ing = r->ingest;
-  std::printf("dataset %s, split %s: %llu documents, %llu chunks indexed in %.2f s\n", r->dataset.c_str(),
+  // Every rejected input is named, as `attest ingest` names them; the exit status is then 3.
+  const size_t rejected = PrintIngestIssues(ing);
+  std::printf("dataset %s, split %s: %llu documents, %llu chunks indexed in %.2f s", r->dataset.c_str(),
               a.split.c_str(), static_cast<unsigned long long>(ing.documents_seen),
               static_cast<unsigned long long>(ing.chunks), ing.seconds);
+  if (rejected > 0) std::printf("; %zu input(s) rejected, named on stderr", rejected);
+  std::printf("\n");
   if (!r->stats.embedder.empty()) {
     std::printf("vector leg: %s, model %s, vectors %s, %.2f s to train and embed\n", r->stats.embedder.c_str(),
                 HumanBytes(r->stats.model_bytes).c_str(), HumanBytes(r->stats.vector_bytes).c_str(),

@@ -18,7 +18,7 @@ namespace attest::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitPartial = 3;
+inline constexpr int kExitPartial = 3;  // ingest / eval finished, but inputs were rejected (each named on stderr)
 
 struct GlobalArgs {
   std::string data_dir = "attest-data";
@@ -177,6 +177,9 @@ Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);
 
 std::vector<std::string> SplitList(const std::string& csv);
+// Names every input an ingestion rejected on stderr ("attest: file:line: reason"), as `ingest` and
+// `eval` both do; returns how many.
+size_t PrintIngestIssues(const IngestReport& report);
 // The store's default tenant is ""; "default" names it too (as the HTTP API does).
 inline std::string StoreTenant(const std::string& tenant) { return tenant == "default" ? "" : tenant; }
 

@@ -23,6 +23,18 @@ std::vector<std::string> SplitList(const std::string& csv) {
   return out;
 }
 
+size_t PrintIngestIssues(const IngestReport& report) {
+  for (const auto& issue : report.issues) {
+    if (issue.line) {
+      std::fprintf(stderr, "attest: %s:%llu: %s\n", issue.file.c_str(), static_cast<unsigned long long>(issue.line),
+                   issue.message.c_str());
+    } else {
+      std::fprintf(stderr, "attest: %s: %s\n", issue.file.c_str(), issue.message.c_str());
+    }
+  }
+  return report.issues.size();
+}
+
 int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   auto eo = MakeEngineOptions(g, /*read_only=*/false);
   if (!eo.ok()) {
@@ -58,14 +70,7 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
     return kExitFailure;
   }
   const IngestReport& rep = *r;
-  for (const auto& issue : rep.issues) {
-    if (issue.line) {
-      std::fprintf(stderr, "attest: %s:%llu: %s\n", issue.file.c_str(), static_cast<unsigned long long>(issue.line),
-                   issue.message.c_str());
-    } else {
-      std::fprintf(stderr, "attest: %s: %s\n", issue.file.c_str(), issue.message.c_str());
-    }
-  }
+  PrintIngestIssues(rep);
   double mbps = rep.seconds > 0 ? static_cast<double>(rep.bytes) / 1e6 / rep.seconds : 0;
   double cps = rep.seconds > 0 ? static_cast<double>(rep.chunks) / rep.seconds : 0;
   if (a.json) {

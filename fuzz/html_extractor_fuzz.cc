@@ -1,6 +1,7 @@
 // Fuzz target: the HTML extractor (gumbo + block walker + metadata) on arbitrary bytes.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "fuzz_check.h"
@@ -10,7 +11,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view html(reinterpret_cast<const char*>(data), size);
   attest::ParsedDocument doc;
-  attest::ExtractHtml(html, &doc);
+  const attest::Status st = attest::ExtractHtml(html, &doc);
+  // A refusal says what was wrong with the HTML and leaves the document empty.
+  if (!st.ok()) {
+    FUZZ_CHECK(st.message().rfind("html: ", 0) == 0);
+    FUZZ_CHECK(doc.blocks.empty() && doc.title.empty());
+  }
   const bool valid_input = !attest::ingest::FindInvalidUtf8(html).has_value();
   for (const attest::Block& b : doc.blocks) {
     FUZZ_CHECK(!b.text.empty());

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       input, "fuzz.jsonl", options,
       [&](attest::ParsedDocument&& doc, uint64_t bytes) {
         FUZZ_CHECK(!doc.id.empty());
-        FUZZ_CHECK(!doc.blocks.empty());
+        // Text, or a title with words (a title-only document).
+        FUZZ_CHECK(!doc.blocks.empty() || attest::ingest::HasWordCharacter(doc.title));
         FUZZ_CHECK(bytes <= options.max_document_bytes);
         FUZZ_CHECK(!doc.site.empty());
         for (const attest::Block& b : doc.blocks) {

@@ -201,7 +201,10 @@ int TrainOnHtml(const Flags &flags, const fs::path &model_path) {
       return 1;
     }
     ParsedDocument doc;
-    ExtractHtml(*html, &doc);
+    if (Status st = ExtractHtml(*html, &doc); !st.ok()) {
+      std::fprintf(stderr, "embed_eval: %s: %s\n", page.c_str(), st.ToString().c_str());
+      continue;
+    }
     std::string text = doc.title;
     for (const Block &b : doc.blocks)
       text += "\n" + b.text;

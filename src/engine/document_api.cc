@@ -32,7 +32,7 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
   } else if (spec.content_type == "markdown") {
     ATTEST_RETURN_IF_ERROR(ParseMarkdown(spec.text, &doc).WithContext("text"));
   } else if (spec.content_type == "html") {
-    ExtractHtml(spec.text, &doc);
+    ATTEST_RETURN_IF_ERROR(ExtractHtml(spec.text, &doc).WithContext("text"));
   } else {
     return Status::InvalidArgument("content_type: '" + spec.content_type + "' is not one of text, markdown, html");
   }

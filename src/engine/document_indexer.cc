@@ -68,6 +68,14 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
   r.sha256 = ContentDigest(doc, r);
 
   out.chunks = ChunkDocument(doc, chunker_);
+  if (out.chunks.empty()) {
+    // A title-only document (a BEIR record with an empty "text") is one chunk holding its title:
+    // retrievable and citable like any other. Reindex analyzes the stored text the same way.
+    TextChunk title;
+    title.text = doc.title;
+    title.token_count = CountWordTokens(doc.title);
+    if (title.token_count > 0) out.chunks.push_back(std::move(title));
+  }
   out.indexed.reserve(out.chunks.size());
   for (const TextChunk& c : out.chunks) out.indexed.push_back(Analyze(r.title, c.section_path, c.text, r));
   r.chunk_count = static_cast<uint32_t>(out.chunks.size());

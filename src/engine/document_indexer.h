@@ -26,7 +26,8 @@ class DocumentIndexer {
  public:
   DocumentIndexer(const Analyzer& analyzer, ChunkerOptions chunker) : analyzer_(analyzer), chunker_(chunker) {}
 
-  // Fills record metadata (tenant, acl, sha256 of the content) and chunks + analyzed chunks.
+  // Fills record metadata (tenant, acl, sha256 of the content) and chunks + analyzed chunks. A
+  // document with no body text but a title with words gets one chunk whose text is the title.
   PreparedDocument Prepare(const ParsedDocument& doc, const DocumentDefaults& defaults, uint64_t source_bytes) const;
 
   // Analyzes one stored chunk again (segment merges).

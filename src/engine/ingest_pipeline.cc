@@ -159,10 +159,11 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
       while (auto unit = units.Pop()) {
         UnitResult r;
         r.bytes = unit->bytes;
+        uint64_t line_no = 0;  // the JSONL line being parsed (0 for a whole file)
         auto on_doc = [&](ParsedDocument&& doc, uint64_t source_bytes) {
           PreparedDocument p = args.indexer->Prepare(doc, defaults, source_bytes);
           if (p.chunks.empty()) {
-            r.issues.push_back({unit->file->relative, 0, "document '" + doc.id + "' has no text to index"});
+            r.issues.push_back({unit->file->relative, line_no, "document '" + doc.id + "' has no text to index"});
             return;
           }
           r.docs.push_back(std::move(p));
@@ -173,6 +174,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
         } else {
           JsonlLineParser parser(unit->file->relative, source_options, on_doc, on_error);
           for (const JsonlLine& line : unit->lines) {
+            line_no = line.number;
             if (line.oversize) {
               parser.Oversize(line.number, line.oversize);
             } else {

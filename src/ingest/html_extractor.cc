@@ -2,11 +2,11 @@
 
 #include <gumbo.h>
 
-#include <memory>
 #include <vector>
 
 #include "ingest/html_block_walker.h"
 #include "ingest/html_dom.h"
+#include "ingest/html_tree.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -155,17 +155,37 @@ std::optional<DayNumber> ReleaseDate(const std::vector<Block>& blocks) {
   return std::nullopt;
 }
 
-struct GumboOutputDeleter {
-  void operator()(GumboOutput* out) const { gumbo_destroy_output(&kGumboDefaultOptions, out); }
-};
+// The tree gumbo built against the depth and element limits, exactly (the pre-scan estimates).
+Status CheckTree(const GumboNode* root, const HtmlLimits& limits) {
+  size_t elements = 0;
+  std::vector<std::pair<const GumboNode*, size_t>> stack{{root, 1}};
+  while (!stack.empty()) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) continue;
+    auto at = [n] { return " at byte " + std::to_string(n->v.element.start_pos.offset); };
+    if (depth > limits.max_depth) {
+      return Status::ResourceExhausted("html: elements nest deeper than " + std::to_string(limits.max_depth) + at() +
+                                       " (limit html.max_depth)");
+    }
+    if (++elements > limits.max_elements) {
+      return Status::ResourceExhausted("html: more than " + std::to_string(limits.max_elements) + " elements" + at() +
+                                       " (limit html.max_elements)");
+    }
+    const GumboVector& c = n->v.element.children;
+    for (unsigned i = 0; i < c.length; ++i) stack.emplace_back(static_cast<const GumboNode*>(c.data[i]), depth + 1);
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
-void ExtractHtml(std::string_view html, ParsedDocument* doc) {
-  GumboOptions options = kGumboDefaultOptions;
-  options.max_errors = 0;  // we never look at parse errors; do not spend memory on them
-  std::unique_ptr<GumboOutput, GumboOutputDeleter> out(gumbo_parse_with_options(&options, html.data(), html.size()));
-  if (!out) return;
+Status ExtractHtml(std::string_view html, ParsedDocument* doc, const HtmlLimits& limits) {
+  ATTEST_RETURN_IF_ERROR(CheckHtmlShape(html, limits));
+  ingest::HtmlTree tree;
+  ATTEST_RETURN_IF_ERROR(tree.Parse(html, HtmlParseBudgetMs(limits, html.size())));
+  const GumboOutput* out = tree.output();
+  ATTEST_RETURN_IF_ERROR(CheckTree(out->root, limits));
   const HeadInfo info = ReadHead(out->root);
   if (info.body != nullptr) {
     doc->blocks = ingest::HtmlBlockWalker(ingest::DropRules{true}).Walk(info.body);
@@ -184,6 +204,7 @@ void ExtractHtml(std::string_view html, ParsedDocument* doc) {
     doc->source_type = "release_notes";
   }
   if (!doc->published) doc->published = ReleaseDate(doc->blocks);
+  return Status::Ok();
 }
 
 }  // namespace attest

@@ -13,17 +13,25 @@
 // language from <html lang>. Release notes (PostgreSQL and alike): a title ending in
 // "Release X.Y" (or "Release X") sets version and source_type "release_notes"; a "Release date:
 // ..." paragraph among the first blocks sets `published` when no <meta> / <time> did.
-// Never throws; the work is linear in the input apart from gumbo's own parsing. Thread-safe.
+//
+// Before gumbo sees the bytes, CheckHtmlShape (html_limits.h) refuses a document over any of
+// `limits`; gumbo then runs under the time budget, with its memory owned by HtmlTree (freed
+// without recursion); the tree it built is checked against the depth and element limits again
+// (exactly, in case the estimate fell short), and walked iteratively. Never throws. Thread-safe.
 #pragma once
 
 #include <string_view>
 
+#include "attest/status.h"
 #include "ingest/document.h"
+#include "ingest/html_limits.h"
 
 namespace attest {
 
 // Fills blocks, title, url (canonical or empty), published, updated, version, source_type and
-// language of `doc`. Does not set id or site. `html` should be valid UTF-8.
-void ExtractHtml(std::string_view html, ParsedDocument* doc);
+// language of `doc`. Does not set id or site. `html` should be valid UTF-8. A document over one of
+// `limits` is refused with ResourceExhausted naming the limit ("... (limit html.max_depth)") and
+// `doc` is left untouched.
+Status ExtractHtml(std::string_view html, ParsedDocument* doc, const HtmlLimits& limits = {});
 
 }  // namespace attest

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "common/json_guard.h"
+#include "common/json_guard.h"  // CleanJsonErrorMessage
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -13,12 +13,40 @@ namespace {
 
 using nlohmann::json;
 
-// Deeper nesting than this is refused before parsing (documents need two levels).
-constexpr int kMaxJsonDepth = 64;
 // After this many errors in one file only a count is reported.
 constexpr uint64_t kMaxErrorsPerFile = 1000;
 
-
+// One pass over a line before nlohmann::json sees it (its parser recurses, and a million members
+// cost seconds): nesting depth and an upper count of values (members and array elements: one
+// more than the ',' outside strings, plus one per '{' / '['). Empty when within `limits`.
+std::string CheckJsonShape(std::string_view line, const JsonlLimits& limits) {
+  int depth = 0;
+  size_t values = 1;
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++values;
+      if (++depth > limits.max_depth) {
+        return "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels at column " +
+               std::to_string(i + 1) + " (limit jsonl.max_depth)";
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ',' && ++values > limits.max_values) {
+      return "more than " + std::to_string(limits.max_values) + " JSON values on one line (limit jsonl.max_values)";
+    }
+  }
+  return "";
+}
 
 std::string Quoted(std::string_view field) { return "field \"" + std::string(field) + "\""; }
 
@@ -88,6 +116,10 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
     return Status::InvalidArgument(Quoted("_id") + " must be a string or an integer, not " + id->type_name());
   }
   if (ingest::TrimWhitespace(doc->id).empty()) return Status::InvalidArgument(Quoted("_id") + " is empty");
+  if (doc->id.size() > options.jsonl.max_id_bytes) {
+    return Status::InvalidArgument(Quoted("_id") + " is " + std::to_string(doc->id.size()) + " bytes, over " +
+                                   std::to_string(options.jsonl.max_id_bytes) + " (limit jsonl.max_id_bytes)");
+  }
 
   std::string title;
   ATTEST_RETURN_IF_ERROR(OptionalString(j, "title", "title", &title));
@@ -106,7 +138,11 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
       doc->blocks.push_back(Block{BlockKind::kParagraph, 0, std::move(p)});
     }
   }
-  if (doc->blocks.empty()) return Status::InvalidArgument("empty document: \"text\" has no words");
+  // A title-only document (half of CACM) is a document: DocumentIndexer gives it one chunk holding
+  // its title, so it is searchable and citable.
+  if (doc->blocks.empty() && !ingest::HasWordCharacter(doc->title)) {
+    return Status::InvalidArgument("empty document: neither \"title\" nor \"text\" has words");
+  }
   if (doc->site.empty()) doc->site = ingest::UrlHost(doc->url);
   if (doc->site.empty()) doc->site = options.site;
   return Status::Ok();
@@ -115,8 +151,8 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
 }  // namespace
 
 Status ParseJsonlLine(std::string_view line, const SourceOptions& options, ParsedDocument* doc) {
-  if (JsonNestingExceeds(line, kMaxJsonDepth)) {
-    return Status::InvalidArgument("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (std::string problem = CheckJsonShape(line, options.jsonl); !problem.empty()) {
+    return Status::InvalidArgument(std::move(problem));
   }
   try {
     const json j = json::parse(line.begin(), line.end());

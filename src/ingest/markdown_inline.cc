@@ -1,7 +1,8 @@
 #include "ingest/markdown_inline.h"
 
+#include <algorithm>
 #include <cstdint>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "ingest/text_util.h"
@@ -80,6 +81,14 @@ class InlineStripper {
   explicit InlineStripper(std::string_view s) : s_(s), match_(s.size(), SIZE_MAX) {
     // Pair brackets and parentheses once: O(n) instead of rescanning for every opener.
     std::vector<size_t> brackets, parens;
+    // Where each backtick run starts, by its length: code span closers (a backslash does not
+    // escape a closer, so this pass ignores backslashes).
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '`') continue;
+      const size_t n = RunLength(i, s.size(), '`');
+      runs_[n].push_back(i);
+      i += n - 1;
+    }
     for (size_t i = 0; i < s.size(); ++i) {
       const char c = s[i];
       if (c == '\\') {
@@ -131,25 +140,21 @@ class InlineStripper {
     return j - i;
   }
 
+  // A code span closes at the next backtick run of the same length: looked up among the runs
+  // indexed by length (a binary search), so runs of many different lengths without closers stay
+  // linear (scanning ahead for each opener was quadratic: runs of length 1..2,000 took seconds).
   size_t CodeSpan(size_t i, size_t end, std::string* out) {
     const size_t n = RunLength(i, end, '`');
-    if (!no_closer_.count(n)) {
-      size_t j = i + n;
-      while (j < end) {
-        if (s_[j] != '`') {
-          ++j;
-          continue;
-        }
-        const size_t m = RunLength(j, end, '`');
-        if (m == n) {
-          std::string_view code = s_.substr(i + n, j - i - n);
-          if (code.size() >= 2 && code.front() == ' ' && code.back() == ' ') code = code.substr(1, code.size() - 2);
-          out->append(code);
-          return j + m;
-        }
-        j += m;
+    if (auto it = runs_.find(n); it != runs_.end()) {
+      const std::vector<size_t>& starts = it->second;
+      const auto next = std::upper_bound(starts.begin(), starts.end(), i);
+      if (next != starts.end() && *next >= i + n && *next + n <= end) {
+        const size_t j = *next;
+        std::string_view code = s_.substr(i + n, j - i - n);
+        if (code.size() >= 2 && code.front() == ' ' && code.back() == ' ') code = code.substr(1, code.size() - 2);
+        out->append(code);
+        return j + n;
       }
-      no_closer_.insert(n);  // no run of this length later in the text: never search again
     }
     out->append(s_.substr(i, n));
     return i + n;
@@ -235,7 +240,7 @@ class InlineStripper {
 
   std::string_view s_;
   std::vector<size_t> match_;
-  std::unordered_set<size_t> no_closer_;
+  std::unordered_map<size_t, std::vector<size_t>> runs_;  // backtick run length -> starts, ascending
   size_t comment_unclosed_from_ = SIZE_MAX;
 };
 

@@ -58,10 +58,15 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
 
   ParsedDocument doc;
   switch (file.format) {
-    case SourceFormat::kHtml:
-      ExtractHtml(text, &doc);
+    case SourceFormat::kHtml: {
+      Status st = ExtractHtml(text, &doc, options.html);
+      if (!st.ok()) {
+        error(st.message());
+        return;
+      }
       if (doc.title.empty()) doc.title = filename;
       break;
+    }
     case SourceFormat::kMarkdown: {
       Status st = ParseMarkdown(text, &doc);
       if (!st.ok()) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ingest/document.h"
+#include "ingest/html_limits.h"
 
 namespace attest {
 
@@ -48,9 +49,18 @@ struct SourceError {
 void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
                  std::vector<SourceError>* errors);
 
+// Limits on one line of a BEIR JSONL file, checked by a scan before the JSON parser runs.
+struct JsonlLimits {
+  int max_depth = 64;              // jsonl.max_depth: arrays / objects nested (documents need two)
+  size_t max_values = 100'000;     // jsonl.max_values: JSON values on one line (a document has ~10)
+  size_t max_id_bytes = 1024;      // jsonl.max_id_bytes: the "_id" (a store key)
+};
+
 struct SourceOptions {
   uint64_t max_document_bytes = 50ull << 20;  // per file (HTML/Markdown/text) or per JSONL line
   std::string site;                           // site label when no canonical URL gives a host
+  HtmlLimits html;                            // checked before an HTML file reaches the parser
+  JsonlLimits jsonl;                          // checked before a JSONL line reaches the parser
 };
 
 using DocumentSink = std::function<void(ParsedDocument&&, uint64_t source_bytes)>;

@@ -52,6 +52,14 @@ std::optional<size_t> FindNul(std::string_view s) {
 
 bool IsAsciiSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+bool HasWordCharacter(std::string_view s) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u >= 0x80) return true;
+  }
+  return false;
+}
+
 std::string_view TrimWhitespace(std::string_view s) {
   while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);

@@ -18,6 +18,9 @@ std::optional<size_t> FindInvalidUtf8(std::string_view s, bool allow_truncated_t
 std::optional<size_t> FindNul(std::string_view s);
 
 bool IsAsciiSpace(char c);
+// True when `s` has an ASCII letter or digit or a non-ASCII character (a cheap "has words"; the
+// chunker's ICU word count decides in the end).
+bool HasWordCharacter(std::string_view s);
 std::string_view TrimWhitespace(std::string_view s);
 std::string ToLowerAscii(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);

@@ -1,0 +1,137 @@
+#include "ingest/html_tag_set.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <vector>
+
+namespace attest::ingest {
+namespace {
+
+uint32_t KnownCategories(GumboTag t) {
+  uint32_t c = 0;
+  auto in = [t](std::initializer_list<GumboTag> tags) { return std::find(tags.begin(), tags.end(), t) != tags.end(); };
+  if (in({GUMBO_TAG_AREA, GUMBO_TAG_BASE, GUMBO_TAG_BASEFONT, GUMBO_TAG_BGSOUND, GUMBO_TAG_BR, GUMBO_TAG_COL,
+          GUMBO_TAG_EMBED, GUMBO_TAG_FRAME, GUMBO_TAG_HR, GUMBO_TAG_IMAGE, GUMBO_TAG_IMG, GUMBO_TAG_INPUT,
+          GUMBO_TAG_KEYGEN, GUMBO_TAG_LINK, GUMBO_TAG_MENUITEM, GUMBO_TAG_META, GUMBO_TAG_PARAM, GUMBO_TAG_SOURCE,
+          GUMBO_TAG_TRACK, GUMBO_TAG_WBR, GUMBO_TAG_ISINDEX})) {
+    c |= kVoid;
+  }
+  if (in({GUMBO_TAG_SCRIPT, GUMBO_TAG_STYLE, GUMBO_TAG_XMP, GUMBO_TAG_IFRAME, GUMBO_TAG_NOEMBED,
+          GUMBO_TAG_NOFRAMES, GUMBO_TAG_TEXTAREA, GUMBO_TAG_TITLE})) {
+    c |= kRawText;
+  }
+  if (in({GUMBO_TAG_A, GUMBO_TAG_B, GUMBO_TAG_BIG, GUMBO_TAG_CODE, GUMBO_TAG_EM, GUMBO_TAG_FONT, GUMBO_TAG_I,
+          GUMBO_TAG_NOBR, GUMBO_TAG_S, GUMBO_TAG_SMALL, GUMBO_TAG_STRIKE, GUMBO_TAG_STRONG, GUMBO_TAG_TT,
+          GUMBO_TAG_U})) {
+    c |= kFormatting;
+  }
+  if (in({GUMBO_TAG_ADDRESS, GUMBO_TAG_APPLET, GUMBO_TAG_AREA, GUMBO_TAG_ARTICLE, GUMBO_TAG_ASIDE, GUMBO_TAG_BASE,
+          GUMBO_TAG_BASEFONT, GUMBO_TAG_BGSOUND, GUMBO_TAG_BLOCKQUOTE, GUMBO_TAG_BODY, GUMBO_TAG_BR,
+          GUMBO_TAG_BUTTON, GUMBO_TAG_CAPTION, GUMBO_TAG_CENTER, GUMBO_TAG_COL, GUMBO_TAG_COLGROUP,
+          GUMBO_TAG_MENUITEM, GUMBO_TAG_DD, GUMBO_TAG_DETAILS, GUMBO_TAG_DIR, GUMBO_TAG_DIV, GUMBO_TAG_DL,
+          GUMBO_TAG_DT, GUMBO_TAG_EMBED, GUMBO_TAG_FIELDSET, GUMBO_TAG_FIGCAPTION, GUMBO_TAG_FIGURE,
+          GUMBO_TAG_FOOTER, GUMBO_TAG_FORM, GUMBO_TAG_FRAME, GUMBO_TAG_FRAMESET, GUMBO_TAG_H1, GUMBO_TAG_H2,
+          GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5, GUMBO_TAG_H6, GUMBO_TAG_HEAD, GUMBO_TAG_HEADER,
+          GUMBO_TAG_HGROUP, GUMBO_TAG_HR, GUMBO_TAG_HTML, GUMBO_TAG_IFRAME, GUMBO_TAG_IMG, GUMBO_TAG_INPUT,
+          GUMBO_TAG_ISINDEX, GUMBO_TAG_LI, GUMBO_TAG_LINK, GUMBO_TAG_LISTING, GUMBO_TAG_MARQUEE, GUMBO_TAG_MENU,
+          GUMBO_TAG_META, GUMBO_TAG_NAV, GUMBO_TAG_NOEMBED, GUMBO_TAG_NOFRAMES, GUMBO_TAG_NOSCRIPT,
+          GUMBO_TAG_OBJECT, GUMBO_TAG_OL, GUMBO_TAG_P, GUMBO_TAG_PARAM, GUMBO_TAG_PLAINTEXT, GUMBO_TAG_PRE,
+          GUMBO_TAG_SCRIPT, GUMBO_TAG_SECTION, GUMBO_TAG_SELECT, GUMBO_TAG_STYLE, GUMBO_TAG_SUMMARY,
+          GUMBO_TAG_TABLE, GUMBO_TAG_TBODY, GUMBO_TAG_TD, GUMBO_TAG_TEMPLATE, GUMBO_TAG_TEXTAREA,
+          GUMBO_TAG_TFOOT, GUMBO_TAG_TH, GUMBO_TAG_THEAD, GUMBO_TAG_TITLE, GUMBO_TAG_TR, GUMBO_TAG_UL,
+          GUMBO_TAG_WBR, GUMBO_TAG_XMP})) {
+    c |= kSpecial;
+    if (t != GUMBO_TAG_ADDRESS && t != GUMBO_TAG_DIV && t != GUMBO_TAG_P) c |= kSpecialNotAdp;
+  }
+  if (in({GUMBO_TAG_APPLET, GUMBO_TAG_CAPTION, GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TD, GUMBO_TAG_TH,
+          GUMBO_TAG_MARQUEE, GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE})) {
+    c |= kScope | kListScope | kButtonScope;
+  }
+  if (t == GUMBO_TAG_OL || t == GUMBO_TAG_UL) c |= kListScope;
+  if (t == GUMBO_TAG_BUTTON) c |= kButtonScope;
+  if (in({GUMBO_TAG_HTML, GUMBO_TAG_TABLE, GUMBO_TAG_TEMPLATE})) c |= kTableScope;
+  if (in({GUMBO_TAG_APPLET, GUMBO_TAG_OBJECT, GUMBO_TAG_MARQUEE, GUMBO_TAG_TEMPLATE, GUMBO_TAG_TD, GUMBO_TAG_TH,
+          GUMBO_TAG_CAPTION})) {
+    c |= kMarker;
+  }
+  if (in({GUMBO_TAG_ADDRESS, GUMBO_TAG_ARTICLE, GUMBO_TAG_ASIDE, GUMBO_TAG_BLOCKQUOTE, GUMBO_TAG_CENTER,
+          GUMBO_TAG_DETAILS, GUMBO_TAG_DIR, GUMBO_TAG_DIV, GUMBO_TAG_DL, GUMBO_TAG_FIELDSET, GUMBO_TAG_FIGCAPTION,
+          GUMBO_TAG_FIGURE, GUMBO_TAG_FOOTER, GUMBO_TAG_HEADER, GUMBO_TAG_HGROUP, GUMBO_TAG_MENU, GUMBO_TAG_MAIN,
+          GUMBO_TAG_NAV, GUMBO_TAG_OL, GUMBO_TAG_P, GUMBO_TAG_SECTION, GUMBO_TAG_SUMMARY, GUMBO_TAG_UL,
+          GUMBO_TAG_H1, GUMBO_TAG_H2, GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5, GUMBO_TAG_H6, GUMBO_TAG_PRE,
+          GUMBO_TAG_LISTING, GUMBO_TAG_FORM, GUMBO_TAG_HR, GUMBO_TAG_XMP, GUMBO_TAG_PLAINTEXT, GUMBO_TAG_LI,
+          GUMBO_TAG_DD, GUMBO_TAG_DT})) {
+    c |= kClosesP;
+  }
+  if (in({GUMBO_TAG_H1, GUMBO_TAG_H2, GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5, GUMBO_TAG_H6})) c |= kHeading;
+  if (in({GUMBO_TAG_ADDRESS, GUMBO_TAG_ARTICLE, GUMBO_TAG_ASIDE, GUMBO_TAG_BLOCKQUOTE, GUMBO_TAG_BUTTON,
+          GUMBO_TAG_CENTER, GUMBO_TAG_DETAILS, GUMBO_TAG_DIR, GUMBO_TAG_DIV, GUMBO_TAG_DL, GUMBO_TAG_FIELDSET,
+          GUMBO_TAG_FIGCAPTION, GUMBO_TAG_FIGURE, GUMBO_TAG_FOOTER, GUMBO_TAG_HEADER, GUMBO_TAG_HGROUP,
+          GUMBO_TAG_LISTING, GUMBO_TAG_MAIN, GUMBO_TAG_MENU, GUMBO_TAG_NAV, GUMBO_TAG_OL, GUMBO_TAG_PRE,
+          GUMBO_TAG_SECTION, GUMBO_TAG_SUMMARY, GUMBO_TAG_UL, GUMBO_TAG_APPLET, GUMBO_TAG_MARQUEE,
+          GUMBO_TAG_OBJECT, GUMBO_TAG_TEMPLATE, GUMBO_TAG_FORM, GUMBO_TAG_SELECT, GUMBO_TAG_DD, GUMBO_TAG_DT})) {
+    c |= kBlockEnd;
+  }
+  if (in({GUMBO_TAG_CAPTION, GUMBO_TAG_COL, GUMBO_TAG_COLGROUP, GUMBO_TAG_TBODY, GUMBO_TAG_TD, GUMBO_TAG_TFOOT,
+          GUMBO_TAG_TH, GUMBO_TAG_THEAD, GUMBO_TAG_TR})) {
+    c |= kTablePart;
+  }
+  if (t == GUMBO_TAG_SVG || t == GUMBO_TAG_MATH) c |= kForeignRoot;
+  return c | kHtmlNs;
+}
+
+const std::vector<uint32_t>& CategoryTable() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> v(GUMBO_TAG_LAST + 1, 0);
+    for (int t = 0; t < GUMBO_TAG_UNKNOWN; ++t) v[t] = KnownCategories(static_cast<GumboTag>(t));
+    return v;
+  }();
+  return table;
+}
+
+}  // namespace
+
+bool IsMathMlIntegrationPoint(TagId t) {
+  return t == GUMBO_TAG_MI || t == GUMBO_TAG_MO || t == GUMBO_TAG_MN || t == GUMBO_TAG_MS || t == GUMBO_TAG_MTEXT ||
+         t == GUMBO_TAG_ANNOTATION_XML;
+}
+bool IsSvgIntegrationPoint(TagId t) {
+  return t == GUMBO_TAG_FOREIGNOBJECT || t == GUMBO_TAG_DESC || t == GUMBO_TAG_TITLE;
+}
+
+uint32_t HtmlTagCategories(TagId t) {
+  const std::vector<uint32_t>& table = CategoryTable();
+  return t < table.size() ? table[t] : kHtmlNs;
+}
+
+uint32_t TagCategories(TagId t, Namespace ns) {
+  switch (ns) {
+    case kHtml:
+      return (IsMathMlIntegrationPoint(t) || IsSvgIntegrationPoint(t)) ? HtmlTagCategories(t) & ~kIntegrationPoint
+                                                                       : HtmlTagCategories(t);
+    case kSvg:
+      return IsSvgIntegrationPoint(t) ? kIntegrationPoint : 0;
+    case kMathMl:
+      return IsMathMlIntegrationPoint(t) ? kIntegrationPoint : 0;
+  }
+  return 0;
+}
+
+bool BreaksOutOfForeignContent(TagId t) {
+  switch (t) {
+    case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_BODY: case GUMBO_TAG_BR:
+    case GUMBO_TAG_CENTER: case GUMBO_TAG_CODE: case GUMBO_TAG_DD: case GUMBO_TAG_DIV: case GUMBO_TAG_DL:
+    case GUMBO_TAG_DT: case GUMBO_TAG_EM: case GUMBO_TAG_EMBED: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6: case GUMBO_TAG_HEAD:
+    case GUMBO_TAG_HR: case GUMBO_TAG_I: case GUMBO_TAG_IMG: case GUMBO_TAG_LI: case GUMBO_TAG_LISTING:
+    case GUMBO_TAG_MENU: case GUMBO_TAG_META: case GUMBO_TAG_NOBR: case GUMBO_TAG_OL: case GUMBO_TAG_P:
+    case GUMBO_TAG_PRE: case GUMBO_TAG_RUBY: case GUMBO_TAG_S: case GUMBO_TAG_SMALL: case GUMBO_TAG_SPAN:
+    case GUMBO_TAG_STRONG: case GUMBO_TAG_STRIKE: case GUMBO_TAG_SUB: case GUMBO_TAG_SUP: case GUMBO_TAG_TABLE:
+    case GUMBO_TAG_TT: case GUMBO_TAG_U: case GUMBO_TAG_UL: case GUMBO_TAG_VAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace attest::ingest
