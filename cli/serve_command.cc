@@ -65,6 +65,8 @@ void AddConversationOptions(CLI::App* serve, ServeArgs* a) {
       ->check(CLI::Range(0.001, 1e6))->capture_default_str();
   serve->add_option("--feedback-burst", a->feedback_burst, "feedback posts a credential may send at once")
       ->check(CLI::Range(1.0, 1e6))->capture_default_str();
+}
+
 void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
   const auto positive = CLI::Range(1u, 3600u * 1000u);
   serve.add_option("--max-connections", a.max_connections, "open connections; more get 503 and are closed")
