@@ -74,15 +74,15 @@ struct Scheme {
   size_t after = 0;   // byte offset just after the ':'
 };
 
-// Reads "scheme:" at `i`. Invisible characters and character references are always decoded;
-// tabs and line breaks are skipped only inside link targets (`in_target`), as browsers do there.
-Scheme ReadScheme(std::string_view s, size_t i, bool in_target) {
+// Reads "scheme:" at `i`, skipping what browsers skip inside a URL (tabs, line breaks) and invisible
+// characters, and decoding character references.
+Scheme ReadScheme(std::string_view s, size_t i) {
   std::string name;
   while (i < s.size() && name.size() <= 32) {
     const Decoded d = DecodeAt(s, i);
     if (d.cp < 0) break;
     i = d.next;
-    if (Invisible(d.cp) || (in_target && (d.cp == '\t' || d.cp == '\n' || d.cp == '\r'))) continue;
+    if (Invisible(d.cp) || d.cp == '\t' || d.cp == '\n' || d.cp == '\r') continue;
     if (d.cp == ':') return name.empty() ? Scheme{} : Scheme{name, i};
     const bool alpha = (d.cp >= 'a' && d.cp <= 'z') || (d.cp >= 'A' && d.cp <= 'Z');
     const bool other = (d.cp >= '0' && d.cp <= '9') || d.cp == '+' || d.cp == '-' || d.cp == '.';
@@ -98,11 +98,13 @@ bool BareDangerous(std::string_view scheme) {
   return std::find(std::begin(kSchemes), std::end(kSchemes), scheme) != std::end(kSchemes);
 }
 
-// True at a byte where a bare URL may start: not inside a word or a longer scheme.
+// True at a byte where a bare URL may start: not inside a word or a character reference. (After
+// '.', '-' or '+' a URL parser would read a longer scheme, "x.javascript:", but a link finder that
+// splits words there might not: such a start counts.)
 bool WordStart(std::string_view s, size_t i) {
   if (i > 0) {
     const char p = s[i - 1];
-    if (IsAsciiAlnum(p) || p == '+' || p == '-' || p == '.' || p == '_' || p == '&' || p == '#') return false;
+    if (IsAsciiAlnum(p) || p == '&' || p == '#') return false;
   }
   const char c = s[i];
   return IsAsciiAlpha(c) || c == '&' || static_cast<unsigned char>(c) >= 0x80;
@@ -110,10 +112,12 @@ bool WordStart(std::string_view s, size_t i) {
 
 // A bare URL of a dangerous scheme starting at `i`: its end (exclusive), or npos.
 size_t BareUrlEnd(std::string_view s, size_t i, std::string* scheme_out = nullptr) {
-  const Scheme sc = ReadScheme(s, i, /*in_target=*/false);
+  const Scheme sc = ReadScheme(s, i);
   if (sc.name.empty() || !BareDangerous(sc.name)) return std::string_view::npos;
   size_t e = sc.after;
-  if (e >= s.size() || IsSpace(s[e])) return std::string_view::npos;  // "JavaScript: the language"
+  size_t next = e;
+  while (next < s.size() && (s[next] == '\t' || s[next] == '\n' || s[next] == '\r')) ++next;
+  if (next >= s.size() || IsSpace(s[next])) return std::string_view::npos;  // "JavaScript: the language"
   while (e < s.size() && !IsSpace(s[e]) && std::strchr("<>\"'`", s[e]) == nullptr) ++e;
   // Trailing punctuation and unbalanced closers belong to the sentence, not the URL.
   for (;;) {
@@ -244,6 +248,7 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
   size_t j = lt + 1;
   if (j >= s.size() || !IsAsciiAlpha(s[j])) return std::string_view::npos;
   while (j < s.size() && (IsAsciiAlnum(s[j]) || s[j] == '-' || s[j] == ':')) ++j;
+  if (j < s.size() && !IsSpace(s[j]) && s[j] != '/' && s[j] != '>') return std::string_view::npos;
   std::vector<std::pair<size_t, size_t>> dropped;  // byte ranges of removed attributes
   const size_t limit = std::min(s.size(), lt + kMaxLinkBytes);
   while (j < limit) {
@@ -254,7 +259,12 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
     const size_t name_begin = j;
     while (j < limit && !IsSpace(s[j]) && std::strchr("\"'>/=", s[j]) == nullptr) ++j;
     std::string name(s.substr(name_begin, j - name_begin));
-    for (char& c : name) c = Lower(c);
+    // Not a tag unless every attribute has a well-formed name ("<alert(1)...>" is text).
+    if (name.empty() || !(IsAsciiAlpha(name[0]) || name[0] == '_' || name[0] == ':')) return std::string_view::npos;
+    for (char& c : name) {
+      if (!(IsAsciiAlnum(c) || c == '-' || c == '_' || c == ':' || c == '.')) return std::string_view::npos;
+      c = Lower(c);
+    }
     size_t k = j;
     while (k < limit && IsSpace(s[k])) ++k;
     std::string_view value;
@@ -272,10 +282,6 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
         value = s.substr(vb, k - vb);
       }
       j = k;
-    }
-    if (name.empty()) {
-      ++j;
-      continue;
     }
     const bool handler = name.size() > 2 && name.compare(0, 2, "on") == 0;
     const bool bad_url = IsUrlAttribute(name) && !SafeAttributeValue(name, value);
@@ -296,7 +302,7 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
 
 // `<scheme:...>` at `lt`: its end, or npos.
 size_t AutolinkEnd(std::string_view s, size_t lt, Scheme* scheme) {
-  *scheme = ReadScheme(s, lt + 1, /*in_target=*/true);
+  *scheme = ReadScheme(s, lt + 1);
   if (scheme->name.empty()) return std::string_view::npos;
   for (size_t j = scheme->after; j < s.size() && j - lt < kMaxLinkBytes; ++j) {
     if (s[j] == '>') return j + 1;
@@ -384,7 +390,7 @@ void Sanitize(std::string_view s, std::string* out) {
 bool IsSafeLinkTarget(std::string_view target) {
   size_t i = 0;
   while (i < target.size() && (static_cast<unsigned char>(target[i]) <= 0x20)) ++i;  // leading C0 and spaces
-  const Scheme sc = ReadScheme(target, i, /*in_target=*/true);
+  const Scheme sc = ReadScheme(target, i);
   if (sc.name.empty()) return true;  // no "scheme:" before the first '/', '?' or '#': relative
   return sc.name == "http" || sc.name == "https";
 }
@@ -392,9 +398,25 @@ bool IsSafeLinkTarget(std::string_view target) {
 std::string SafeUrl(std::string_view url) { return IsSafeLinkTarget(url) ? std::string(url) : std::string(); }
 
 std::string SanitizeLinks(std::string_view text) {
+  std::string structured;
+  structured.reserve(text.size());
+  Sanitize(text, &structured);
+  // Then every bare dangerous URL left anywhere, also inside kept tags and targets ("<a href=\"(x)
+  // javascript:...\">" is a relative URL to a browser, but a later tool might read it otherwise).
   std::string out;
-  out.reserve(text.size());
-  Sanitize(text, &out);
+  out.reserve(structured.size());
+  const std::string_view s = structured;
+  for (size_t i = 0; i < s.size();) {
+    if (WordStart(s, i)) {
+      const size_t e = BareUrlEnd(s, i);
+      if (e != std::string_view::npos) {
+        out.append(kLinkRemoved);
+        i = e;
+        continue;
+      }
+    }
+    out.push_back(s[i++]);
+  }
   return out;
 }
 
@@ -424,6 +446,7 @@ size_t LinkStreamFilter::SafeCut() const {
   const std::string_view s = pending_;
   if (s.size() > 2 * kMaxLinkBytes) return s.size();  // nothing that long is one link
   size_t open_at = std::string_view::npos;
+  std::vector<std::pair<size_t, size_t>> closed;  // complete links and tags: never cut inside them
   size_t i = 0;
   while (i < s.size() && open_at == std::string_view::npos) {
     const char c = s[i];
@@ -446,6 +469,7 @@ size_t LinkStreamFilter::SafeCut() const {
           i = close + 1;
           continue;
         }
+        closed.emplace_back(i, link->end);
         i = link->end;
         continue;
       }
@@ -455,9 +479,11 @@ size_t LinkStreamFilter::SafeCut() const {
           open_at = i;
           break;
         }
+        closed.emplace_back(i, eol);
         i = eol;
         continue;
       }
+      closed.emplace_back(i, close + 1);
       i = close + 1;
       continue;
     }
@@ -467,6 +493,7 @@ size_t LinkStreamFilter::SafeCut() const {
         open_at = i;
         break;
       }
+      if (gt != std::string_view::npos) closed.emplace_back(i, gt + 1);
       i = gt == std::string_view::npos ? i + 1 : gt + 1;
       continue;
     }
@@ -476,8 +503,11 @@ size_t LinkStreamFilter::SafeCut() const {
   // Up to the last whitespace before the first open construct: the last word may still grow, and a
   // construct is sanitized whole.
   size_t cut = 0;
+  auto inside = [&](size_t pos) {
+    return std::any_of(closed.begin(), closed.end(), [&](auto r) { return pos > r.first && pos < r.second; });
+  };
   for (size_t j = scan_end; j > 0; --j) {
-    if (IsSpace(s[j - 1])) {
+    if (s[j - 1] == ' ' && !inside(j - 1)) {  // not a tab or line break: a URL may continue across those
       cut = j;
       break;
     }
