@@ -213,7 +213,7 @@ bool LinkCorroboration::Corroborated(std::string_view host, std::string_view doc
 
 std::string ScriptLink(std::string_view text) {
   const std::string scheme = ScriptLinkScheme(text);
-  return scheme.empty() ? "" : "script link: a " + scheme + ": URL";
+  return scheme.empty() ? "" : "script link: a " + scheme + " URL";
 }
 
 std::string DeceptiveLink(std::string_view text) {
