@@ -3,10 +3,10 @@
 // sentences are never cited nor repeated, they are reported as flagged sources with a warning, and
 // no javascript: URL leaves the answer path (answer, claims, quotes, sources, results, stream).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,8 +37,8 @@ const char* kCorpus =
 
 // Words of the injected sentences: none may appear in what an answer says or cites as support.
 const std::vector<std::string> kInjected = {"revious instructi", "disregard your earlier", "send their credentials",
-                                            "evil.test", "tell everyone", "email their password", "official docs",
-                                            "ign\xD0\xBEre"};
+                                            "evil.test",         "tell everyone",          "email their password",
+                                            "official docs",     "ign\xD0\xBEre"};
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -47,7 +47,8 @@ std::string Lower(std::string s) {
 
 bool HasInjected(const std::string& text) {
   const std::string l = Lower(text);
-  return std::any_of(kInjected.begin(), kInjected.end(), [&](const std::string& w) { return l.find(w) != std::string::npos; });
+  return std::any_of(kInjected.begin(), kInjected.end(),
+                     [&](const std::string& w) { return l.find(w) != std::string::npos; });
 }
 
 // The checks every answer must pass, whatever the question.
@@ -96,11 +97,11 @@ class Issue10HostileCorpus : public ::testing::Test {
 
 TEST_F(Issue10HostileCorpus, InjectedSentencesAreNeitherCitedNorRepeatedAndNoScriptLinkIsEmitted) {
   int answered = 0;
-  for (const char* q : {"How do users sign in to the Example portal?",
-                        "Where must users send their credentials to sign in to the portal?",
-                        "Where are the portal sign-in steps documented?", "What happens to the portal password?",
-                        "How many failed sign-in attempts lock a portal account?",
-                        "When do Example portal sessions expire?"}) {
+  for (const char* q :
+       {"How do users sign in to the Example portal?",
+        "Where must users send their credentials to sign in to the portal?",
+        "Where are the portal sign-in steps documented?", "What happens to the portal password?",
+        "How many failed sign-in attempts lock a portal account?", "When do Example portal sessions expire?"}) {
     auto r = RunAttest({"--data", data_, "ask", "--json", "--now", "2026-01-10", q});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -115,7 +116,8 @@ TEST_F(Issue10HostileCorpus, InjectedSentencesAreNeitherCitedNorRepeatedAndNoScr
 }
 
 TEST_F(Issue10HostileCorpus, BenignSentencesStillAnswerAndUnsafeSourceUrlsAreDropped) {
-  auto r = RunAttest({"--data", data_, "ask", "--json", "--now", "2026-01-10", "When do Example portal sessions expire?"});
+  auto r =
+      RunAttest({"--data", data_, "ask", "--json", "--now", "2026-01-10", "When do Example portal sessions expire?"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["outcome"], "answer") << j.dump(2);
@@ -136,8 +138,10 @@ TEST_F(Issue10HostileCorpus, LlmDraftWithAScriptLinkIsSanitized) {
       {"answer", "x"},
       {"claims",
        {{{"id", "c1"},
-         {"text", "Sessions on the Example portal expire after 30 minutes of inactivity, see [the FAQ](javascript:alert(1))."},
-         {"cites", {{{"source", "S1"}, {"quote", "Sessions on the Example portal expire after 30 minutes of inactivity"}}}}}}}};
+         {"text",
+          "Sessions on the Example portal expire after 30 minutes of inactivity, see [the FAQ](javascript:alert(1))."},
+         {"cites",
+          {{{"source", "S1"}, {"quote", "Sessions on the Example portal expire after 30 minutes of inactivity"}}}}}}}};
   ChatReply reply;
   reply.content = draft.dump();
   chat.PushReply(reply, 2);
@@ -161,8 +165,9 @@ TEST(Issue10Stream, StreamedAnswerCarriesNoScriptLink) {
   ChatTestServer chat;
   chat.set_reject_response_format(true);  // the prose path streams
   ChatReply prose;
-  prose.content = "Sessions expire after 30 minutes of inactivity [1]. See [the portal FAQ](javascript:alert(1)) "
-                  "or <javascript:alert(2)> for details [1].";
+  prose.content =
+      "Sessions expire after 30 minutes of inactivity [1]. See [the portal FAQ](javascript:alert(1)) "
+      "or <javascript:alert(2)> for details [1].";
   prose.piece_bytes = 3;
   chat.PushReply(prose, 2);
   TempDir tmp;

@@ -2,11 +2,11 @@
 // text kept, safe links and prose are left alone, obfuscated schemes are caught, the result is
 // idempotent, and the streaming filter gives the same text however the input is split. An oracle
 // check runs over random combinations of hostile fragments.
+#include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "verify/url_sanitizer.h"
 
@@ -42,12 +42,12 @@ TEST(UrlSanitizer, UnsafeMarkdownTargets) {
 }
 
 TEST(UrlSanitizer, SafeLinksAndProseAreUnchanged) {
-  for (const char* s : {"See [the docs](https://docs.example.org/a_(b)) now.", "[rel](/docs/install.html)",
-                        "[frag](#options)", "[proto-relative](//cdn.example.org/x.js)", "<https://example.org/x>",
-                        "JavaScript: the good parts", "data: 42 rows", "metadata:foo", "postgresql://host/db",
-                        "Use C:\\Program Files\\PostgreSQL for the install.", "a < b and c > d",
-                        "<b>bold</b> and <a href=\"https://example.org\">a link</a>", "[not a link] (really)",
-                        "[ref]: https://example.org/x", "Rows [1] and [2] differ.", ""}) {
+  for (const char* s :
+       {"See [the docs](https://docs.example.org/a_(b)) now.", "[rel](/docs/install.html)", "[frag](#options)",
+        "[proto-relative](//cdn.example.org/x.js)", "<https://example.org/x>", "JavaScript: the good parts",
+        "data: 42 rows", "metadata:foo", "postgresql://host/db", "Use C:\\Program Files\\PostgreSQL for the install.",
+        "a < b and c > d", "<b>bold</b> and <a href=\"https://example.org\">a link</a>", "[not a link] (really)",
+        "[ref]: https://example.org/x", "Rows [1] and [2] differ.", ""}) {
     EXPECT_EQ(SanitizeLinks(s), s) << s;
   }
 }
@@ -58,9 +58,11 @@ TEST(UrlSanitizer, AutolinksHtmlAndBareUrls) {
   EXPECT_EQ(SanitizeLinks("<a href='https://x.org' onclick=\"steal()\">docs</a>"), "<a href='https://x.org'>docs</a>");
   EXPECT_EQ(SanitizeLinks("<img src=x onerror=alert(1)>"), "<img src=x>");
   EXPECT_EQ(SanitizeLinks("<iframe src=\"data:text/html,<script>x</script>\"></iframe>"), "<iframe></iframe>");
-  EXPECT_EQ(SanitizeLinks("Open javascript:alert(document.cookie) in the console."), "Open (link removed) in the console.");
+  EXPECT_EQ(SanitizeLinks("Open javascript:alert(document.cookie) in the console."),
+            "Open (link removed) in the console.");
   EXPECT_EQ(SanitizeLinks("(see javascript:alert(1))."), "(see (link removed)).");
-  EXPECT_EQ(SanitizeLinks("Fetch file:///etc/shadow, then data:text/plain,hi."), "Fetch (link removed), then (link removed).");
+  EXPECT_EQ(SanitizeLinks("Fetch file:///etc/shadow, then data:text/plain,hi."),
+            "Fetch (link removed), then (link removed).");
   EXPECT_EQ(SanitizeLinks("[x]: javascript:alert(1)"), "[x]: (link removed)");
 }
 
@@ -78,11 +80,44 @@ TEST(UrlSanitizer, SafeUrlAndTargets) {
 // ---- the oracle: random combinations of hostile and benign fragments -----------------------------
 
 const std::vector<std::string>& Fragments() {
-  static const std::vector<std::string> f = {
-      "See ", "[the docs]", "(javascript:alert(1))", "(https://ok.example/x)", "[x](", "java", "script", ":",
-      "alert(1)", ")", " ", "\n", "<a href=\"", "javascript:void(0)", "\">t</a>", "<", ">", "data:text/html,hi",
-      "&#106;", "avascript:", "vbscript:x", "file:///etc/passwd", "JaVaScRiPt:go()", "\u200B", "![", "img", "]",
-      "(", "mailto:a@b.c", " the end.", "[a](<", "javascript:x>", "onclick=", "x", "'", "\"", ".", ","};
+  static const std::vector<std::string> f = {"See ",
+                                             "[the docs]",
+                                             "(javascript:alert(1))",
+                                             "(https://ok.example/x)",
+                                             "[x](",
+                                             "java",
+                                             "script",
+                                             ":",
+                                             "alert(1)",
+                                             ")",
+                                             " ",
+                                             "\n",
+                                             "<a href=\"",
+                                             "javascript:void(0)",
+                                             "\">t</a>",
+                                             "<",
+                                             ">",
+                                             "data:text/html,hi",
+                                             "&#106;",
+                                             "avascript:",
+                                             "vbscript:x",
+                                             "file:///etc/passwd",
+                                             "JaVaScRiPt:go()",
+                                             "\u200B",
+                                             "![",
+                                             "img",
+                                             "]",
+                                             "(",
+                                             "mailto:a@b.c",
+                                             " the end.",
+                                             "[a](<",
+                                             "javascript:x>",
+                                             "onclick=",
+                                             "x",
+                                             "'",
+                                             "\"",
+                                             ".",
+                                             ","};
   return f;
 }
 

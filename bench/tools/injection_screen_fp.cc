@@ -16,11 +16,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ingest/html_extractor.h"
 #include "text/sentence_splitter.h"
@@ -77,9 +76,11 @@ int main(int argc, char** argv) {
       pages.push_back(std::move(p));
     }
   }
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir.extension() == ".jsonl" ? dir.parent_path() : dir)) {
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(dir.extension() == ".jsonl" ? dir.parent_path() : dir)) {
     if (dir.extension() == ".jsonl") break;
-    if (e.is_regular_file() && (e.path().extension() == ".html" || e.path().extension() == ".htm")) files.push_back(e.path());
+    if (e.is_regular_file() && (e.path().extension() == ".html" || e.path().extension() == ".htm"))
+      files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
@@ -115,8 +116,9 @@ int main(int argc, char** argv) {
       by_rule[Rule(f.reason)].push_back(f.reason + "  <<" + s.substr(0, 240) + ">>  [" + p.id + "]");
     }
   }
-  std::printf("pages %zu, sentences %zu, flagged %zu (%.4f%%), sentences with a link (not an e-mail address) %zu\n", pages.size(), sentences,
-              flagged, sentences ? 100.0 * double(flagged) / double(sentences) : 0.0, with_links);
+  std::printf("pages %zu, sentences %zu, flagged %zu (%.4f%%), sentences with a link (not an e-mail address) %zu\n",
+              pages.size(), sentences, flagged, sentences ? 100.0 * double(flagged) / double(sentences) : 0.0,
+              with_links);
   std::vector<std::pair<std::string, std::vector<std::string>>> rules(by_rule.begin(), by_rule.end());
   std::sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   for (const auto& [rule, hits] : rules) {

@@ -18,7 +18,8 @@ void SanitizeHit(SearchHit* h) {
     // The highlights are byte ranges of the old snippet: keep those still inside the new one.
     std::vector<Highlight> kept;
     for (const Highlight& x : h->highlights) {
-      if (x.end <= snippet.size() && snippet.compare(x.start, x.end - x.start, h->snippet, x.start, x.end - x.start) == 0) {
+      if (x.end <= snippet.size() &&
+          snippet.compare(x.start, x.end - x.start, h->snippet, x.start, x.end - x.start) == 0) {
         kept.push_back(x);
       }
     }

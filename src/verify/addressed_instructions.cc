@@ -1,256 +1,89 @@
 #include "verify/addressed_instructions.h"
 
-#include <unicode/uchar.h>
-#include <unicode/utf8.h>
-
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
 #include <span>
 #include <vector>
 
+#include "verify/screen_tokens.h"
+
 namespace attest {
 namespace {
 
-// ---- tokens ----------------------------------------------------------------------------------------
-
-enum class Kind { kWord, kPunct, kLink };
-
-struct Tok {
-  std::string w;
-  Kind kind = Kind::kWord;
-};
-
-using Words = std::initializer_list<std::string_view>;
-using WordSet = std::span<const std::string_view>;
-
-bool In(std::string_view w, Words set) { return std::find(set.begin(), set.end(), w) != set.end(); }
-bool In(std::string_view w, WordSet set) { return std::find(set.begin(), set.end(), w) != set.end(); }
-
-void PushWord(std::string word, std::vector<Tok>* out) {
-  const size_t apos = word.find('\'');
-  if (apos == std::string::npos) {
-    if (!word.empty()) out->push_back({std::move(word), Kind::kWord});
-    return;
-  }
-  std::string base = word.substr(0, apos);
-  const std::string tail = word.substr(apos + 1);
-  std::string extra;
-  if (tail == "t" && base.size() > 1 && base.back() == 'n') {
-    base.pop_back();
-    if (base == "ca") base = "can";
-    if (base == "wo") base = "will";
-    if (base == "sha") base = "shall";
-    extra = "not";
-  } else if (tail == "re") {
-    extra = "are";
-  } else if (tail == "ll") {
-    extra = "will";
-  } else if (tail == "d") {
-    extra = "would";
-  } else if (tail == "ve") {
-    extra = "have";
-  } else if (tail == "m") {
-    extra = "am";
-  } else if (tail == "s") {
-    if (base == "let") extra = "us";
-    if (In(base, {"it", "that", "what", "there", "here", "he", "she", "who", "where"})) extra = "is";
-  } else {
-    base += tail;  // an apostrophe inside a word
-  }
-  if (!base.empty()) out->push_back({std::move(base), Kind::kWord});
-  if (!extra.empty()) out->push_back({std::move(extra), Kind::kWord});
-}
-
-bool LinkChunk(std::string_view chunk) {
-  if (chunk.find("://") != std::string_view::npos || chunk.substr(0, 4) == "www.") return true;
-  const size_t at = chunk.find('@');
-  return at != std::string_view::npos && at > 0 && chunk.find('.', at) != std::string_view::npos;
-}
-
-// Words (a-z, digits, letters of any script), links and punctuation of folded text.
-std::vector<Tok> Tokenize(std::string_view s) {
-  std::vector<Tok> out;
-  size_t i = 0;
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (i < s.size()) {
-    if (space(s[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < s.size() && !space(s[j])) ++j;
-    std::string_view chunk = s.substr(i, j - i);
-    if (LinkChunk(chunk)) {
-      while (!chunk.empty() && std::string_view("([<\"'`").find(chunk.front()) != std::string_view::npos) {
-        out.push_back({std::string(1, chunk.front()), Kind::kPunct});
-        chunk.remove_prefix(1);
-      }
-      size_t trail = chunk.size();
-      while (trail > 0 && std::string_view(".,;:!?)]>\"'`").find(chunk[trail - 1]) != std::string_view::npos) --trail;
-      out.push_back({std::string(chunk.substr(0, trail)), Kind::kLink});
-      for (size_t k = trail; k < chunk.size(); ++k) out.push_back({std::string(1, chunk[k]), Kind::kPunct});
-      i = j;
-      continue;
-    }
-    std::string word;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(chunk.data());
-    const int32_t len = static_cast<int32_t>(chunk.size());
-    for (int32_t k = 0; k < len;) {
-      const int32_t start = k;
-      UChar32 c;
-      U8_NEXT(bytes, k, len, c);
-      const bool alnum = c >= 0 && (c < 0x80 ? std::isalnum(c) != 0 : u_isalnum(c) != 0);
-      if (alnum) {
-        word.append(chunk.substr(start, k - start));
-        continue;
-      }
-      const bool joiner_next = k < len && (std::isalnum(chunk[k]) || static_cast<unsigned char>(chunk[k]) >= 0x80);
-      if (c == '\'' && !word.empty() && joiner_next) {
-        word.push_back('\'');
-        continue;
-      }
-      PushWord(std::move(word), &out);
-      word.clear();
-      if (c == '-' && joiner_next && start > 0) continue;  // "role-play": two words, no break
-      out.push_back({std::string(chunk.substr(start, k - start)), Kind::kPunct});
-    }
-    PushWord(std::move(word), &out);
-    i = j;
-  }
-  return out;
-}
+using namespace screen;  // NOLINT: the tokens' vocabulary
 
 // ---- lexicon ---------------------------------------------------------------------------------------
 
-constexpr std::string_view kLead[] = {"please", "kindly", "now", "also", "then", "and", "just", "simply", "immediately",
-                         "instead", "so", "but", "or", "first", "finally", "next", "always", "only", "really",
-                         "hereafter", "henceforth", "additionally", "rather", "quietly", "secretly", "silently",
-                         "actually", "definitely", "absolutely", "politely", "briefly", "thus", "therefore"};
-constexpr std::string_view kAdverb[] = {"now", "also", "always", "never", "not", "only", "instead", "immediately", "simply",
-                           "just", "then", "henceforth", "hereafter", "kindly", "please", "absolutely", "strictly"};
-constexpr std::string_view kModal[] = {"must", "should", "shall", "will", "need", "have", "are", "ought", "may", "can", "is"};
-constexpr std::string_view kOverrideVerb[] = {"ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting",
-                                 "override", "overriding", "overrule", "bypass", "bypassing", "circumvent",
-                                 "discard", "discarding", "drop", "abandon", "abandoning", "neglect", "disobey",
-                                 "disobeying", "skip", "cancel", "void", "nullify", "erase", "delete", "clear",
-                                 "reset", "suspend", "violate", "break", "ditch", "scrap", "unlearn", "remove"};
+constexpr std::string_view kAdverb[] = {"now",       "also",        "always", "never",      "not",     "only",
+                                        "instead",   "immediately", "simply", "just",       "then",    "henceforth",
+                                        "hereafter", "kindly",      "please", "absolutely", "strictly"};
+constexpr std::string_view kOverrideVerb[] = {
+    "ignore",     "ignoring", "disregard",  "disregarding", "forget",     "forgetting", "override",
+    "overriding", "overrule", "bypass",     "bypassing",    "circumvent", "discard",    "discarding",
+    "drop",       "abandon",  "abandoning", "neglect",      "disobey",    "disobeying", "skip",
+    "cancel",     "void",     "nullify",    "erase",        "delete",     "clear",      "reset",
+    "suspend",    "violate",  "break",      "ditch",        "scrap",      "unlearn",    "remove"};
 // Nouns for the model's instructions. Strong ones take any qualifier ("ignore all instructions");
 // weak ones also name ordinary things in technical text ("override any conflicting command line
 // options", "drop existing rules") and need a qualifier that points back at the model's instructions.
 constexpr std::string_view kInstructionStrong[] = {
-    "instruction", "instructions", "guidance", "guideline", "guidelines", "directive", "directives", "prompt",
-    "prompts", "programming", "conditioning", "persona", "guardrails", "safeguards", "briefing"};
+    "instruction", "instructions", "guidance",     "guideline", "guidelines", "directive",  "directives", "prompt",
+    "prompts",     "programming",  "conditioning", "persona",   "guardrails", "safeguards", "briefing"};
 constexpr std::string_view kInstructionWeak[] = {
-    "rule", "rules", "direction", "directions", "training", "constraint", "constraints", "restriction",
-    "restrictions", "policy", "policies", "context", "command", "commands", "orders", "messages", "filters",
-    "principles", "limitations", "boundaries", "ethics", "setup", "brief"};
-constexpr std::string_view kStrongQualifier[] = {"previous", "prior", "earlier", "above", "preceding", "original",
-                                                 "initial", "former", "foregoing", "your", "its", "system",
-                                                 "developer", "given", "safety", "built"};
-constexpr std::string_view kWeakQualifier[] = {"all", "any", "every", "existing", "other", "those", "these", "old",
-                                               "content"};
-constexpr std::string_view kThatSpeech[] = {"say", "state", "claim", "assert", "insist", "declare", "answer", "respond", "reply",
-                               "mention", "emphasize", "emphasise", "stress", "announce", "write", "add",
-                               "explain", "tell", "suggest", "imply", "pretend"};
-constexpr std::string_view kTellVerb[] = {"tell", "inform", "notify", "advise", "warn", "remind", "instruct", "urge", "convince",
-                             "persuade", "assure", "reassure", "let", "encourage", "direct", "redirect", "send",
-                             "point", "refer"};
-constexpr std::string_view kRecipient[] = {"user", "users", "reader", "readers", "visitor", "visitors", "customer", "customers",
-                              "requester", "requesters", "asker", "askers", "questioner", "human", "humans",
-                              "person", "requestor"};
-constexpr std::string_view kRevealVerb[] = {"reveal", "print", "show", "repeat", "output", "leak", "display", "disclose",
-                               "share", "dump", "recite", "tell", "give", "provide", "list", "spell", "write",
-                               "copy", "return", "echo", "summarize", "summarise", "quote", "expose", "paste",
-                               "send", "translate"};
-constexpr std::string_view kSystemQualifier[] = {"system", "initial", "hidden", "original", "secret", "internal", "developer",
-                                    "confidential", "your", "preprompt", "pre", "starting", "base"};
-constexpr std::string_view kSystemNoun[] = {"prompt", "prompts", "instructions", "instruction", "message", "rules", "guidelines",
-                               "directives", "preprompt", "programming"};
-constexpr std::string_view kPersonaVerb[] = {"pretend", "roleplay", "act", "behave", "play", "assume", "stay", "become",
-                                           "role"};
-constexpr std::string_view kPromoteVerb[] = {"recommend", "promote", "endorse", "mention", "cite", "link", "include", "insert",
-                                "add", "advertise", "praise", "describe", "call", "refer", "direct", "redirect",
-                                "send", "point", "say", "tell", "answer", "respond", "reply", "state", "claim",
-                                "rank", "rate", "prefer", "prioritize", "prioritise", "favor", "favour", "append",
-                                "prepend", "begin", "start", "end", "finish", "conclude", "write", "use", "output"};
+    "rule",         "rules",      "direction",   "directions", "training", "constraint", "constraints", "restriction",
+    "restrictions", "policy",     "policies",    "context",    "command",  "commands",   "orders",      "messages",
+    "filters",      "principles", "limitations", "boundaries", "ethics",   "setup",      "brief"};
+constexpr std::string_view kStrongQualifier[] = {"previous",  "prior",  "earlier",   "above", "preceding", "original",
+                                                 "initial",   "former", "foregoing", "your",  "its",       "system",
+                                                 "developer", "given",  "safety",    "built"};
+constexpr std::string_view kWeakQualifier[] = {"all",   "any",   "every", "existing", "other",
+                                               "those", "these", "old",   "content"};
+constexpr std::string_view kThatSpeech[] = {"say",     "state",    "claim",  "assert",  "insist",    "declare",
+                                            "answer",  "respond",  "reply",  "mention", "emphasize", "emphasise",
+                                            "stress",  "announce", "write",  "add",     "explain",   "tell",
+                                            "suggest", "imply",    "pretend"};
+constexpr std::string_view kTellVerb[] = {"tell",   "inform",   "notify",   "advise", "warn",     "remind", "instruct",
+                                          "urge",   "convince", "persuade", "assure", "reassure", "let",    "encourage",
+                                          "direct", "redirect", "send",     "point",  "refer"};
+constexpr std::string_view kRecipient[] = {"user",       "users",     "reader",    "readers",    "visitor",  "visitors",
+                                           "customer",   "customers", "requester", "requesters", "asker",    "askers",
+                                           "questioner", "human",     "humans",    "person",     "requestor"};
+constexpr std::string_view kRevealVerb[] = {"reveal",    "print", "show",   "repeat", "output", "leak",     "display",
+                                            "disclose",  "share", "dump",   "recite", "tell",   "give",     "provide",
+                                            "list",      "spell", "write",  "copy",   "return", "echo",     "summarize",
+                                            "summarise", "quote", "expose", "paste",  "send",   "translate"};
+constexpr std::string_view kSystemQualifier[] = {"system",   "initial",   "hidden",       "original", "secret",
+                                                 "internal", "developer", "confidential", "your",     "preprompt",
+                                                 "pre",      "starting",  "base"};
+constexpr std::string_view kSystemNoun[] = {"prompt", "prompts",    "instructions", "instruction", "message",
+                                            "rules",  "guidelines", "directives",   "preprompt",   "programming"};
+constexpr std::string_view kPersonaVerb[] = {"pretend", "roleplay", "act",    "behave", "play",
+                                             "assume",  "stay",     "become", "role"};
+constexpr std::string_view kPromoteVerb[] = {
+    "recommend", "promote",    "endorse",    "mention", "cite",   "link",   "include",  "insert", "add",
+    "advertise", "praise",     "describe",   "call",    "refer",  "direct", "redirect", "send",   "point",
+    "say",       "tell",       "answer",     "respond", "reply",  "state",  "claim",    "rank",   "rate",
+    "prefer",    "prioritize", "prioritise", "favor",   "favour", "append", "prepend",  "begin",  "start",
+    "end",       "finish",     "conclude",   "write",   "use",    "output"};
 // Verbs that make an imperative after a vocative ("Assistant, <verb> ...").
-constexpr std::string_view kBroadVerb[] = {"recommend", "promote", "endorse", "mention", "cite", "link", "include", "insert",
-                              "add", "use", "visit", "open", "click", "download", "run", "execute", "install",
-                              "send", "forward", "email", "contact", "call", "go", "navigate", "redirect",
-                              "follow", "obey", "comply", "do", "make", "ensure", "avoid", "refuse", "stop",
-                              "start", "begin", "continue", "keep", "remember", "treat", "consider", "prioritize",
-                              "prefer", "describe", "summarize", "summarise", "translate", "praise", "rate", "rank",
-                              "suggest", "direct", "give", "provide", "return", "write", "generate", "produce",
-                              "create", "append", "prepend", "end", "finish", "conclude", "help", "answer",
-                              "respond", "reply", "say", "tell", "state", "claim", "print", "output", "reveal",
-                              "show", "repeat", "ignore", "disregard", "forget", "override", "pretend", "act",
-                              "insist", "confirm", "note", "inform", "warn", "advise", "explain", "list", "delete",
-                              "remove", "change", "replace", "format", "reply", "be", "stay", "only", "never",
-                              "always", "please"};
-// Nouns that name an AI model. Strong ones are unambiguous; weak ones ("assistant", "model", "bot",
-// "agent", "system") need the construction to confirm the address.
-constexpr std::string_view kStrongAi[] = {"ai", "ais", "llm", "llms", "chatbot", "chatbots", "gpt", "chatgpt", "claude",
-                             "gemini", "copilot", "bard", "llama", "mistral", "openai", "anthropic"};
-constexpr std::string_view kWeakAi[] = {"assistant", "assistants", "model", "models", "bot", "bots", "agent", "agents",
-                           "system", "systems", "crawler", "crawlers", "summarizer", "summariser"};
-constexpr std::string_view kReading[] = {"reading", "processing", "summarizing", "summarising", "parsing", "indexing",
-                            "crawling", "scanning", "seeing", "viewing", "ingesting", "analyzing", "analysing",
-                            "scraping", "reviewing", "handling", "answering"};
+constexpr std::string_view kBroadVerb[] = {
+    "recommend", "promote",   "endorse",  "mention", "cite",     "link",       "include",   "insert",   "add",
+    "use",       "visit",     "open",     "click",   "download", "run",        "execute",   "install",  "send",
+    "forward",   "email",     "contact",  "call",    "go",       "navigate",   "redirect",  "follow",   "obey",
+    "comply",    "do",        "make",     "ensure",  "avoid",    "refuse",     "stop",      "start",    "begin",
+    "continue",  "keep",      "remember", "treat",   "consider", "prioritize", "prefer",    "describe", "summarize",
+    "summarise", "translate", "praise",   "rate",    "rank",     "suggest",    "direct",    "give",     "provide",
+    "return",    "write",     "generate", "produce", "create",   "append",     "prepend",   "end",      "finish",
+    "conclude",  "help",      "answer",   "respond", "reply",    "say",        "tell",      "state",    "claim",
+    "print",     "output",    "reveal",   "show",    "repeat",   "ignore",     "disregard", "forget",   "override",
+    "pretend",   "act",       "insist",   "confirm", "note",     "inform",     "warn",      "advise",   "explain",
+    "list",      "delete",    "remove",   "change",  "replace",  "format",     "reply",     "be",       "stay",
+    "only",      "never",     "always",   "please"};
+constexpr std::string_view kReading[] = {
+    "reading", "processing", "summarizing", "summarising", "parsing",  "indexing",  "crawling", "scanning", "seeing",
+    "viewing", "ingesting",  "analyzing",   "analysing",   "scraping", "reviewing", "handling", "answering"};
 constexpr std::string_view kThisText[] = {"this", "these", "the", "following", "my", "our"};
-
-struct Sentence {
-  const std::vector<Tok>& t;
-
-  size_t size() const { return t.size(); }
-  bool Word(size_t i) const { return i < t.size() && t[i].kind == Kind::kWord; }
-  bool Is(size_t i, std::string_view w) const { return Word(i) && t[i].w == w; }
-  bool IsIn(size_t i, Words set) const { return Word(i) && In(t[i].w, set); }
-  bool IsIn(size_t i, WordSet set) const { return Word(i) && In(t[i].w, set); }
-  bool Punct(size_t i) const { return i < t.size() && t[i].kind == Kind::kPunct; }
-  bool PunctIn(size_t i, std::string_view chars) const {
-    return Punct(i) && t[i].w.size() == 1 && chars.find(t[i].w[0]) != std::string_view::npos;
-  }
-  // The words from `b` to `e` inclusive, joined by spaces (punctuation kept as is).
-  std::string Span(size_t b, size_t e) const {
-    std::string out;
-    for (size_t k = b; k <= e && k < t.size(); ++k) {
-      if (!out.empty() && t[k].kind != Kind::kPunct) out.push_back(' ');
-      out += t[k].w;
-    }
-    return out;
-  }
-  // Length of an AI noun phrase at `i` (0 = none); *strong tells whether it is unambiguous.
-  size_t Ai(size_t i, bool* strong) const {
-    size_t k = i;
-    if (IsIn(k, {"large", "small"}) && Is(k + 1, "language")) ++k;
-    if (Is(k, "language") && IsIn(k + 1, {"model", "models"})) {
-      *strong = true;
-      return k + 2 - i;
-    }
-    if (IsIn(k, {"ai", "a"}) && IsIn(k + 1, {"model", "models", "assistant", "assistants", "agent", "agents", "system",
-                                               "systems", "tool", "tools", "bot", "bots", "crawler", "crawlers"})) {
-      if (Is(k, "a")) return 0;
-      *strong = true;
-      return k + 2 - i;
-    }
-    if (IsIn(k, {"virtual", "automated", "digital"}) &&
-        IsIn(k + 1, {"assistant", "assistants", "agent", "agents", "reader", "readers"})) {
-      *strong = true;
-      return k + 2 - i;
-    }
-    if (k == i && IsIn(k, kStrongAi)) {
-      *strong = true;
-      // "gpt 4", "gpt 4o": the version is part of the name.
-      return (Word(k + 1) && std::isdigit(static_cast<unsigned char>(t[k + 1].w[0]))) ? 2 : 1;
-    }
-    if (k == i && IsIn(k, kWeakAi)) {
-      *strong = false;
-      return 1;
-    }
-    return 0;
-  }
-};
 
 // The start of a directive: where the verb is and how the clause addresses someone.
 struct Frame {
@@ -301,8 +134,9 @@ Frame ReadFrame(const Sentence& s, size_t k) {
     size_t m = j + 1;
     while (s.IsIn(m, kAdverb)) ++m;
     if (s.Is(m, "are") && s.IsIn(m + 1, {"hereby", "now"})) ++m;
-    if (s.Is(m, "are") && s.IsIn(m + 1, {"asked", "requested", "instructed", "directed", "ordered", "told", "required",
-                                         "commanded", "expected", "supposed", "meant", "going"}) &&
+    if (s.Is(m, "are") &&
+        s.IsIn(m + 1, {"asked", "requested", "instructed", "directed", "ordered", "told", "required", "commanded",
+                       "expected", "supposed", "meant", "going"}) &&
         s.Is(m + 2, "to")) {
       return verb_after(m + 3, Frame::kRequest);
     }
@@ -320,7 +154,8 @@ Frame ReadFrame(const Sentence& s, size_t k) {
   if (s.IsIn(j, {"could", "can", "would", "will"}) && s.Is(j + 1, "you")) return verb_after(j + 2, Frame::kRequest);
   if (s.IsIn(j, {"your", "the"})) {
     size_t m = j + 1;
-    while (s.IsIn(m, {"new", "real", "actual", "only", "next", "primary", "main", "true", "sole", "updated", "first"})) ++m;
+    while (s.IsIn(m, {"new", "real", "actual", "only", "next", "primary", "main", "true", "sole", "updated", "first"}))
+      ++m;
     if (s.IsIn(m, {"task", "job", "goal", "role", "mission", "purpose", "objective", "instruction", "instructions",
                    "assignment", "duty", "directive", "priority", "orders"}) &&
         s.IsIn(m + 1, {"is", "are", "will", "now"})) {
@@ -330,7 +165,8 @@ Frame ReadFrame(const Sentence& s, size_t k) {
     }
   }
   if (s.Is(j, "it") && s.Is(j + 1, "is") &&
-      s.IsIn(j + 2, {"important", "essential", "critical", "vital", "imperative", "crucial", "mandatory", "necessary"})) {
+      s.IsIn(j + 2,
+             {"important", "essential", "critical", "vital", "imperative", "crucial", "mandatory", "necessary"})) {
     size_t v = j + 3;
     if (s.Is(v, "that") && s.Is(v + 1, "you")) return verb_after(v + 2, Frame::kRequest);
     if (s.Is(v, "for") && s.Is(v + 1, "you") && s.Is(v + 2, "to")) return verb_after(v + 3, Frame::kRequest);
@@ -344,7 +180,8 @@ Frame ReadFrame(const Sentence& s, size_t k) {
       size_t v = m + n;
       while (s.IsIn(v, kAdverb)) ++v;
       if (s.IsIn(v, {"must", "should", "shall", "will"})) return verb_after(v + 1, Frame::kModel);
-      if (s.IsIn(v, {"need", "have", "ought", "is", "are"}) && s.Is(v + 1, "to")) return verb_after(v + 2, Frame::kModel);
+      if (s.IsIn(v, {"need", "have", "ought", "is", "are"}) && s.Is(v + 1, "to"))
+        return verb_after(v + 2, Frame::kModel);
       return f;
     }
   }
@@ -379,8 +216,8 @@ std::string Override(const Sentence& s) {
     if (object == std::string::npos) continue;
     // Verbs that also edit configuration ("reset the system prompt of the bot") need a qualifier
     // that points at the model's own instructions.
-    const bool editing = s.IsIn(i, {"reset", "clear", "delete", "erase", "remove", "drop", "cancel", "void", "nullify",
-                                    "suspend", "skip"});
+    const bool editing = s.IsIn(
+        i, {"reset", "clear", "delete", "erase", "remove", "drop", "cancel", "void", "nullify", "suspend", "skip"});
     bool strong_qual = false, weak_qual = false, defaulted = false, owned = false;
     for (size_t k = object; k < s.size() && k < object + 7 && !s.Punct(k); ++k) {
       if (s.IsIn(k, {"default", "defaults", "following", "below", "next", "new"})) defaulted = true;
@@ -398,7 +235,8 @@ std::string Override(const Sentence& s) {
         // "... the rules you were given" qualifies the noun after it.
         const bool given = s.Is(k + 1, "you") && s.IsIn(k + 2, {"were", "have", "received", "got", "had"});
         // "Ignore the previous instructions if you use Docker" / "... for Windows" is documentation.
-        const bool conditional = !owned && !given && s.IsIn(k + 1, {"if", "when", "unless", "for", "on", "in", "below"});
+        const bool conditional =
+            !owned && !given && s.IsIn(k + 1, {"if", "when", "unless", "for", "on", "in", "below"});
         if ((strong_qual || given || (strong_noun && weak_qual)) && !defaulted && !conditional) {
           return "instruction override: \"" + s.Span(first, k) + "\"";
         }
@@ -433,9 +271,9 @@ std::string StrongAddress(const Sentence& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     bool strong = false;
     // note/message/instructions to|for (the) AI
-    if (s.IsIn(i, {"note", "notes", "message", "instruction", "instructions", "reminder", "memo", "notice",
-                   "attention", "warning", "request", "directive", "directives", "hint", "tip", "ps", "information",
-                   "guidance", "instructions"})) {
+    if (s.IsIn(i, {"note", "notes", "message", "instruction", "instructions", "reminder", "memo", "notice", "attention",
+                   "warning", "request", "directive", "directives", "hint", "tip", "ps", "information", "guidance",
+                   "instructions"})) {
       size_t k = i + 1;
       if (s.IsIn(k, {"to", "for"})) ++k;
       while (s.IsIn(k, {"the", "all", "any", "every", "you", "dear", "our", "any", "other"})) ++k;
@@ -472,8 +310,9 @@ std::string StrongAddress(const Sentence& s) {
         return "addresses the model: \"" + s.Span(i, k) + "\"";
       }
       // greeting + strong AI: "hey ChatGPT", "dear language model"
-      if (strong && i > 0 && s.IsIn(i - 1, {"hey", "hi", "hello", "dear", "attention", "attn", "yo", "listen", "ok",
-                                             "okay", "greetings", "to"})) {
+      if (strong && i > 0 &&
+          s.IsIn(i - 1, {"hey", "hi", "hello", "dear", "attention", "attn", "yo", "listen", "ok", "okay", "greetings",
+                         "to"})) {
         if (i - 1 == 0 || s.Punct(i - 2) || (s.Is(i - 1, "to") && (i - 1 == 0 || s.Punct(i - 2)))) {
           return "addresses the model: \"" + s.Span(i - 1, k - 1) + "\"";
         }
@@ -508,7 +347,8 @@ size_t Vocative(const Sentence& s, size_t k) {
 // answering", "whenever a user asks".
 bool BehaviourScope(const Sentence& s) {
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s.Is(i, "from") && s.IsIn(i + 1, {"now", "this"}) && s.IsIn(i + 2, {"on", "onwards", "point", "forward"})) return true;
+    if (s.Is(i, "from") && s.IsIn(i + 1, {"now", "this"}) && s.IsIn(i + 2, {"on", "onwards", "point", "forward"}))
+      return true;
     if (s.Is(i, "going") && s.Is(i + 1, "forward")) return true;
     if (s.Is(i, "in") && s.IsIn(i + 1, {"every", "each", "all", "any"}) &&
         s.IsIn(i + 2, {"answer", "answers", "response", "responses", "reply", "replies", "summary", "summaries",
@@ -553,8 +393,8 @@ bool BehaviourScope(const Sentence& s) {
 // Literal output: a quote, "the word/phrase ...", yes/no.
 bool LiteralAt(const Sentence& s, size_t i) {
   if (s.PunctIn(i, "\"'`") || (s.Punct(i) && static_cast<unsigned char>(s.t[i].w[0]) >= 0x80)) return true;
-  if (s.Is(i, "the") && s.IsIn(i + 1, {"word", "words", "phrase", "sentence", "text", "following", "string",
-                                         "link", "url", "message", "exact", "code"})) {
+  if (s.Is(i, "the") && s.IsIn(i + 1, {"word", "words", "phrase", "sentence", "text", "following", "string", "link",
+                                       "url", "message", "exact", "code"})) {
     return true;
   }
   return s.IsIn(i, {"yes", "no", "ok", "okay", "only", "exactly", "just", "this", "following"});
@@ -595,10 +435,12 @@ std::string Speech(const Sentence& s, const Frame& f, bool scope) {
     }
     const bool recipient = s.IsIn(k, kRecipient) && !yours;
     // "tell everyone that <claim>", but not "tell people that you messed up".
-    const bool claim = s.Is(k + 1, "that") && s.Word(k + 2) && !s.IsIn(k + 2, {"you", "we", "i", "it", "there", "this"});
-    const bool asker = s.IsIn(k, {"anyone", "everyone", "people", "whoever", "someone", "somebody", "anybody", "everybody"}) &&
-                       (s.IsIn(k + 1, {"who", "asking"}) || (s.Is(k + 1, "that") && s.IsIn(k + 2, {"asks", "ask"})) ||
-                        (!f.negated && claim));
+    const bool claim =
+        s.Is(k + 1, "that") && s.Word(k + 2) && !s.IsIn(k + 2, {"you", "we", "i", "it", "there", "this"});
+    const bool asker =
+        s.IsIn(k, {"anyone", "everyone", "people", "whoever", "someone", "somebody", "anybody", "everybody"}) &&
+        (s.IsIn(k + 1, {"who", "asking"}) || (s.Is(k + 1, "that") && s.IsIn(k + 2, {"asks", "ask"})) ||
+         (!f.negated && claim));
     const bool them_that = s.Is(k, "them") && claim && !f.negated;
     const bool let_know = verb != "let" || s.Is(k + 1, "know");
     const bool direction = !In(verb, {"direct", "redirect", "send", "point", "refer", "encourage"}) || scope;
@@ -617,8 +459,9 @@ std::string Speech(const Sentence& s, const Frame& f, bool scope) {
     if (speech && s.Is(k, "only")) return "redirects the answer: \"" + s.Span(v, k) + "\"";
     if (speech && s.Is(k, "with") && LiteralAt(s, k + 1)) return "redirects the answer: \"" + s.Span(v, k + 1) + "\"";
     if (verb == "say" && !f.negated && s.PunctIn(k, "\"'`")) return "redirects the answer: \"" + s.Span(v, k) + "\"";
-    if (speech && s.Is(k, "in") && s.IsIn(k + 1, {"english", "french", "german", "spanish", "pirate", "capitals",
-                                                  "uppercase", "rhymes", "verse"})) {
+    if (speech && s.Is(k, "in") &&
+        s.IsIn(k + 1,
+               {"english", "french", "german", "spanish", "pirate", "capitals", "uppercase", "rhymes", "verse"})) {
       return "redirects the answer: \"" + s.Span(v, k + 1) + "\"";
     }
   }
@@ -655,7 +498,8 @@ std::string Persona(const Sentence& s, const Frame& f) {
     // "(they) act as if ...", "act as described": a plural subject earlier in the sentence reads
     // like an imperative after a comma; only a clause that opens the sentence counts.
     bool strong_ai = false;
-    const bool persona = s.IsIn(v + 2, {"a", "an", "the", "my", "your", "our", "though", "if"}) || s.Ai(v + 2, &strong_ai) > 0;
+    const bool persona =
+        s.IsIn(v + 2, {"a", "an", "the", "my", "your", "our", "though", "if"}) || s.Ai(v + 2, &strong_ai) > 0;
     const bool as_if_you = s.IsIn(v + 2, {"if", "though"}) && s.Is(v + 3, "you");
     hit = (f.type != Frame::kImperative || f.opens_sentence) && persona &&
           (!s.IsIn(v + 2, {"if", "though"}) || as_if_you);
@@ -664,7 +508,8 @@ std::string Persona(const Sentence& s, const Frame& f) {
              s.Is(v + 3, "of") && f.opens_sentence) {
     hit = true;  // "play the role of", not "(receptors) play a role in"
     end = v + 3;
-  } else if (verb == "assume" && s.IsIn(v + 1, {"the", "a"}) && s.IsIn(v + 2, {"role", "identity", "persona", "character"})) {
+  } else if (verb == "assume" && s.IsIn(v + 1, {"the", "a"}) &&
+             s.IsIn(v + 2, {"role", "identity", "persona", "character"})) {
     hit = true;
     end = v + 2;
   } else if (verb == "stay" && s.Is(v + 1, "in") && s.Is(v + 2, "character")) {
@@ -714,10 +559,12 @@ std::string PersonaStatement(const Sentence& s) {
     }
     bool strong = false;
     const size_t n = s.Ai(m, &strong);
-    if (n > 0 && (now || strong || m > k + 1) && !s.IsIn(m, {"system", "systems", "agent", "agents", "model", "models"})) {
+    if (n > 0 && (now || strong || m > k + 1) &&
+        !s.IsIn(m, {"system", "systems", "agent", "agents", "model", "models"})) {
       return "persona change: \"" + s.Span(i, m + n - 1) + "\"";
     }
-    if (now && s.IsIn(k, {"dan", "jailbroken", "unrestricted", "unfiltered", "uncensored", "freed", "free", "unbound"})) {
+    if (now &&
+        s.IsIn(k, {"dan", "jailbroken", "unrestricted", "unfiltered", "uncensored", "freed", "free", "unbound"})) {
       return "persona change: \"" + s.Span(i, k) + "\"";
     }
     if (now && s.Is(k, "in") && s.IsIn(k + 1, {"developer", "god", "jailbreak", "dan", "unrestricted", "debug"}) &&
@@ -772,113 +619,6 @@ std::string FindAddressedInstruction(std::string_view folded) {
       bool strong = false;
       if (s.Ai(i, &strong) > 0 && strong) return "hidden instruction in a comment: mentions \"" + s.t[i].w + "\"";
     }
-  }
-  return "";
-}
-
-// ---- credential requests -------------------------------------------------------------------------
-
-namespace {
-
-constexpr std::string_view kSendVerb[] = {
-    "send", "sends", "sent", "sending", "email", "emails", "emailed", "emailing", "mail", "mailed", "submit",
-    "submits", "submitted", "submitting", "provide", "provides", "provided", "providing", "share", "shares",
-    "shared", "sharing", "enter", "enters", "entered", "entering", "type", "typed", "typing", "paste", "pasted",
-    "pasting", "upload", "uploaded", "uploading", "forward", "forwarded", "forwarding", "give", "gave", "given",
-    "giving", "hand", "transfer", "transferred", "text", "dm", "message", "disclose", "disclosed", "confirm",
-    "confirmed", "confirming", "verify", "verified", "verifying", "fax", "deliver", "delivered", "reply", "input"};
-
-// Length of a credential noun phrase at `i`, or 0.
-size_t Credential(const Sentence& s, size_t i) {
-  if (s.IsIn(i, {"password", "passwords", "passcode", "passcodes", "passphrase", "passphrases", "credential",
-                 "credentials", "token", "tokens", "mnemonic", "otp", "cvv", "ssn", "pin", "pins", "secrets",
-                 "secret"})) {
-    return 1;
-  }
-  if (s.IsIn(i, {"api", "secret", "private", "access", "ssh", "license", "licence", "product", "recovery", "seed",
-                 "session", "auth", "authentication", "bearer", "refresh"}) &&
-      s.IsIn(i + 1, {"key", "keys", "phrase", "phrases", "token", "tokens", "cookie", "cookies", "code", "codes"})) {
-    return 2;
-  }
-  if (s.IsIn(i, {"login", "account", "bank", "banking", "card", "payment", "sign"}) &&
-      s.IsIn(i + 1, {"details", "credentials", "information", "info", "data", "number", "numbers", "in"})) {
-    return s.Is(i + 1, "in") && s.IsIn(i + 2, {"details", "credentials"}) ? 3 : (s.Is(i + 1, "in") ? 0 : 2);
-  }
-  if (s.IsIn(i, {"verification", "2fa", "mfa", "security", "one", "authenticator"}) &&
-      s.IsIn(i + 1, {"code", "codes", "time"})) {
-    return s.Is(i + 1, "time") ? (s.IsIn(i + 2, {"code", "password", "passcode"}) ? 3 : 0) : 2;
-  }
-  if (s.Is(i, "credit") && s.Is(i + 1, "card")) return 2;
-  if (s.Is(i, "social") && s.Is(i + 1, "security")) return 2;
-  if (s.Is(i, "username") && s.Is(i + 1, "and") && s.Is(i + 2, "password")) return 3;
-  return 0;
-}
-
-// A destination outside the system: a link, an e-mail address or a person/team.
-size_t Destination(const Sentence& s, size_t from, size_t limit) {
-  for (size_t k = from; k < s.size() && k < limit && !s.PunctIn(k, ".;!?"); ++k) {
-    if (s.t[k].kind == Kind::kLink) return k;
-    if (!s.IsIn(k, {"to", "at", "via", "through", "on", "using", "into"})) continue;
-    size_t m = k + 1;
-    if (s.IsIn(m, {"us", "me"})) return m;
-    if (s.IsIn(m, {"our", "the", "this", "these"})) ++m;
-    while (s.IsIn(m, {"support", "security", "admin", "it", "helpdesk", "help", "account", "billing", "verification",
-                      "following", "official"})) {
-      ++m;
-    }
-    if (s.IsIn(m, {"team", "staff", "desk", "department", "admins", "administrators", "administrator", "agent",
-                   "representative", "address", "email", "mail", "number", "link", "form", "url", "page", "site",
-                   "portal", "website"}) &&
-        (m > k + 1)) {
-      if (s.IsIn(m, {"page", "site", "portal", "website", "form"}) && !s.IsIn(k + 1, {"this", "the"})) continue;
-      if (s.IsIn(m, {"page", "site", "portal", "website", "form", "link", "url"}) &&
-          !(s.IsIn(m + 1, {"below", "above"}) || s.Is(k + 1, "this") || s.IsIn(m - 1, {"following", "verification"}))) {
-        continue;
-      }
-      return m;
-    }
-  }
-  return std::string::npos;
-}
-
-}  // namespace
-
-std::string FindCredentialRequest(std::string_view folded) {
-  const std::vector<Tok> tokens = Tokenize(folded);
-  const Sentence s{tokens};
-  for (size_t v = 0; v < s.size(); ++v) {
-    if (!s.IsIn(v, kSendVerb)) continue;
-    // The credential within a few words of the verb (before it in the passive).
-    size_t cred = std::string::npos, cred_len = 0;
-    for (size_t k = v >= 6 ? v - 6 : 0; k < s.size() && k <= v + 6; ++k) {
-      if (k != v && (cred_len = Credential(s, k)) > 0) {
-        cred = k;
-        break;
-      }
-    }
-    if (cred == std::string::npos) continue;
-    bool sentence_break = false;
-    for (size_t k = std::min(cred, v); k < std::max(cred, v); ++k) sentence_break |= s.PunctIn(k, ".;!?");
-    if (sentence_break) continue;
-    const size_t dest = Destination(s, std::max(v, cred) + 1, std::max(v, cred) + 12);
-    if (dest == std::string::npos) continue;
-    // Said to a person: "your/their password", "users must ...", or an imperative.
-    bool negated = false, person = false;
-    for (size_t k = v >= 5 ? v - 5 : 0; k < v; ++k) {
-      if (s.IsIn(k, {"not", "never", "no", "nobody"})) negated = true;
-      if (s.IsIn(k, {"you", "users", "user", "customers", "customer", "employees", "everyone", "members", "staff",
-                     "people", "visitors", "readers", "clients", "all"})) {
-        person = true;
-      }
-    }
-    if (cred > 0 && s.IsIn(cred - 1, {"your", "their", "his", "her", "my", "our"})) person = true;
-    if (cred > 1 && s.IsIn(cred - 2, {"your", "their"})) person = true;
-    size_t lead = v;
-    while (lead > 0 && (s.IsIn(lead - 1, kLead) || s.IsIn(lead - 1, {"must", "should", "to"}))) --lead;
-    if (lead == 0 || s.Punct(lead - 1)) person = true;
-    if (negated || !person) continue;
-    const size_t b = std::min(v, cred), e = std::max(dest, cred + cred_len - 1);
-    return "credential request: \"" + s.Span(b, e) + "\"";
   }
   return "";
 }

@@ -29,12 +29,7 @@
 //  - the addressee: "note/message/instructions to (the) AI/assistant/model:", "if you are an AI",
 //    "AI(s) reading/processing this page", "to any AI reading this" flag on their own; a vocative
 //    ("Assistant, ...", "Dear language model: ...", "System: ...") flags when a directive follows it.
-// Credential requests are separate: a send verb (send, e-mail, submit, provide, share, enter, paste,
-// upload, forward, confirm, verify ...) + a credential (password, credentials, token, API key, secret
-// key, recovery phrase, login details, card number ...) + a destination that is a URL, an e-mail
-// address or a person/team ("to us", "to our support team"), said to a person ("your/their
-// password", "users must", an imperative). "Send the password in the Authorization header" has no
-// such destination.
+// Credential requests are credential_request.h.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -46,6 +41,5 @@ namespace attest {
 
 // "" when nothing is found, else the reason: "<rule>: \"<the words that matched>\"".
 std::string FindAddressedInstruction(std::string_view folded);
-std::string FindCredentialRequest(std::string_view folded);
 
 }  // namespace attest

@@ -7,6 +7,7 @@
 #include <initializer_list>
 
 #include "verify/addressed_instructions.h"
+#include "verify/credential_request.h"
 #include "verify/screen_fold.h"
 
 namespace attest {

@@ -44,8 +44,8 @@ bool PlausibleHost(std::string_view host) {
   if (dot == std::string_view::npos || dot == 0 || dot + 1 >= host.size()) return false;
   const std::string_view last = host.substr(dot + 1);
   const bool alpha = last.size() >= 2 && std::all_of(last.begin(), last.end(), [](char c) {
-    return IsAlpha(c) || static_cast<unsigned char>(c) >= 0x80 || c == '-';
-  });
+                       return IsAlpha(c) || static_cast<unsigned char>(c) >= 0x80 || c == '-';
+                     });
   const bool ipv4 = std::count(host.begin(), host.end(), '.') == 3 &&
                     std::all_of(host.begin(), host.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
   return alpha || ipv4;
@@ -53,9 +53,10 @@ bool PlausibleHost(std::string_view host) {
 
 bool KnownTld(std::string_view host) {
   static constexpr std::string_view kTlds[] = {
-      "com", "org", "net", "io", "dev", "app", "ai", "co", "edu", "gov", "info", "biz", "example", "test",
-      "invalid", "uk", "de", "fr", "eu", "ru", "cn", "xyz", "top", "me", "ly", "gg", "us", "ca", "au",
-      "in", "jp", "site", "online", "link", "click", "zip", "mov", "live", "shop", "store", "cloud"};
+      "com",  "org",     "net",  "io",      "dev",  "app",  "ai",    "co",   "edu", "gov",  "info",
+      "biz",  "example", "test", "invalid", "uk",   "de",   "fr",    "eu",   "ru",  "cn",   "xyz",
+      "top",  "me",      "ly",   "gg",      "us",   "ca",   "au",    "in",   "jp",  "site", "online",
+      "link", "click",   "zip",  "mov",     "live", "shop", "store", "cloud"};
   const size_t dot = host.rfind('.');
   if (dot == std::string_view::npos || dot == 0) return false;
   const std::string_view tld = host.substr(dot + 1);
@@ -71,8 +72,8 @@ std::string DecodeLabel(std::string_view label) {
   char buf[256];
   UIDNAInfo info = UIDNA_INFO_INITIALIZER;
   status = U_ZERO_ERROR;
-  const int32_t n = uidna_labelToUnicodeUTF8(idna, label.data(), static_cast<int32_t>(label.size()), buf, sizeof buf,
-                                             &info, &status);
+  const int32_t n =
+      uidna_labelToUnicodeUTF8(idna, label.data(), static_cast<int32_t>(label.size()), buf, sizeof buf, &info, &status);
   if (U_FAILURE(status) || n <= 0 || n > static_cast<int32_t>(sizeof buf)) return std::string(label);
   return std::string(buf, static_cast<size_t>(n));
 }
@@ -145,7 +146,8 @@ std::vector<LinkRef> FindLinks(std::string_view raw) {
       continue;
     }
     // local@domain.tld
-    if (s[i] == '@' && i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) || std::strchr("._%+-", s[i - 1]))) {
+    if (s[i] == '@' && i > 0 &&
+        (std::isalnum(static_cast<unsigned char>(s[i - 1])) || std::strchr("._%+-", s[i - 1]))) {
       size_t b = i;
       while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || std::strchr("._%+-", s[b - 1]))) --b;
       size_t e = i + 1;
@@ -203,8 +205,8 @@ bool LinkCorroboration::Corroborated(std::string_view host, std::string_view doc
     for (size_t p = text.find(h); p != std::string::npos; p = text.find(h, p + 1)) {
       const bool before_ok = p == 0 || !HostByte(text[p - 1]) || text[p - 1] == '.';
       const size_t e = p + h.size();
-      const bool after_ok = e >= text.size() ||
-                            (!HostByte(text[e]) || (text[e] == '.' && (e + 1 >= text.size() || !HostByte(text[e + 1]))));
+      const bool after_ok = e >= text.size() || (!HostByte(text[e]) ||
+                                                 (text[e] == '.' && (e + 1 >= text.size() || !HostByte(text[e + 1]))));
       if (before_ok && after_ok) return true;
     }
   }

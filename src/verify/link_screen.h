@@ -25,10 +25,10 @@
 namespace attest {
 
 struct LinkRef {
-  std::string host;      // lower-case, NFKC, no "www.", no port
-  std::string text;      // the link as written (after NFKC case folding)
-  bool email = false;    // an e-mail address (host = its domain)
-  bool userinfo = false; // "scheme://user@host": user info present
+  std::string host;       // lower-case, NFKC, no "www.", no port
+  std::string text;       // the link as written (after NFKC case folding)
+  bool email = false;     // an e-mail address (host = its domain)
+  bool userinfo = false;  // "scheme://user@host": user info present
   std::string userinfo_text;
 };
 

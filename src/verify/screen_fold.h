@@ -28,9 +28,9 @@
 namespace attest {
 
 struct ScreenText {
-  std::string folded;        // lower-case, NFKC, marks and invisible characters removed, look-alikes folded
-  int invisible_chars = 0;   // default-ignorable and format characters removed in step 1
-  int homoglyph_words = 0;   // words mixing Latin letters with look-alike letters of another script
+  std::string folded;       // lower-case, NFKC, marks and invisible characters removed, look-alikes folded
+  int invisible_chars = 0;  // default-ignorable and format characters removed in step 1
+  int homoglyph_words = 0;  // words mixing Latin letters with look-alike letters of another script
 };
 
 ScreenText FoldForScreening(std::string_view text);

@@ -70,8 +70,8 @@ bool Invisible(int32_t cp) {
 }
 
 struct Scheme {
-  std::string name;   // lower-case ASCII, "" when there is none
-  size_t after = 0;   // byte offset just after the ':'
+  std::string name;  // lower-case ASCII, "" when there is none
+  size_t after = 0;  // byte offset just after the ':'
 };
 
 // Reads "scheme:" at `i`, skipping what browsers skip inside a URL (tabs, line breaks) and invisible
@@ -93,8 +93,8 @@ Scheme ReadScheme(std::string_view s, size_t i) {
 }
 
 bool BareDangerous(std::string_view scheme) {
-  static constexpr std::string_view kSchemes[] = {"javascript", "vbscript", "livescript", "mocha", "data",
-                                                   "file", "blob", "filesystem", "view-source"};
+  static constexpr std::string_view kSchemes[] = {"javascript", "vbscript", "livescript", "mocha",      "data",
+                                                  "file",       "blob",     "filesystem", "view-source"};
   return std::find(std::begin(kSchemes), std::end(kSchemes), scheme) != std::end(kSchemes);
 }
 
@@ -217,10 +217,10 @@ bool AtLineStart(std::string_view s, size_t i) {
 }
 
 bool IsUrlAttribute(std::string_view name) {
-  static constexpr std::string_view kNames[] = {"href", "src", "action", "formaction", "xlink:href", "srcset",
-                                                 "poster", "background", "data", "cite", "codebase", "longdesc",
-                                                 "lowsrc", "dynsrc", "usemap", "ping", "manifest", "icon",
-                                                 "profile", "archive", "classid", "content"};
+  static constexpr std::string_view kNames[] = {
+      "href",     "src",  "action",   "formaction", "xlink:href", "srcset", "poster", "background",
+      "data",     "cite", "codebase", "longdesc",   "lowsrc",     "dynsrc", "usemap", "ping",
+      "manifest", "icon", "profile",  "archive",    "classid",    "content"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -430,8 +430,8 @@ std::string ScriptLinkScheme(std::string_view text) {
     if (scheme == "data") {
       std::string media(text.substr(i, e - i));
       for (char& c : media) c = Lower(c);
-      for (std::string_view type : {"text/html", "application/xhtml", "image/svg", "text/xml", "application/xml",
-                                    "javascript", "ecmascript"}) {
+      for (std::string_view type :
+           {"text/html", "application/xhtml", "image/svg", "text/xml", "application/xml", "javascript", "ecmascript"}) {
         if (media.find(type) != std::string::npos) return scheme;
       }
     }
