@@ -76,13 +76,22 @@ struct Scheme {
 
 // Reads "scheme:" at `i`, skipping what browsers skip inside a URL (tabs, line breaks) and invisible
 // characters, and decoding character references.
-Scheme ReadScheme(std::string_view s, size_t i) {
+// *ran_out (optional) tells whether the input ended before the scheme could be decided. With
+// `skip_breaks` false (autolinks, which hold no whitespace) tabs and line breaks end the scheme.
+Scheme ReadScheme(std::string_view s, size_t i, bool* ran_out = nullptr, bool skip_breaks = true) {
   std::string name;
-  while (i < s.size() && name.size() <= 32) {
+  if (ran_out) *ran_out = false;
+  while (name.size() <= 32) {
+    if (i >= s.size()) {
+      if (ran_out) *ran_out = true;
+      break;
+    }
+    // A character reference at the very end may still be completed ("&#10" + "6;").
+    if (ran_out && s[i] == '&' && s.find(';', i) == std::string_view::npos && s.size() - i < 12) *ran_out = true;
     const Decoded d = DecodeAt(s, i);
     if (d.cp < 0) break;
     i = d.next;
-    if (Invisible(d.cp) || d.cp == '\t' || d.cp == '\n' || d.cp == '\r') continue;
+    if (Invisible(d.cp) || (skip_breaks && (d.cp == '\t' || d.cp == '\n' || d.cp == '\r'))) continue;
     if (d.cp == ':') return name.empty() ? Scheme{} : Scheme{name, i};
     const bool alpha = (d.cp >= 'a' && d.cp <= 'z') || (d.cp >= 'A' && d.cp <= 'Z');
     const bool other = (d.cp >= '0' && d.cp <= '9') || d.cp == '+' || d.cp == '-' || d.cp == '.';
@@ -207,13 +216,21 @@ std::optional<InlineLink> ParseInlineLink(std::string_view s, size_t open) {
   return l;
 }
 
-bool AtLineStart(std::string_view s, size_t i) {
+// True when only up to three spaces stand between `i` and the start of a line. `before` is the text
+// that preceded `s` (a streamed piece's predecessor); empty = `s` starts the text.
+bool AtLineStart(std::string_view s, size_t i, std::string_view before) {
   size_t spaces = 0;
   while (i > 0 && s[i - 1] == ' ' && spaces < 4) {
     --i;
     ++spaces;
   }
-  return spaces <= 3 && (i == 0 || s[i - 1] == '\n');
+  if (i > 0) return spaces <= 3 && s[i - 1] == '\n';
+  size_t j = before.size();
+  while (j > 0 && before[j - 1] == ' ' && spaces < 4) {
+    --j;
+    ++spaces;
+  }
+  return spaces <= 3 && (j == 0 || before[j - 1] == '\n');  // j == 0: the start of the text
 }
 
 bool IsUrlAttribute(std::string_view name) {
@@ -242,11 +259,21 @@ bool SafeAttributeValue(std::string_view name, std::string_view value) {
   return IsSafeLinkTarget(value);
 }
 
-// Rewrites the HTML start tag at `lt` ("<a href=...>") without event handlers and unsafe URL
-// attributes. Returns the end of the tag (one past '>'), or npos when `lt` starts no tag.
-size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
+// The HTML start tag at `lt` ("<a href=...>") without event handlers and unsafe URL attributes.
+// Returns the end of the tag (one past '>'), or npos when `lt` starts no tag.
+// Rewrites the HTML start tag at `lt` into `out` (may be null: just parse). *incomplete (optional)
+// is set when the input ends before the tag could be decided.
+size_t SanitizeTag(std::string_view s, size_t lt, std::string* out, bool* incomplete = nullptr) {
+  constexpr size_t npos = std::string_view::npos;
+  const bool may_grow = s.size() - lt < kMaxLinkBytes;
+  auto ran_out = [&] {
+    if (incomplete) *incomplete = may_grow;
+    return npos;
+  };
+  if (incomplete) *incomplete = false;
   size_t j = lt + 1;
-  if (j >= s.size() || !IsAsciiAlpha(s[j])) return std::string_view::npos;
+  if (j >= s.size()) return ran_out();
+  if (!IsAsciiAlpha(s[j])) return npos;
   while (j < s.size() && (IsAsciiAlnum(s[j]) || s[j] == '-' || s[j] == ':')) ++j;
   if (j < s.size() && !IsSpace(s[j]) && s[j] != '/' && s[j] != '>') return std::string_view::npos;
   std::vector<std::pair<size_t, size_t>> dropped;  // byte ranges of removed attributes
@@ -254,10 +281,11 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
   while (j < limit) {
     const size_t ws = j;
     while (j < limit && (IsSpace(s[j]) || s[j] == '/')) ++j;
-    if (j >= limit) return std::string_view::npos;
+    if (j >= limit) return ran_out();
     if (s[j] == '>') break;
     const size_t name_begin = j;
     while (j < limit && !IsSpace(s[j]) && std::strchr("\"'>/=", s[j]) == nullptr) ++j;
+    if (j >= limit) return ran_out();
     std::string name(s.substr(name_begin, j - name_begin));
     // Not a tag unless every attribute has a well-formed name ("<alert(1)...>" is text).
     if (name.empty() || !(IsAsciiAlpha(name[0]) || name[0] == '_' || name[0] == ':')) return std::string_view::npos;
@@ -273,7 +301,7 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
       while (k < limit && IsSpace(s[k])) ++k;
       if (k < limit && (s[k] == '"' || s[k] == '\'')) {
         const size_t q = s.find(s[k], k + 1);
-        if (q == std::string_view::npos || q >= limit) return std::string_view::npos;
+        if (q == std::string_view::npos || q >= limit) return ran_out();
         value = s.substr(k + 1, q - k - 1);
         k = q + 1;
       } else {
@@ -289,29 +317,38 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out) {
                                                std::string(value).find("expression(") != std::string::npos);
     if (handler || bad_url || bad_style) dropped.emplace_back(ws, j);
   }
-  if (j >= limit) return std::string_view::npos;
+  if (j >= limit) return ran_out();
   const size_t end = j + 1;
+  if (out == nullptr) return end;
   size_t pos = lt;
   for (const auto& [b, e] : dropped) {
     out->append(s.substr(pos, b - pos));
     pos = e;
+    // Keep what follows a separate attribute ("<a onclick=\"x\"href=...>" must not become "<ahref=...>").
+    if (pos < end && !IsSpace(s[pos]) && s[pos] != '>' && s[pos] != '/') out->push_back(' ');
   }
   out->append(s.substr(pos, end - pos));
   return end;
 }
 
 // `<scheme:...>` at `lt`: its end, or npos.
-size_t AutolinkEnd(std::string_view s, size_t lt, Scheme* scheme) {
-  *scheme = ReadScheme(s, lt + 1);
-  if (scheme->name.empty()) return std::string_view::npos;
+size_t AutolinkEnd(std::string_view s, size_t lt, Scheme* scheme, bool* incomplete = nullptr) {
+  bool ran_out = false;
+  *scheme = ReadScheme(s, lt + 1, &ran_out, /*skip_breaks=*/false);
+  if (incomplete) *incomplete = false;
+  if (scheme->name.empty()) {
+    if (incomplete) *incomplete = ran_out && s.size() - lt < kMaxLinkBytes;
+    return std::string_view::npos;
+  }
   for (size_t j = scheme->after; j < s.size() && j - lt < kMaxLinkBytes; ++j) {
     if (s[j] == '>') return j + 1;
     if (s[j] == '<' || s[j] == ' ' || s[j] == '\n') return std::string_view::npos;
   }
+  if (incomplete) *incomplete = s.size() - lt < kMaxLinkBytes;
   return std::string_view::npos;
 }
 
-void Sanitize(std::string_view s, std::string* out);
+void Sanitize(std::string_view s, std::string* out, std::string_view before = {});
 
 // Appends `[text](dest title)` (safe) or just the text (unsafe).
 void AppendLink(std::string_view s, size_t open, const InlineLink& l, std::string* out) {
@@ -326,7 +363,7 @@ void AppendLink(std::string_view s, size_t open, const InlineLink& l, std::strin
   Sanitize(s.substr(l.after_dest, l.end - l.after_dest), out);
 }
 
-void Sanitize(std::string_view s, std::string* out) {
+void Sanitize(std::string_view s, std::string* out, std::string_view before) {
   size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
@@ -338,7 +375,7 @@ void Sanitize(std::string_view s, std::string* out) {
         continue;
       }
       // A reference definition "[id]: target" at the start of a line.
-      const size_t close = c == '[' && AtLineStart(s, i) ? MatchingBracket(s, i) : std::string_view::npos;
+      const size_t close = c == '[' && AtLineStart(s, i, before) ? MatchingBracket(s, i) : std::string_view::npos;
       if (close != std::string_view::npos && close + 1 < s.size() && s[close + 1] == ':') {
         size_t b = close + 2;
         while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
@@ -397,10 +434,14 @@ bool IsSafeLinkTarget(std::string_view target) {
 
 std::string SafeUrl(std::string_view url) { return IsSafeLinkTarget(url) ? std::string(url) : std::string(); }
 
-std::string SanitizeLinks(std::string_view text) {
+std::string SanitizeLinks(std::string_view text) { return SanitizeAfter(text, {}); }
+
+namespace {
+
+std::string OnePass(std::string_view text, std::string_view before) {
   std::string structured;
   structured.reserve(text.size());
-  Sanitize(text, &structured);
+  Sanitize(text, &structured, before);
   // Then every bare dangerous URL left anywhere, also inside kept tags and targets ("<a href=\"(x)
   // javascript:...\">" is a relative URL to a browser, but a later tool might read it otherwise).
   std::string out;
@@ -416,6 +457,20 @@ std::string SanitizeLinks(std::string_view text) {
       }
     }
     out.push_back(s[i++]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SanitizeAfter(std::string_view text, std::string_view before) {
+  // Removing a link or an attribute can join what was around it into a new one ("<a x=\"j<a
+  // href=...>t...\" onclick=...>" is no tag until the inner tag is gone): repeat to a fixed point.
+  std::string out = OnePass(text, before);
+  for (int round = 0; round < 8; ++round) {
+    std::string again = OnePass(out, before);
+    if (again == out) break;
+    out = std::move(again);
   }
   return out;
 }
@@ -487,14 +542,22 @@ size_t LinkStreamFilter::SafeCut() const {
       i = close + 1;
       continue;
     }
-    if (c == '<' && (i + 1 >= s.size() || IsAsciiAlpha(s[i + 1]) || s[i + 1] == '&')) {
-      const size_t gt = s.find('>', i);
-      if (gt == std::string_view::npos && s.size() - i < kMaxLinkBytes) {
+    if (c == '<') {
+      // The same parse as Sanitize(): an autolink, else a tag; held while it may still complete.
+      bool incomplete = false;
+      Scheme scheme;
+      size_t end = AutolinkEnd(s, i, &scheme, &incomplete);
+      if (end == std::string_view::npos && !incomplete) end = SanitizeTag(s, i, nullptr, &incomplete);
+      if (end != std::string_view::npos) {
+        closed.emplace_back(i, end);
+        i = end;
+        continue;
+      }
+      if (incomplete) {
         open_at = i;
         break;
       }
-      if (gt != std::string_view::npos) closed.emplace_back(i, gt + 1);
-      i = gt == std::string_view::npos ? i + 1 : gt + 1;
+      ++i;
       continue;
     }
     ++i;
@@ -519,15 +582,23 @@ std::string LinkStreamFilter::Feed(std::string_view delta) {
   pending_.append(delta);
   const size_t cut = SafeCut();
   if (cut == 0) return "";
-  std::string out = SanitizeLinks(std::string_view(pending_).substr(0, cut));
+  std::string out = SanitizeAfter(std::string_view(pending_).substr(0, cut), released_);
+  Remember(std::string_view(pending_).substr(0, cut));
   pending_.erase(0, cut);
   return out;
 }
 
 std::string LinkStreamFilter::Flush() {
-  std::string out = SanitizeLinks(pending_);
+  std::string out = SanitizeAfter(pending_, released_);
   pending_.clear();
+  released_.clear();
   return out;
+}
+
+void LinkStreamFilter::Remember(std::string_view released) {
+  // Only the end of the released text matters (is the next piece at the start of a line?).
+  released_.append(released);
+  if (released_.size() > 8) released_.erase(0, released_.size() - 8);
 }
 
 }  // namespace attest

@@ -42,6 +42,10 @@ std::string SafeUrl(std::string_view url);
 
 std::string SanitizeLinks(std::string_view text);
 
+// SanitizeLinks of `text` as the continuation of `before` (the raw text that preceded it; only
+// whether `text` starts a line depends on it). SanitizeLinks(t) == SanitizeAfter(t, "").
+std::string SanitizeAfter(std::string_view text, std::string_view before);
+
 // The script-capable scheme of the first link in `text` ("javascript", "vbscript", "data" with an
 // HTML, XML or SVG media type, ...), or "" when none. Used by the injection screen.
 std::string ScriptLinkScheme(std::string_view text);
@@ -55,7 +59,9 @@ class LinkStreamFilter {
 
  private:
   size_t SafeCut() const;
-  std::string pending_;
+  void Remember(std::string_view released);
+  std::string pending_;   // received, not yet released
+  std::string released_;  // the last bytes released (raw), for line starts
 };
 
 }  // namespace attest
