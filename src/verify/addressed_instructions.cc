@@ -83,7 +83,18 @@ constexpr std::string_view kBroadVerb[] = {
 constexpr std::string_view kReading[] = {
     "reading", "processing", "summarizing", "summarising", "parsing",  "indexing",  "crawling", "scanning", "seeing",
     "viewing", "ingesting",  "analyzing",   "analysing",   "scraping", "reviewing", "handling", "answering"};
-constexpr std::string_view kThisText[] = {"this", "these", "the", "following", "my", "our"};
+
+// After "AI reading ...": this text ("this", "these", "the following", "the page/document/..."),
+// or, for an unambiguous AI noun, the end of the clause ("To any AI reading: ...").
+bool ThisText(const Sentence& s, size_t k, bool strong_ai) {
+  if (s.IsIn(k, {"this", "these", "following"})) return true;
+  if (s.IsIn(k, {"the", "my", "our"}) &&
+      s.IsIn(k + 1, {"following", "page", "pages", "document", "documents", "text", "content", "article", "site",
+                     "website", "file", "passage", "message", "email", "comment", "section", "post"})) {
+    return true;
+  }
+  return strong_ai && (s.Punct(k) || k >= s.size());
+}
 
 // The start of a directive: where the verb is and how the clause addresses someone.
 struct Frame {
@@ -133,12 +144,13 @@ Frame ReadFrame(const Sentence& s, size_t k) {
   if (s.Is(j, "you")) {
     size_t m = j + 1;
     while (s.IsIn(m, kAdverb)) ++m;
-    if (s.Is(m, "are") && s.IsIn(m + 1, {"hereby", "now"})) ++m;
+    // "you are (hereby|now) asked/instructed/told ... to <verb>"
+    const size_t passive = m + 1 + (s.Is(m, "are") && s.IsIn(m + 1, {"hereby", "now"}) ? 1 : 0);
     if (s.Is(m, "are") &&
-        s.IsIn(m + 1, {"asked", "requested", "instructed", "directed", "ordered", "told", "required", "commanded",
-                       "expected", "supposed", "meant", "going"}) &&
-        s.Is(m + 2, "to")) {
-      return verb_after(m + 3, Frame::kRequest);
+        s.IsIn(passive, {"asked", "requested", "instructed", "directed", "ordered", "told", "required", "commanded",
+                         "expected", "supposed", "meant", "going"}) &&
+        s.Is(passive + 1, "to")) {
+      return verb_after(passive + 2, Frame::kRequest);
     }
     if (s.IsIn(m, {"must", "should", "shall", "will"})) return verb_after(m + 1, Frame::kYou);
     if (s.IsIn(m, {"need", "have", "ought", "are"}) && s.Is(m + 1, "to")) return verb_after(m + 2, Frame::kYou);
@@ -286,27 +298,28 @@ std::string StrongAddress(const Sentence& s) {
         }
       }
     }
-    // if you are (a|an) AI
+    // if you are (a|an) AI ("If you are a model builder" is not: a weak noun must end the clause)
     if (s.IsIn(i, {"if", "since", "because", "whether", "case", "as"}) && s.Is(i + 1, "you") && s.Is(i + 2, "are")) {
       size_t k = i + 3;
       while (s.IsIn(k, {"a", "an", "the", "being", "actually", "really", "large", "automated"})) ++k;
       if (const size_t n = s.Ai(k, &strong)) {
-        if (strong || s.IsIn(k, {"assistant", "bot", "model", "crawler"})) {
+        if (strong || (s.IsIn(k, {"assistant", "bot", "model", "crawler"}) && (s.Punct(k + n) || k + n >= s.size()))) {
           return "addresses the model: \"" + s.Span(i, k + n - 1) + "\"";
         }
       }
     }
-    // (any) AI reading/processing this (page)
+    // (any) AI reading/processing this (page); not "models processing the input in batches"
     if (const size_t n = s.Ai(i, &strong)) {
       size_t k = i + n;
       if (s.IsIn(k, {"that", "who", "which"})) {
         ++k;
         if (s.Is(k, "is")) ++k;
-        if (s.IsIn(k, {"reads", "processes", "summarizes", "summarises", "sees", "parses", "indexes"})) {
+        if (s.IsIn(k, {"reads", "processes", "summarizes", "summarises", "sees", "parses", "indexes"}) &&
+            ThisText(s, k + 1, strong)) {
           return "addresses the model: \"" + s.Span(i, k) + "\"";
         }
       }
-      if (s.IsIn(k, kReading) && (s.IsIn(k + 1, kThisText) || s.Punct(k + 1) || k + 1 >= s.size())) {
+      if (s.IsIn(k, kReading) && ThisText(s, k + 1, strong)) {
         return "addresses the model: \"" + s.Span(i, k) + "\"";
       }
       // greeting + strong AI: "hey ChatGPT", "dear language model"
