@@ -1,4 +1,7 @@
-// The answer's JSON form and its evidence manifest (docs/answer.md, "Output" and "Manifest").
+// The answer's JSON form and its evidence manifest (docs/answer.md, "Output" and "Manifest"). Every
+// text that leaves here has passed the output link policy (answer/output_sanitizer.h): SealManifest
+// sanitizes the finished result, and the JSON forms sanitize their fields again for callers that
+// build them from other data (search hits).
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -7,6 +10,7 @@
 
 #include "answer/answer_json.h"
 #include "answer/answer_pipeline.h"
+#include "answer/output_sanitizer.h"
 #include "common/checksum.h"
 
 namespace attest {
@@ -30,7 +34,9 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
 
 }  // namespace
 
-nlohmann::json HitJson(const SearchHit& h) {
+nlohmann::json HitJson(const SearchHit& hit) {
+  SearchHit h = hit;
+  SanitizeHit(&h);
   return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id}, {"score", h.score}, {"title", h.title},
           {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
           {"source_type", h.source_type}, {"snippet", h.snippet}};
@@ -38,14 +44,16 @@ nlohmann::json HitJson(const SearchHit& h) {
 
 nlohmann::json ClaimJson(const AnswerClaim& c) {
   nlohmann::json cites = nlohmann::json::array();
-  for (const auto& x : c.cites) cites.push_back({{"source", x.source}, {"quote", x.quote}});
-  nlohmann::json j = {{"id", c.id}, {"text", c.text}, {"cites", cites}, {"verdict", c.verdict},
-                      {"reason", c.reason}, {"kept", c.kept}};
+  for (const auto& x : c.cites) cites.push_back({{"source", x.source}, {"quote", SanitizeLinks(x.quote)}});
+  nlohmann::json j = {{"id", c.id}, {"text", SanitizeLinks(c.text)}, {"cites", cites}, {"verdict", c.verdict},
+                      {"reason", SanitizeLinks(c.reason)}, {"kept", c.kept}};
   if (!c.version_label.empty()) j["version_label"] = c.version_label;
   return j;
 }
 
-nlohmann::json SourceJson(const AnswerSource& s) {
+nlohmann::json SourceJson(const AnswerSource& source) {
+  AnswerSource s = source;
+  SanitizeSource(&s);
   nlohmann::json j = {{"id", s.id},         {"doc_id", s.doc_id},   {"chunk_id", s.chunk_id},
                       {"title", s.title},   {"site", s.site},       {"url", s.url},
                       {"date", s.date},     {"version", s.version}, {"source_type", s.source_type},
@@ -56,6 +64,9 @@ nlohmann::json SourceJson(const AnswerSource& s) {
 }
 
 void SealManifest(const AskOptions& options, AnswerResult* r) {
+  // What is sealed is what is shown: the output link policy first (the manifest's text hashes are
+  // of the sanitized source text).
+  SanitizeAnswer(r);
   nlohmann::json sources = nlohmann::json::array();
   for (size_t i = 0; i < r->sources.size(); ++i) {
     const AnswerSource& s = r->sources[i];
@@ -108,7 +119,7 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
   for (const auto& s : r.sources) sources.push_back(SourceJson(s));
   for (const auto& h : r.results) results.push_back(HitJson(h));
   nlohmann::json j = {{"outcome", AnswerOutcomeName(r.outcome)},
-                      {"answer", r.text},
+                      {"answer", SanitizeLinks(r.text)},
                       {"claims", claims},
                       {"sources", sources},
                       {"results", results},

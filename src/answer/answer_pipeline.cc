@@ -13,6 +13,7 @@
 #include "answer/conflicts.h"
 #include "answer/evidence_builder.h"
 #include "answer/multi_hop.h"
+#include "answer/output_sanitizer.h"
 #include "answer/source_hierarchy.h"
 #include "lexical/lexical_searcher.h"
 #include "plan/query_plan.h"
@@ -336,10 +337,21 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
       for (size_t i = 0; i < pack.size(); ++i) pack[i].id = "S" + std::to_string(i + 1);
     }
   }
-  for (EvidencePassage& p : pack) {
-    InjectionFinding f = ScreenPassage(p.text);
-    p.flagged = f.flagged;
-    p.flag_reason = f.reason;
+  {
+    // Links are judged against every document retrieved for the question: a host that only the
+    // passage's own document names is uncorroborated.
+    LinkCorroboration links;
+    for (const EvidenceCandidate& c : got.candidates) links.AddDocument(c.hit.doc_id, c.hit.url, c.text);
+    for (EvidencePassage& p : pack) {
+      InjectionFinding f = ScreenPassage(p.text, ScreenContext{&links, p.doc_id});
+      p.flagged = f.flagged;
+      p.flag_reason = f.reason;
+      if (f.flagged) {
+        result.warnings.push_back("source " + p.id + " (" + (p.title.empty() ? p.doc_id : p.title) +
+                                  ") was shown but not used: it contains text addressed to the model or reader (" +
+                                  f.reason + ")");
+      }
+    }
   }
   result.timings_ms["rerank"] = MsSince(t);
 
@@ -380,7 +392,10 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
 
   // --- write: passages of the resolved version (or unversioned) go first; others are labelled ---
   if (Cancelled(options)) return Status::Cancelled("the client went away");
-  if (options.events && options.events->on_sources) options.events->on_sources(result.sources);
+  // Everything streamed passes the output link policy, as the final result does (SealManifest).
+  SanitizingEvents sanitizing(options.events);
+  const AnswerEvents* events = sanitizing.events();
+  if (events && events->on_sources) events->on_sources(result.sources);
   Progress(options, "write");
   t = SteadyClock::now();
   std::vector<EvidencePassage> writer_pack;
@@ -422,9 +437,9 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
   wa.question = options.question;
   wa.pack = &writer_pack;
   wa.max_sentences = std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
-  if (options.events && options.events->on_delta) wa.on_delta = options.events->on_delta;
-  if (options.events && options.events->on_sentence) wa.on_sentence = options.events->on_sentence;
-  if (options.events && options.events->cancelled) wa.cancelled = options.events->cancelled;
+  if (events && events->on_delta) wa.on_delta = events->on_delta;
+  if (events && events->on_sentence) wa.on_sentence = events->on_sentence;
+  if (events && events->cancelled) wa.cancelled = events->cancelled;
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;
   if (options.writer == WriterKind::kLlm) {
@@ -432,6 +447,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
     writer = ctx.llm_writer;
   }
   ATTEST_ASSIGN_OR_RETURN(Draft draft, writer->Write(wa));
+  sanitizing.Flush();
   result.prompt_tokens = draft.prompt_tokens;
   result.completion_tokens = draft.completion_tokens;
   result.timings_ms["write"] = MsSince(t);

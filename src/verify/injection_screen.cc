@@ -6,7 +6,9 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "verify/quote_match.h"
+#include "verify/addressed_instructions.h"
+#include "verify/credential_request.h"
+#include "verify/screen_fold.h"
 
 namespace attest {
 namespace {
@@ -51,12 +53,7 @@ bool In(std::string_view w, const Alts& alts) { return std::find(alts.begin(), a
 // The phrase patterns that address a model or reader. Each is a sequence of word alternatives with
 // small gaps; documentation rarely produces them (see the negatives in verify_injection_test.cc).
 const std::vector<PhrasePattern>& Patterns() {
-  static const Alts kOverride = {"ignore", "disregard", "forget"};
   static const std::vector<PhrasePattern> patterns = {
-      {"instruction override",
-       {{kOverride}, {{"instructions", "instruction", "prompt", "prompts", "directions", "directives", "guidelines"}, 3}}},
-      {"instruction override",
-       {{kOverride}, {{"previous", "prior", "above", "earlier", "preceding", "your"}, 2}, {{"rules", "messages", "context", "commands", "orders"}, 1}}},
       {"persona change",
        {{{"you"}}, {{"are"}}, {{"now"}}, {{"a", "an"}}, {{"ai", "assistant", "chatbot", "bot", "unrestricted", "unfiltered", "jailbroken", "dan", "different"}, 1}}},
       {"persona change",
@@ -76,10 +73,6 @@ const std::vector<PhrasePattern>& Patterns() {
        {{{"note", "message", "instructions"}}, {{"to", "for"}}, {{"ai", "ais", "llm", "llms", "assistant", "assistants", "chatbot", "chatbots", "models"}, 1}}},
       {"addresses the model", {{{"if"}}, {{"you"}}, {{"are"}}, {{"an", "a"}}, {{"ai", "llm", "chatbot", "assistant"}, 1}}},
       {"addresses the model", {{{"if"}}, {{"you"}}, {{"are"}}, {{"a"}}, {{"language"}, 1}, {{"model"}}}},
-      {"addresses the model",
-       {{{"tell", "instruct", "inform", "advise", "convince", "urge"}}, {{"the"}}, {{"user", "users", "reader", "readers"}}, {{"to", "that"}}}},
-      {"addresses the model",
-       {{{"do"}}, {{"not"}}, {{"tell", "inform", "mention", "reveal", "disclose"}}, {{"user", "users", "reader", "readers"}, 2}}},
       {"addresses the model", {{{"when", "while"}}, {{"summarizing", "summarising"}}, {{"this"}}}},
       {"addresses the model", {{{"respond", "reply"}}, {{"only"}}, {{"with"}}}},
       {"call to action", {{{"click"}}, {{"here"}}}},
@@ -237,23 +230,37 @@ std::string ExecutableDownload(std::string_view normalized) {
 
 }  // namespace
 
-InjectionFinding ScreenPassage(std::string_view text) {
+InjectionFinding ScreenPassage(std::string_view text, const ScreenContext& context) {
   if (std::string r = HiddenText(text); !r.empty()) return {true, r};
   if (std::string r = Base64Blob(text); !r.empty()) return {true, r};
-  const std::string normalized = NormalizeForQuoteMatch(text);
-  for (std::string_view token : {"<|im_start|>", "<|im_end|>", "<|system|>", "<|endoftext|>", "[system]", "[inst]",
-                                 "<<sys>>", "### instruction", "### system", "begin system prompt", "as an ai,"}) {
-    if (normalized.find(token) != std::string::npos) {
+  const ScreenText screen = FoldForScreening(text);
+  const std::string& folded = screen.folded;
+  for (std::string_view token : {"<|im_start|>", "<|im_end|>", "<|system|>", "<|user|>", "<|assistant|>",
+                                 "<|endoftext|>", "<|eot_id|>", "<|start_header_id|>", "<start_of_turn>", "[system]",
+                                 "[inst]", "[/inst]", "<<sys>>", "### instruction", "### system", "begin system prompt",
+                                 "as an ai,"}) {
+    if (folded.find(token) != std::string::npos) {
       return {true, "chat-template or role marker: \"" + std::string(token) + "\""};
     }
   }
-  const std::vector<WordSpan> words = SplitWords(normalized);
+  if (std::string r = FindAddressedInstruction(folded); !r.empty()) return {true, r};
+  const std::vector<WordSpan> words = SplitWords(folded);
   for (const PhrasePattern& p : Patterns()) {
-    if (std::string m = MatchPattern(words, normalized, p); !m.empty()) {
+    if (std::string m = MatchPattern(words, folded, p); !m.empty()) {
       return {true, std::string(p.name) + ": \"" + m + "\""};
     }
   }
-  if (std::string r = ExecutableDownload(normalized); !r.empty()) return {true, r};
+  if (std::string r = FindCredentialRequest(folded); !r.empty()) return {true, r};
+  if (std::string r = ExecutableDownload(folded); !r.empty()) return {true, r};
+  if (std::string r = ScriptLink(text); !r.empty()) return {true, r};
+  if (std::string r = DeceptiveLink(text); !r.empty()) return {true, r};
+  if (screen.homoglyph_words >= 2) {
+    return {true, "homoglyphs: " + std::to_string(screen.homoglyph_words) +
+                      " words mix Latin letters with look-alike letters of another script"};
+  }
+  if (context.links != nullptr) {
+    if (std::string r = UncorroboratedLink(text, *context.links, context.doc_id); !r.empty()) return {true, r};
+  }
   return {};
 }
 

@@ -1,0 +1,192 @@
+// Tests of the output link policy (verify/url_sanitizer.h): unsafe targets are dropped and the link
+// text kept, safe links and prose are left alone, obfuscated schemes are caught, the result is
+// idempotent, and the streaming filter gives the same text however the input is split. An oracle
+// check runs over random combinations of hostile fragments.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "verify/url_sanitizer.h"
+
+namespace attest {
+namespace {
+
+// Issue 10: `[the official docs](javascript:alert(1))` was copied verbatim into `answer`.
+TEST(UrlSanitizer, Issue10JavascriptLinkKeepsTheTextAndDropsTheTarget) {
+  EXPECT_EQ(SanitizeLinks("See [the official docs](javascript:alert(1)) for the sign-in steps."),
+            "See the official docs for the sign-in steps.");
+}
+
+TEST(UrlSanitizer, UnsafeMarkdownTargets) {
+  EXPECT_EQ(SanitizeLinks("[a](data:text/html;base64,PHNjcmlwdD4=)"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](vbscript:msgbox(1))"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](file:///etc/passwd)"), "a");
+  EXPECT_EQ(SanitizeLinks("[mail us](mailto:x@example.org)"), "mail us");
+  EXPECT_EQ(SanitizeLinks("![logo](javascript:alert(1))"), "logo");
+  EXPECT_EQ(SanitizeLinks("[a](<javascript:alert(1)> \"title\")"), "a");
+  EXPECT_EQ(SanitizeLinks("[a]( javascript:alert(1) 'x')"), "a");
+  // Obfuscated schemes: case, tabs and line breaks inside, invisible characters, character references.
+  EXPECT_EQ(SanitizeLinks("[a](JaVaScRiPt:alert(1))"), "a");
+  // A tab or line break inside the target is no Markdown link, but browsers drop them inside a URL.
+  EXPECT_EQ(SanitizeLinks("[a](java\tscript:alert(1))"), "[a]((link removed))");
+  EXPECT_EQ(SanitizeLinks("<a href=\"java\nscript:alert(1)\">a</a>"), "<a>a</a>");
+  EXPECT_EQ(SanitizeLinks("[a](java\u200Bscript:alert(1))"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](&#106;avascript:alert(1))"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](javascript&colon;alert(1))"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](jav&#x61;script:alert(1))"), "a");
+  EXPECT_EQ(SanitizeLinks("[a](\uFF4A\uFF41\uFF56\uFF41script:alert(1))"), "a");
+  // The link text itself is sanitized too.
+  EXPECT_EQ(SanitizeLinks("[javascript:alert(1)](javascript:alert(2))"), std::string(kLinkRemoved));
+}
+
+TEST(UrlSanitizer, SafeLinksAndProseAreUnchanged) {
+  for (const char* s :
+       {"See [the docs](https://docs.example.org/a_(b)) now.", "[rel](/docs/install.html)", "[frag](#options)",
+        "[proto-relative](//cdn.example.org/x.js)", "<https://example.org/x>", "JavaScript: the good parts",
+        "data: 42 rows", "metadata:foo", "postgresql://host/db", "Use C:\\Program Files\\PostgreSQL for the install.",
+        "a < b and c > d", "<b>bold</b> and <a href=\"https://example.org\">a link</a>", "[not a link] (really)",
+        "[ref]: https://example.org/x", "Rows [1] and [2] differ.", ""}) {
+    EXPECT_EQ(SanitizeLinks(s), s) << s;
+  }
+}
+
+TEST(UrlSanitizer, AutolinksHtmlAndBareUrls) {
+  EXPECT_EQ(SanitizeLinks("Go to <javascript:alert(1)> now"), "Go to (link removed) now");
+  EXPECT_EQ(SanitizeLinks("<a href=\"javascript:alert(1)\">docs</a>"), "<a>docs</a>");
+  EXPECT_EQ(SanitizeLinks("<a href='https://x.org' onclick=\"steal()\">docs</a>"), "<a href='https://x.org'>docs</a>");
+  EXPECT_EQ(SanitizeLinks("<img src=x onerror=alert(1)>"), "<img src=x>");
+  EXPECT_EQ(SanitizeLinks("<iframe src=\"data:text/html,<script>x</script>\"></iframe>"), "<iframe></iframe>");
+  EXPECT_EQ(SanitizeLinks("Open javascript:alert(document.cookie) in the console."),
+            "Open (link removed) in the console.");
+  EXPECT_EQ(SanitizeLinks("(see javascript:alert(1))."), "(see (link removed)).");
+  EXPECT_EQ(SanitizeLinks("Fetch file:///etc/shadow, then data:text/plain,hi."),
+            "Fetch (link removed), then (link removed).");
+  EXPECT_EQ(SanitizeLinks("[x]: javascript:alert(1)"), "[x]: (link removed)");
+}
+
+TEST(UrlSanitizer, SafeUrlAndTargets) {
+  EXPECT_EQ(SafeUrl("https://docs.example.org/x"), "https://docs.example.org/x");
+  EXPECT_EQ(SafeUrl("/relative/path"), "/relative/path");
+  EXPECT_EQ(SafeUrl("javascript:alert(1)"), "");
+  EXPECT_EQ(SafeUrl(" \tjavascript:alert(1)"), "");
+  EXPECT_EQ(SafeUrl("file:///tmp/x"), "");
+  EXPECT_TRUE(IsSafeLinkTarget("HTTPS://EXAMPLE.ORG"));
+  EXPECT_TRUE(IsSafeLinkTarget("docs/a:b"));  // a colon after a slash: a relative path
+  EXPECT_FALSE(IsSafeLinkTarget("ftp://example.org"));
+}
+
+// ---- the oracle: random combinations of hostile and benign fragments -----------------------------
+
+const std::vector<std::string>& Fragments() {
+  static const std::vector<std::string> f = {"See ",
+                                             "[the docs]",
+                                             "(javascript:alert(1))",
+                                             "(https://ok.example/x)",
+                                             "[x](",
+                                             "java",
+                                             "script",
+                                             ":",
+                                             "alert(1)",
+                                             ")",
+                                             " ",
+                                             "\n",
+                                             "<a href=\"",
+                                             "javascript:void(0)",
+                                             "\">t</a>",
+                                             "<",
+                                             ">",
+                                             "data:text/html,hi",
+                                             "&#106;",
+                                             "avascript:",
+                                             "vbscript:x",
+                                             "file:///etc/passwd",
+                                             "JaVaScRiPt:go()",
+                                             "\u200B",
+                                             "![",
+                                             "img",
+                                             "]",
+                                             "(",
+                                             "mailto:a@b.c",
+                                             " the end.",
+                                             "[a](<",
+                                             "javascript:x>",
+                                             "onclick=",
+                                             "x",
+                                             "'",
+                                             "\"",
+                                             ".",
+                                             ","};
+  return f;
+}
+
+// True when `s` holds a URL of a script-capable or local scheme that a browser could follow: the
+// scheme (ignoring case, tabs, line breaks and zero-width spaces) directly followed by ':' and a
+// non-space character, at a word start.
+bool HasDangerousUrl(const std::string& s) {
+  std::string folded;  // lower case, without tab/newline/zero-width (U+200B is E2 80 8B)
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 3, "\xE2\x80\x8B") == 0) {
+      i += 2;
+      continue;
+    }
+    const char c = s[i];
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    folded.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  for (const char* scheme : {"javascript:", "vbscript:", "data:", "file:"}) {
+    for (size_t p = folded.find(scheme); p != std::string::npos; p = folded.find(scheme, p + 1)) {
+      const size_t after = p + std::char_traits<char>::length(scheme);
+      const bool word_start = p == 0 || !std::isalnum(static_cast<unsigned char>(folded[p - 1]));
+      if (word_start && after < folded.size() && folded[after] != ' ') return true;
+    }
+  }
+  return false;
+}
+
+TEST(UrlSanitizer, NoDangerousUrlSurvivesAndTheResultIsStable) {
+  std::mt19937 rng(10);
+  const auto& f = Fragments();
+  for (int round = 0; round < 3000; ++round) {
+    std::string s;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) s += f[rng() % f.size()];
+    const std::string out = SanitizeLinks(s);
+    EXPECT_FALSE(HasDangerousUrl(out)) << "input: " << s << "\noutput: " << out;
+    EXPECT_EQ(SanitizeLinks(out), out) << "not idempotent: " << s;
+  }
+}
+
+TEST(UrlSanitizer, StreamingEqualsWholeTextForAnySplit) {
+  std::mt19937 rng(11);
+  const auto& f = Fragments();
+  for (int round = 0; round < 2000; ++round) {
+    std::string s;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) s += f[rng() % f.size()];
+    LinkStreamFilter filter;
+    std::string streamed;
+    for (size_t i = 0; i < s.size();) {
+      const size_t len = 1 + rng() % 7;
+      streamed += filter.Feed(std::string_view(s).substr(i, len));
+      i += len;
+    }
+    streamed += filter.Flush();
+    EXPECT_EQ(streamed, SanitizeLinks(s)) << "input: " << s;
+    EXPECT_FALSE(HasDangerousUrl(streamed)) << "input: " << s;
+  }
+}
+
+TEST(UrlSanitizer, StreamingReleasesCompleteWordsEarly) {
+  LinkStreamFilter filter;
+  EXPECT_EQ(filter.Feed("The server "), "The server ");
+  EXPECT_EQ(filter.Feed("restarts"), "");  // the word may still grow into a URL
+  EXPECT_EQ(filter.Feed(" now. See [the"), "restarts now. See ");
+  EXPECT_EQ(filter.Feed(" docs](javascript:alert(1)"), "");
+  EXPECT_EQ(filter.Feed(") today."), "the docs ");  // the link is complete: its text is shown, the target dropped
+  EXPECT_EQ(filter.Flush(), "today.");
+}
+
+}  // namespace
+}  // namespace attest
