@@ -194,42 +194,97 @@ TEST_F(ServeAccessTest, ClearanceHoldsUnderConcurrentLoadWithCaches) {
   EXPECT_EQ(leaks.load(), 0);
 }
 
-// The probes of the hostile test: a word that occurs only in documents the reader cannot read must
-// look exactly like a word that occurs nowhere (search and answer bodies, statuses, fallback
+// The probes of the hostile test, with groups only (they ran against main before labels existed):
+// a word that occurs only in documents the reader cannot read (another group's, another tenant's)
+// must look exactly like a word that occurs nowhere (search and answer bodies, statuses, fallback
 // reasons), and documents the reader cannot read must not move its scores.
-TEST_F(ServeAccessTest, Regression_AHiddenMatchLooksLikeNoMatch) {
-  // "zephyr" is only in a label above low's clearance, "quokkaberry" only in a group low lacks,
-  // "xylophonist" nowhere.
-  const json none_search = Stable(Search(low_, "xylophonist"));
+class ServeHiddenMatchTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    data_ = dir_->str("data");
+    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    reader_ = CreateKey(data_, {"--tenant", "acme", "--user", "reader"});
+    other_ = CreateKey(data_, {"--tenant", "bolt", "--user", "root", "--admin"});
+    SetPrincipal(data_, "reader", "eng", "");
+    server_ = new testing_support::ServeProcess(data_, {}, {});
+    ASSERT_NE(server_->port(), 0) << server_->child().out();
+    json batch = {
+        {"documents",
+         {{{"id", "handbook"}, {"title", "Employee handbook"},
+           {"text", "The travel policy covers economy flights. Expense reports are filed within thirty days."}},
+          {{"id", "payroll"}, {"title", "Payroll calendar"}, {"acl_groups", {"hr"}},
+           {"text", "Payroll runs on the quokkaberry schedule. The travel allowance is paid with payroll."}}}}};
+    ASSERT_EQ(Call("POST", "/v1/documents:batch", admin_, batch.dump()).status, 200);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+  }
+  static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
+                        const std::string& body = "") {
+    HttpCall c;
+    c.method = method;
+    c.path = path;
+    c.body = body;
+    if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
+    return HttpRequest(server_->port(), c);
+  }
+  static json Post(const std::string& route, const std::string& key, const json& body) {
+    HttpReply r = Call("POST", route, key, body.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    json j = json::parse(r.body, nullptr, false);
+    for (const char* k : {"request_id", "took_ms", "snapshot_version", "versions", "answer_id", "timings_ms", "cached",
+                          "as_of", "stats", "thread"}) {
+      j.erase(k);
+    }
+    return j;
+  }
+  static TempDir* dir_;
+  static std::string data_, admin_, reader_, other_;
+  static testing_support::ServeProcess* server_;
+};
+
+TempDir* ServeHiddenMatchTest::dir_ = nullptr;
+testing_support::ServeProcess* ServeHiddenMatchTest::server_ = nullptr;
+std::string ServeHiddenMatchTest::data_, ServeHiddenMatchTest::admin_, ServeHiddenMatchTest::reader_,
+    ServeHiddenMatchTest::other_;
+
+TEST_F(ServeHiddenMatchTest, Regression_AHiddenMatchLooksLikeNoMatch) {
+  // "quokkaberry" is only in a document of a group the reader lacks; "xylophonist" is nowhere.
+  const json none_search = Post("/v1/search", reader_, {{"query", "xylophonist"}, {"mode", "bm25"}});
   EXPECT_TRUE(none_search["hits"].empty());
-  for (const char* probe : {"zephyr", "quokkaberry"}) {
-    EXPECT_EQ(Stable(Search(low_, probe)).dump(), none_search.dump()) << probe;
-  }
-  const json none_answer = Stable(Answer(low_, "What is the xylophonist budget?"));
+  EXPECT_EQ(Post("/v1/search", reader_, {{"query", "quokkaberry"}, {"mode", "bm25"}}).dump(), none_search.dump());
+  const json none_answer = Post("/v1/answer", reader_, {{"query", "What is the xylophonist schedule?"}});
   EXPECT_EQ(none_answer.value("fallback_reason", ""), "no_documents") << none_answer.dump();
-  for (const char* probe : {"What is the zephyr budget?", "What is the quokkaberry schedule?"}) {
-    const json a = Stable(Answer(low_, probe));
-    EXPECT_EQ(a.value("outcome", ""), none_answer.value("outcome", "")) << a.dump();
-    EXPECT_EQ(a.value("fallback_reason", ""), "no_documents") << "a reader learns that hidden text matched: "
-                                                              << a.dump();
-  }
-  // Scores: what low can read scores the same whatever hidden documents say.
-  auto score_of = [&](const json& search, const std::string& id) {
-    for (const auto& h : search["hits"]) {
+  const json hidden_answer = Post("/v1/answer", reader_, {{"query", "What is the quokkaberry schedule?"}});
+  EXPECT_EQ(hidden_answer.value("outcome", ""), none_answer.value("outcome", "")) << hidden_answer.dump();
+  EXPECT_EQ(hidden_answer.value("fallback_reason", ""), "no_documents")
+      << "a reader learns that hidden text matched: " << hidden_answer.dump();
+}
+
+TEST_F(ServeHiddenMatchTest, Regression_HiddenDocumentsDoNotMoveAReadersScores) {
+  auto score_of = [&](const std::string& id) {
+    const json j = Post("/v1/search", reader_, {{"query", "travel policy zephyr"}, {"mode", "bm25"}});
+    for (const auto& h : j["hits"]) {
       if (h["doc_id"] == id) return h["score"].get<double>();
     }
     return -1.0;
   };
-  const double before = score_of(Search(low_, "travel policy zephyr"), "handbook");
+  const double before = score_of("handbook");
   ASSERT_GT(before, 0);
-  json more = {{"documents",
-                {{{"id", "roadmap2"}, {"title", "Zephyr travel policy"}, {"access_label", "internal"},
-                  {"text", "Zephyr travel policy zephyr travel policy zephyr travel policy."}},
-                 {{"id", "hr-travel"}, {"title", "HR travel policy"}, {"acl_groups", {"hr"}},
-                  {"text", "The travel policy of HR: travel policy travel policy zephyr."}}}}};
-  ASSERT_EQ(Call("POST", "/v1/documents:batch", admin_, more.dump()).status, 200);
-  const double after = score_of(Search(low_, "travel policy zephyr"), "handbook");
-  EXPECT_EQ(before, after) << "hidden documents moved a reader's score";
+  // Another group's document and another tenant's documents, all rich in the probe's words.
+  json hr = {{"documents",
+              {{{"id", "hr-travel"}, {"title", "HR travel policy"}, {"acl_groups", {"hr"}},
+                {"text", "The travel policy of HR: travel policy travel policy zephyr zephyr."}}}}};
+  ASSERT_EQ(Call("POST", "/v1/documents:batch", admin_, hr.dump()).status, 200);
+  json bolt = {{"documents", json::array()}};
+  for (int i = 0; i < 20; ++i) {
+    bolt["documents"].push_back({{"id", "b" + std::to_string(i)}, {"title", "Bolt travel policy " + std::to_string(i)},
+                                 {"text", "Bolt travel policy zephyr number " + std::to_string(i) + "."}});
+  }
+  ASSERT_EQ(Call("POST", "/v1/documents:batch", other_, bolt.dump()).status, 200);
+  EXPECT_EQ(score_of("handbook"), before) << "documents the reader cannot read moved its score";
 }
 
 }  // namespace

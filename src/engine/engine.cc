@@ -178,8 +178,8 @@ class EngineImpl final : public Engine {
   Result<PutDocumentsReport> PutDocuments(const std::vector<DocumentSpec>& docs) override {
     if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
     if (docs.empty()) return Status::InvalidArgument("no documents");
-    std::lock_guard<std::mutex> lock(write_mu_);
-    std::shared_ptr<const Snapshot> before = store_->Pin();
+    // Parsing and analysis run before the write lock: a slow document (a large page, one near the
+    // HTML limits) delays only its own request, never other tenants' writes.
     WriteBatch batch;
     PutDocumentsReport report;
     for (size_t i = 0; i < docs.size(); ++i) {
@@ -192,13 +192,18 @@ class EngineImpl final : public Engine {
       defaults.tenant = spec.tenant;
       defaults.acl_groups = spec.acl_groups;
       defaults.access_label = spec.access_label;
-      PreparedDocument prepared = indexer_.Prepare(*parsed, defaults, spec.text.size());
-      auto old = before->FindDocument(DocumentKey{spec.tenant, spec.id});
+      batch.upserts.push_back(indexer_.Prepare(*parsed, defaults, spec.text.size()));
+    }
+    std::lock_guard<std::mutex> lock(write_mu_);
+    // The versions these documents replace, read under the lock so that no other write lands between
+    // this read and the commit (the caller drops cached answers that cite them).
+    std::shared_ptr<const Snapshot> before = store_->Pin();
+    for (const PreparedDocument& prepared : batch.upserts) {
+      auto old = before->FindDocument(DocumentKey{prepared.record.tenant, prepared.record.id});
       if (old.ok() && old->sha256 != prepared.record.sha256) {
         ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, before->ChunksOfDocument(old->num));
         for (const ChunkRecord& c : chunks) report.superseded_chunks.push_back(c.id.get());
       }
-      batch.upserts.push_back(std::move(prepared));
     }
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(batch)));
     report.snapshot_version = cr.version.get();
