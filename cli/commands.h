@@ -2,9 +2,11 @@
 //   0 success, 1 failure, 2 usage error, 3 partial failure (some inputs were rejected, the rest stored).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attest/engine.h"
@@ -141,6 +143,9 @@ int RunReembed(const GlobalArgs& g, bool json);
 
 // Builds the engine options of the global flags; an error message on bad values.
 Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only);
+// Crash tests only: the engine's fault hook from ATTEST_FAULT_TRACE / ATTEST_FAULT_KILL
+// (cli/fault_points.cc); an empty function when neither is set.
+Result<std::function<Status(std::string_view)>> FaultHookFromEnvironment();
 // Applies the mode and fusion flags; kInvalidArgument naming the bad flag.
 Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);

@@ -43,6 +43,7 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   } else {
     return Status::InvalidArgument("--vector-index '" + g.vector_index + "' is unknown (hnsw, flat, ivfpq)");
   }
+  ATTEST_ASSIGN_OR_RETURN(eo.fault_hook, FaultHookFromEnvironment());
   return eo;
 }
 

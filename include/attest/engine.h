@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,9 @@ struct EngineOptions {
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.
   bool background_vectors = false;
+  // Crash tests only (empty otherwise): called at named points of commits, merges, training and
+  // the embedder switch (docs/testing.md lists them); a non-OK Status fails the operation there.
+  std::function<Status(std::string_view point)> fault_hook;
 };
 
 struct IngestOptions {

@@ -37,6 +37,7 @@ class EngineImpl final : public Engine {
     // DocumentIndexer::Reindex is thread-safe (the Analyzer keeps per-thread state).
     so.reindex = [this](const ChunkRecord& c, const DocumentRecord& d) { return indexer_.Reindex(c, d); };
     so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+    so.fault_hook = options_.fault_hook;
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
     if (!options_.rerank.base_url.empty()) {

@@ -115,6 +115,8 @@ Status VectorLeg::SyncActive(const std::shared_ptr<const Snapshot>& snap) {
   args.embedder = embedder.get();
   args.index = IndexConfig(type);
   args.threads = Threads();
+  args.fault_hook = options_.fault_hook;
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.sync"));
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
   if (st.segments_built) {
     spdlog::info("vectors: built {} segment file(s): {} rows embedded, {} reused, {:.2f} s", st.segments_built,
@@ -179,10 +181,12 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
     args.model_path = tmp;
     args.threads = Threads();
     const auto t0 = std::chrono::steady_clock::now();
+    ATTEST_RETURN_IF_ERROR(Fault("vectors.train"));
     ATTEST_ASSIGN_OR_RETURN(TrainedModelInfo info, TrainCorpusModel(o.kind, o, args));
     report.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report.model_bytes = info.model_bytes;
     model_file = std::string(EmbedderKindName(o.kind)) + "-" + info.identity.Key() + ".model";
+    ATTEST_RETURN_IF_ERROR(Fault("vectors.before_model_rename"));
     fs::rename(tmp, models_dir_ / model_file, ec);
     if (ec) return Status::IOError("cannot rename " + tmp.string() + ": " + ec.message());
     EmbedderRecord probe;
@@ -206,6 +210,8 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
   args.embedder = embedder.get();
   args.index = IndexConfig(index);
   args.threads = Threads();
+  args.fault_hook = options_.fault_hook;
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.build_files"));
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
 
   EmbedderRecord rec;
@@ -220,6 +226,7 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
     std::lock_guard<std::mutex> lock(mu_);
     embedders_[rec.key] = embedder;
   }
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.before_switch"));
   ATTEST_ASSIGN_OR_RETURN(SnapshotVersion v, store_->ActivateEmbedder(rec));
   // Segments committed while the files were built: embed them now.
   ATTEST_RETURN_IF_ERROR(SyncActive(store_->Pin()));
@@ -231,12 +238,17 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
   report.snapshot_version = v.get();
 
   // Older models are no longer active anywhere a new pin can reach.
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.remove_old_models"));
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(models_dir_, ec)) {
     const std::string name = entry.path().filename().string();
     if (name != model_file) fs::remove(entry.path(), ec);
   }
   return report;
+}
+
+Status VectorLeg::Fault(std::string_view point) const {
+  return options_.fault_hook ? options_.fault_hook(point) : Status::Ok();
 }
 
 Status VectorLeg::AfterIngest() {

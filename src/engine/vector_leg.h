@@ -65,6 +65,8 @@ class VectorLeg {
   VectorIndexConfig IndexConfig(VectorIndexType type) const;
   Result<ReembedReport> ReembedWith(const EmbedderOptions& options, VectorIndexType index);
   unsigned Threads() const;
+  // Crash tests: EngineOptions::fault_hook at a named point of training, file builds or the switch.
+  Status Fault(std::string_view point) const;
 
   Store* store_;
   EngineOptions options_;

@@ -78,6 +78,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   std::shared_ptr<const StoreState> current = Current();
   Catalog cat(*writer_);
   ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(Fault("commit.begin"));
   ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
   if (meta.snapshot_version != current->version.get()) {
     return Status::Internal("catalog is at version " + std::to_string(meta.snapshot_version) +
@@ -231,7 +232,9 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
   ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "embedder " + record.name + " " + record.key));
   meta.snapshot_version = v.get();
   ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
+  ATTEST_RETURN_IF_ERROR(Fault("embedder.before_catalog_commit"));
   ATTEST_RETURN_IF_ERROR(txn->Commit());
+  (void)Fault("embedder.after_catalog_commit");  // crash tests only: the switch is durable
 
   auto next = std::make_shared<StoreState>();
   next->version = v;

@@ -118,6 +118,7 @@ SegmentId StoreImpl::NextSegmentId() const {
 Status StoreImpl::FinishBulk(SegmentId first) {
   if (options_.read_only) return Status::InvalidArgument("finish bulk: the store was opened read-only");
   std::lock_guard<std::mutex> lock(commit_mu_);
+  ATTEST_RETURN_IF_ERROR(Fault("bulk.finish"));
   ATTEST_RETURN_IF_ERROR(MergeBulkLocked(first, /*all=*/true));
   return MaybeMergeLocked();
 }
@@ -133,6 +134,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
                             " but the store published " + std::to_string(current->version.get()));
   }
   const SnapshotVersion v = current->version;  // a merge changes no content: same version
+  ATTEST_RETURN_IF_ERROR(Fault("merge.begin"));
   const SegmentId new_id(meta.next_segment_id);
   SegmentWriter writer;
   std::vector<DocNum> new_docs;
@@ -182,6 +184,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
     meta.next_segment_id++;
     std::string image = writer.Serialize();
     path = dir_.segment_path(new_id);
+    ATTEST_RETURN_IF_ERROR(Fault("merge.before_segment_write"));
     ATTEST_RETURN_IF_ERROR(WriteFileAtomically(path, image));
     auto cleanup = [&](Status s) {
       ::unlink(path.c_str());
@@ -217,6 +220,8 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
     ATTEST_RETURN_IF_ERROR(Fault("merge.before_catalog_commit"));
     ATTEST_RETURN_IF_ERROR(txn->Commit());
   }
+
+  (void)Fault("merge.after_catalog_commit");  // crash tests only: the merge is durable
 
   // Committed. Mark the merged-away files obsolete before dropping the current state's references,
   // so each is unlinked exactly when its last holder (possibly a pinned snapshot) lets go.
