@@ -125,7 +125,21 @@ Status VectorLeg::SyncActive(const std::shared_ptr<const Snapshot>& snap) {
   std::set<SegmentId> live;
   for (const auto& v : store_->Pin()->segments()) live.insert(v.id);
   for (const auto& v : snap->segments()) live.insert(v.id);
+  RemoveModelsExcept(snap->embedder()->model_file);
   return files_.RemoveExcept(live, snap->embedder()->key);
+}
+
+void VectorLeg::RemoveModelsExcept(const std::string& keep) {
+  // Called with work_mu_ held, so no training of this process is writing its temporary model; a
+  // killed process's temporary model and a model the switch made inactive go here.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(models_dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == keep) continue;
+    std::error_code rm;
+    fs::remove(entry.path(), rm);
+    if (rm) spdlog::warn("vectors: cannot remove {}: {}", entry.path().string(), rm.message());
+  }
 }
 
 Status VectorLeg::RunPolicy() {
@@ -228,7 +242,8 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
   }
   ATTEST_RETURN_IF_ERROR(Fault("vectors.before_switch"));
   ATTEST_ASSIGN_OR_RETURN(SnapshotVersion v, store_->ActivateEmbedder(rec));
-  // Segments committed while the files were built: embed them now.
+  // Segments committed while the files were built: embed them now. This also removes the older
+  // models: they are no longer active anywhere a new pin can reach.
   ATTEST_RETURN_IF_ERROR(SyncActive(store_->Pin()));
   report.embed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   report.embedder = rec.name + " " + std::to_string(rec.dim) + " " + rec.version;
@@ -236,14 +251,6 @@ Result<ReembedReport> VectorLeg::ReembedWith(const EmbedderOptions& o, VectorInd
   report.embedded = st.rows_embedded;
   report.reused = st.rows_reused;
   report.snapshot_version = v.get();
-
-  // Older models are no longer active anywhere a new pin can reach.
-  ATTEST_RETURN_IF_ERROR(Fault("vectors.remove_old_models"));
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(models_dir_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name != model_file) fs::remove(entry.path(), ec);
-  }
   return report;
 }
 
