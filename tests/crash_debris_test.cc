@@ -33,7 +33,7 @@ class CrashDebris : public ::testing::Test {
   int Run(const std::vector<std::string>& args, const std::string& kill_at = "") {
     std::vector<std::string> argv = {ATTEST_BINARY, "--data", data_.string(), "--threads", "2", "--embed-dim", "32"};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env;
+    std::vector<std::string> env = {"OMP_NUM_THREADS=1"};  // fast training on a loaded machine
     if (!kill_at.empty()) env.push_back("ATTEST_FAULT_KILL=" + kill_at);
     CrashChild child(argv, env, tmp_.path() / "stderr");
     return child.Wait();
