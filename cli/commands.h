@@ -143,6 +143,8 @@ int RunReembed(const GlobalArgs& g, bool json);
 
 // Builds the engine options of the global flags; an error message on bad values.
 Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only);
+// A failure as the CLI prints it: the Status, or for a full disk a sentence that says so plainly.
+std::string FailureText(const Status& s, const std::string& data_dir);
 // Crash tests only: the engine's fault hook from ATTEST_FAULT_TRACE / ATTEST_FAULT_KILL
 // (cli/fault_points.cc); an empty function when neither is set.
 Result<std::function<Status(std::string_view)>> FaultHookFromEnvironment();

@@ -47,6 +47,13 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   return eo;
 }
 
+std::string FailureText(const Status& s, const std::string& data_dir) {
+  if (s.code() != StatusCode::kNoSpace) return s.ToString();
+  return "the disk holding " + data_dir +
+         " is full (no space left on device, ENOSPC): the operation that hit it changed nothing, and everything "
+         "committed before is intact and searchable. Free space and run the command again. (" + s.message() + ")";
+}
+
 Result<SearchMode> ParseSearchMode(const std::string& name) {
   for (SearchMode m : {SearchMode::kAuto, SearchMode::kBm25, SearchMode::kVector, SearchMode::kHybrid}) {
     if (name == SearchModeName(m)) return m;

@@ -130,6 +130,13 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const SqliteOpenArgs& args) {
   }
   std::unique_ptr<SqliteDb> db(new SqliteDb(raw, args.read_only));
   sqlite3_extended_result_codes(raw, 1);
+  if (!args.read_only) {
+    // Keep the -wal and -shm files when the last connection closes: a reader opened later finds
+    // them and needs no new disk space, so a database stays readable on a full disk (otherwise the
+    // reader must create a 32 KiB -shm file, which ENOSPC refuses with "disk I/O error").
+    int persist = 1;
+    sqlite3_file_control(raw, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+  }
   sqlite3_busy_timeout(raw, args.busy_timeout_ms);
   return db;
 }

@@ -67,6 +67,11 @@ Result<CommitResult> StoreImpl::Commit(WriteBatch batch) {
       merged = MaybeMergeLocked();
     } else if (Current()->views.size() > std::max<size_t>(1, options_.max_segments)) {
       merged = MergeBulkLocked(*batch.bulk_first_segment, /*all=*/false);
+      // Segments of earlier bulk loads that never reached FinishBulk (killed) are not this load's:
+      // when its own could not bring the store back under the cap, merge as outside a bulk load.
+      if (merged.ok() && Current()->views.size() > std::max<size_t>(1, options_.max_segments)) {
+        merged = MaybeMergeLocked();
+      }
     }
     // The commit is durable and published; a failed merge only leaves more segments behind.
     if (!merged.ok()) spdlog::warn("store: merge after commit {} failed: {}", result.version.get(), merged.ToString());
