@@ -6,10 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
+#include "store/store.h"
 #include "support/crash_child.h"
 #include "support/crash_corpus.h"
+#include "support/http_test_client.h"
 #include "support/process.h"
+#include "vector/segment_vectors.h"
 
 namespace attest {
 namespace {
@@ -80,6 +84,37 @@ TEST_F(CrashDebris, KilledReembedLeavesNoInactiveModelAfterTheNextRun) {
   const auto after = Models();
   ASSERT_EQ(after.size(), 1u);
   EXPECT_NE(*after.begin(), *first.begin()) << "the reembedded model is the active one";
+}
+
+// Found by the campaign (server scenario): a kill after a commit but before the vector files of its
+// segment were built left that segment without vectors, and a restarted `attest serve` never built
+// them until the next write: with no writes, vector and hybrid search stayed degraded for good.
+TEST_F(CrashDebris, RestartedServerBuildsVectorFilesAKillLeftMissing) {
+  ASSERT_EQ(Ingest(), 0);  // trains; every segment has its vector file
+  Corpus(2);
+  ASSERT_EQ(Ingest("vectors.sync"), -SIGKILL);  // committed and merged, then killed before its vectors
+  auto uncovered = [&]() -> long {
+    StoreOptions so;
+    so.dir = data_;
+    so.read_only = true;
+    auto store = Store::Open(so);
+    if (!store.ok()) return -1;
+    auto snap = (*store)->Pin();
+    if (!snap->embedder()) return -2;
+    auto loaded = VectorFiles(data_ / "vectors").Load(*snap, snap->embedder()->key);
+    if (!loaded.ok()) return -3;
+    return long(snap->segments().size() - loaded->size());
+  };
+  ASSERT_GT(uncovered(), 0) << "the kill should have left a segment without vectors";
+  testing_support::ServeProcess server(data_.string(), {"--threads", "2", "--embed-dim", "32"},
+                                       {"--audit-log", (tmp_.path() / "audit.jsonl").string()});
+  ASSERT_NE(server.port(), 0);
+  long left = uncovered();
+  for (int i = 0; i < 300 && left != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    left = uncovered();
+  }
+  EXPECT_EQ(left, 0) << "segments still without vectors 30 s after the server started";
 }
 
 }  // namespace

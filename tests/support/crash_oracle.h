@@ -60,6 +60,7 @@ struct StoreCheck {
   uint64_t live_chunks = 0;
   uint64_t segments = 0;
   bool embedder_active = false;
+  uint64_t vector_segments = 0;        // live segments with a valid vector file of the active embedder
   std::string embedder_key;
 };
 
@@ -82,7 +83,8 @@ struct StoreCheckArgs {
 //    the catalog's live chunks are exactly those, and no segment file is left that the catalog
 //    does not list; no temporary file survives the writer open in the store's own folders;
 //  - with an active embedder: its model file exists, every vector file of the active embedder for a
-//    live segment opens and matches that segment, and a vector-mode search runs;
+//    live segment opens and matches that segment, and (when any segment has one) a vector-mode
+//    search runs;
 //  - the store accepts a write (a probe document is committed, found, and deleted).
 StoreCheck CheckReopenedStore(const StoreCheckArgs& args);
 
