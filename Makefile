@@ -5,7 +5,7 @@ PG_DOCS     ?= /usr/share/doc/postgresql-doc-15/html
 JOBS        ?= $(shell nproc)
 ATTEST       = $(BUILD_DIR)/attest
 
-.PHONY: bootstrap build demo test bench fuzz clean
+.PHONY: bootstrap build demo test bench fuzz fuzz-campaign crash-campaign clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -46,6 +46,25 @@ fuzz:
 	  -DATTEST_BUILD_TESTS=OFF -DATTEST_BUILD_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fsanitize=fuzzer-no-link"
 	cmake --build build-fuzz -j $(JOBS)
+
+# The fuzzing campaign (docs/testing.md): every fuzz/*_fuzz.cc target for FUZZ_SECONDS (10
+# CPU-minutes by default) under ASan and UBSan from its committed seeds; crashes go to
+# build-fuzz/campaign/crashes/<target>/ and a table shows seconds, executions, corpus and crashes.
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS    ?= 1
+fuzz-campaign:
+	ATTEST_BOOTSTRAP_EXTRAS=1 ./scripts/bootstrap
+	./scripts/fuzz_campaign --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --build-dir build-fuzz --out build-fuzz/campaign
+
+# The nightly kill -9 campaign (docs/testing.md): CRASH_POINTS kill points over ingest, FinishBulk,
+# training, reembed and documents:batch through the server; prints where they fell and the count of
+# lost acknowledged documents (must be 0). The CI suite runs 100 of them (tests/crash_recovery_test.cc).
+CRASH_POINTS ?= 1000
+CRASH_SEED   ?= 1
+crash-campaign: bootstrap
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target attest crash_campaign
+	nice -n 10 $(BUILD_DIR)/bench/crash_campaign --points $(CRASH_POINTS) --seed $(CRASH_SEED)
 
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz

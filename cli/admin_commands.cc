@@ -18,7 +18,8 @@ int RunStats(const GlobalArgs& g, bool json) {
   eo.read_only = true;
   auto engine = Engine::Open(eo);
   if (!engine.ok()) {
-    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
+                 FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   auto s = (*engine)->Stats();
@@ -67,12 +68,13 @@ int RunReembed(const GlobalArgs& g, bool json) {
   }
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
-    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
+                 FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   auto r = (*engine)->Reembed();
   if (!r.ok()) {
-    std::fprintf(stderr, "attest: reembed failed: %s\n", r.status().ToString().c_str());
+    std::fprintf(stderr, "attest: reembed failed: %s\n", FailureText(r.status(), g.data_dir).c_str());
     return r.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   if (json) {
@@ -133,12 +135,13 @@ int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& ten
   eo.data_dir = g.data_dir;
   auto engine = Engine::Open(eo);
   if (!engine.ok()) {
-    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
+                 FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   auto r = (*engine)->Delete(StoreTenant(tenant), id);
   if (!r.ok()) {
-    std::fprintf(stderr, "attest: delete failed: %s\n", r.status().ToString().c_str());
+    std::fprintf(stderr, "attest: delete failed: %s\n", FailureText(r.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   std::printf("deleted %s (snapshot %llu)\n", id.c_str(), static_cast<unsigned long long>(*r));

@@ -2,9 +2,11 @@
 //   0 success, 1 failure, 2 usage error, 3 partial failure (some inputs were rejected, the rest stored).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attest/engine.h"
@@ -172,6 +174,11 @@ int RunMigrate(const GlobalArgs& g);
 
 // Builds the engine options of the global flags; an error message on bad values.
 Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only);
+// A failure as the CLI prints it: the Status, or for a full disk a sentence that says so plainly.
+std::string FailureText(const Status& s, const std::string& data_dir);
+// Crash tests only: the engine's fault hook from ATTEST_FAULT_TRACE / ATTEST_FAULT_KILL
+// (cli/fault_points.cc); an empty function when neither is set.
+Result<std::function<Status(std::string_view)>> FaultHookFromEnvironment();
 // Applies the mode and fusion flags; kInvalidArgument naming the bad flag.
 Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);

@@ -43,7 +43,8 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   }
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
-    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
+                 FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   ProgressBar bar("ingest");
@@ -66,7 +67,7 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   Result<IngestReport> r = (*engine)->Ingest(io);
   bar.Finish();
   if (!r.ok()) {
-    std::fprintf(stderr, "attest: ingest failed: %s\n", r.status().ToString().c_str());
+    std::fprintf(stderr, "attest: ingest failed: %s\n", FailureText(r.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   const IngestReport& rep = *r;

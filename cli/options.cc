@@ -54,7 +54,15 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   } else {
     return Status::InvalidArgument("--vector-index '" + g.vector_index + "' is unknown (hnsw, flat, ivfpq)");
   }
+  ATTEST_ASSIGN_OR_RETURN(eo.fault_hook, FaultHookFromEnvironment());
   return eo;
+}
+
+std::string FailureText(const Status& s, const std::string& data_dir) {
+  if (s.code() != StatusCode::kNoSpace) return s.ToString();
+  return "the disk holding " + data_dir +
+         " is full (no space left on device, ENOSPC): the operation that hit it changed nothing, and everything "
+         "committed before is intact and searchable. Free space and run the command again. (" + s.message() + ")";
 }
 
 Result<SearchMode> ParseSearchMode(const std::string& name) {

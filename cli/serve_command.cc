@@ -104,7 +104,8 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   eo->background_vectors = true;  // ingestion through the API never blocks on training
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
-    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
+    std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
+                 FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
   // Tenants without a model yet (e.g. a store just upgraded) get one, in the background.

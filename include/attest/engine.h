@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,9 @@ struct EngineOptions {
   // clearance is at or above the document's label. A stored label this list does not name is
   // readable only by callers without a label restriction (fail closed).
   std::vector<std::string> access_levels{"public", "internal", "confidential", "restricted"};
+  // Crash tests only (empty otherwise): called at named points of commits, merges, training and
+  // the embedder switch (docs/testing.md lists them); a non-OK Status fails the operation there.
+  std::function<Status(std::string_view point)> fault_hook;
 };
 
 struct IngestOptions {

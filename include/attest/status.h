@@ -22,6 +22,7 @@ enum class StatusCode : int {
   kBusy,              // another process holds the writer lock
   kCancelled,
   kInternal,          // a bug: an invariant of Attest itself was broken
+  kNoSpace,           // the device holding the data directory is full (ENOSPC, EDQUOT, SQLITE_FULL)
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -42,6 +43,7 @@ class [[nodiscard]] Status {
   static Status Busy(std::string m) { return {StatusCode::kBusy, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status NoSpace(std::string m) { return {StatusCode::kNoSpace, std::move(m)}; }
 
   bool ok() const { return rep_ == nullptr; }
   StatusCode code() const { return rep_ ? rep_->code : StatusCode::kOk; }

@@ -14,7 +14,11 @@ namespace attest {
 namespace {
 
 Status Errno(std::string_view what, const std::filesystem::path& path) {
-  return Status::IOError(std::string(what) + " " + path.string() + ": " + std::strerror(errno));
+  const int err = errno;
+  std::string message = std::string(what) + " " + path.string() + ": " + std::strerror(err);
+  // A full device is not an I/O fault: the caller can free space and retry (and the server answers 503).
+  if (err == ENOSPC || err == EDQUOT) return Status::NoSpace(message + (err == ENOSPC ? " (ENOSPC)" : " (EDQUOT)"));
+  return Status::IOError(std::move(message));
 }
 
 }  // namespace

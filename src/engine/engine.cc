@@ -37,8 +37,15 @@ class EngineImpl final : public Engine {
     // DocumentIndexer::Reindex is thread-safe (the Analyzer keeps per-thread state).
     so.reindex = [this](const ChunkRecord& c, const DocumentRecord& d) { return indexer_.Reindex(c, d); };
     so.merge_threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+    so.fault_hook = options_.fault_hook;
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
+    // A long-running writer (the server) does not wait for the next write to build the vector files
+    // a killed process left missing: with an active embedder, the vector policy runs once at open,
+    // in the background.
+    if (!options_.read_only && options_.background_vectors && store_->Pin()->embedder()) {
+      ATTEST_RETURN_IF_ERROR(vectors_->AfterIngest());
+    }
     if (!options_.rerank.base_url.empty()) {
       HttpRerankerOptions ro;
       ro.base_url = options_.rerank.base_url;

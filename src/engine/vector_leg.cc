@@ -133,6 +133,8 @@ Status VectorLeg::SyncTenant(const std::shared_ptr<const Snapshot>& snap, const 
   args.embedder = embedder.get();
   args.index = IndexConfig(type);
   args.threads = Threads();
+  args.fault_hook = options_.fault_hook;
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.sync"));
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
   if (st.segments_built) {
     spdlog::info("vectors: built {} segment file(s) of tenant '{}': {} rows embedded, {} reused, {:.2f} s",
@@ -264,10 +266,12 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
     args.model_path = tmp;
     args.threads = Threads();
     const auto t0 = std::chrono::steady_clock::now();
+    ATTEST_RETURN_IF_ERROR(Fault("vectors.train"));
     ATTEST_ASSIGN_OR_RETURN(TrainedModelInfo info, TrainCorpusModel(o.kind, o, args));
     report.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report.model_bytes = info.model_bytes;
     model_file = std::string(EmbedderKindName(o.kind)) + "-" + info.identity.Key() + ".model";
+    ATTEST_RETURN_IF_ERROR(Fault("vectors.before_model_rename"));
     fs::rename(tmp, models_dir_ / model_file, ec);
     if (ec) return Status::IOError("cannot rename " + tmp.string() + ": " + ec.message());
     EmbedderRecord probe;
@@ -293,6 +297,8 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
   args.embedder = embedder.get();
   args.index = IndexConfig(index);
   args.threads = Threads();
+  args.fault_hook = options_.fault_hook;
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.build_files"));
   ATTEST_ASSIGN_OR_RETURN(VectorSyncStats st, files_.Sync(args));
 
   EmbedderRecord rec;
@@ -308,6 +314,7 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
     std::lock_guard<std::mutex> lock(mu_);
     embedders_[rec.key] = embedder;
   }
+  ATTEST_RETURN_IF_ERROR(Fault("vectors.before_switch"));
   ATTEST_ASSIGN_OR_RETURN(SnapshotVersion v, store_->ActivateEmbedder(rec));
   // Segments committed while the files were built: embed them now.
   ATTEST_RETURN_IF_ERROR(SyncTenant(store_->Pin(), tenant));
@@ -319,6 +326,10 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
   report.snapshot_version = v.get();
   report.tenants.push_back(tenant);
   return report;
+}
+
+Status VectorLeg::Fault(std::string_view point) const {
+  return options_.fault_hook ? options_.fault_hook(point) : Status::Ok();
 }
 
 Status VectorLeg::AfterIngest() {

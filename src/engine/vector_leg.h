@@ -73,6 +73,10 @@ class VectorLeg {
   VectorIndexConfig IndexConfig(VectorIndexType type) const;
   Result<ReembedReport> ReembedTenant(const std::string& tenant, const EmbedderOptions& options, VectorIndexType index);
   unsigned Threads() const;
+  // Removes every file of models/ but `keep` (the active model): models made inactive by a switch
+  // and temporary models of a killed training. Requires work_mu_.
+  // Crash tests: EngineOptions::fault_hook at a named point of training, file builds or the switch.
+  Status Fault(std::string_view point) const;
 
   Store* store_;
   EngineOptions options_;

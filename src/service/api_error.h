@@ -10,7 +10,7 @@ namespace attest::service {
 struct ApiError {
   // invalid_json, invalid_request (a field is wrong: see `field`), unauthorized, forbidden,
   // not_found, conflict, payload_too_large, rate_limited, quota_exceeded, overloaded, unavailable,
-  // deadline_exceeded, internal
+  // storage_full (the data directory's device is full), deadline_exceeded, internal
   std::string code;
   std::string message;
   std::string field;  // JSON path of the offending field, e.g. "query", "filters.sites[2]"

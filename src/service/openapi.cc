@@ -49,7 +49,8 @@ json Components() {
       {{"error", Object({{"code", {{"type", "string"},
                                    {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
                                              "not_found", "conflict", "payload_too_large", "rate_limited",
-                                             "quota_exceeded", "overloaded", "unavailable", "deadline_exceeded", "internal"}},
+                                             "quota_exceeded", "overloaded", "unavailable", "storage_full",
+                                             "deadline_exceeded", "internal"}},
                                    {"description", "Stable machine-readable code."}}},
                          {"message", Str("What was wrong, for people.")},
                          {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "

@@ -79,6 +79,12 @@ ApiError FromStatus(const Status& status, const std::string& field) {
       return ApiError{"payload_too_large", status.message(), field};
     case StatusCode::kBusy:
       return ApiError{"unavailable", "the index is busy; retry", ""};
+    case StatusCode::kNoSpace:
+      spdlog::error("write refused: {}", status.ToString());
+      return ApiError{"storage_full",
+                      "no space left on the device of the data directory (ENOSPC): the write was not applied; "
+                      "retry once space is freed",
+                      ""};
     default:
       spdlog::error("internal error: {}", status.ToString());
       return ApiError{"internal", "internal error (logged with the request id)", ""};

@@ -15,7 +15,9 @@ constexpr char kMarkerMagic[8] = {'A', 'T', 'T', 'E', 'S', 'T', 'D', 'B'};
 constexpr size_t kMarkerSize = 20;  // magic(8) version(4) flags(4) crc(4)
 
 Status FsError(std::string_view what, const fs::path& p, const std::error_code& ec) {
-  return Status::IOError(std::string(what) + " " + p.string() + ": " + ec.message());
+  std::string message = std::string(what) + " " + p.string() + ": " + ec.message();
+  if (ec == std::errc::no_space_on_device) return Status::NoSpace(message + " (ENOSPC)");
+  return Status::IOError(std::move(message));
 }
 
 bool IsTempName(const std::string& name) { return name.find(".tmp-") != std::string::npos; }

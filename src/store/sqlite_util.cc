@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <string>
 
 namespace attest {
@@ -9,14 +10,14 @@ namespace {
 
 StatusCode CodeFor(int rc) {
   switch (rc & 0xff) {
+    case SQLITE_FULL:
+      return StatusCode::kNoSpace;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return StatusCode::kBusy;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
       return StatusCode::kCorruption;
-    case SQLITE_FULL:
-      return StatusCode::kResourceExhausted;
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
     case SQLITE_RANGE:
@@ -25,6 +26,17 @@ StatusCode CodeFor(int rc) {
     default:
       return StatusCode::kIOError;
   }
+}
+
+// The Status of a failed call on `db`. SQLite reports a full device as SQLITE_FULL from some calls
+// and as a plain SQLITE_IOERR_* ("disk I/O error") from others (growing the -shm file, a WAL
+// write); the errno it saw tells them apart, so a full disk is always named as such.
+Status SqliteError(int rc, sqlite3* db, std::string message) {
+  StatusCode code = CodeFor(rc);
+  const int sys = db ? sqlite3_system_errno(db) : 0;
+  if (code == StatusCode::kIOError && (sys == ENOSPC || sys == EDQUOT)) code = StatusCode::kNoSpace;
+  if (code == StatusCode::kNoSpace) message += ": no space left on device (ENOSPC)";
+  return Status(code, std::move(message));
 }
 
 }  // namespace
@@ -72,8 +84,9 @@ Result<bool> SqliteStmt::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  Status s(CodeFor(rc), std::string("sqlite: ") + sqlite3_errmsg(sqlite3_db_handle(stmt_)) +
-                            " (in: " + sqlite3_sql(stmt_) + ")");
+  Status s = SqliteError(rc, sqlite3_db_handle(stmt_),
+                         std::string("sqlite: ") + sqlite3_errmsg(sqlite3_db_handle(stmt_)) + " (in: " +
+                             sqlite3_sql(stmt_) + ")");
   sqlite3_reset(stmt_);
   return s;
 }
@@ -110,12 +123,20 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const SqliteOpenArgs& args) {
   int rc = sqlite3_open_v2(args.path.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    Status s = SqliteError(rc, raw, "cannot open catalog " + args.path.string() + ": " + msg);
     sqlite3_close(raw);
-    return Status(CodeFor(rc) == StatusCode::kInternal ? StatusCode::kIOError : CodeFor(rc),
-                  "cannot open catalog " + args.path.string() + ": " + msg);
+    if (s.code() == StatusCode::kInternal) return Status::IOError(s.message());
+    return s;
   }
   std::unique_ptr<SqliteDb> db(new SqliteDb(raw, args.read_only));
   sqlite3_extended_result_codes(raw, 1);
+  if (!args.read_only) {
+    // Keep the -wal and -shm files when the last connection closes: a reader opened later finds
+    // them and needs no new disk space, so a database stays readable on a full disk (otherwise the
+    // reader must create a 32 KiB -shm file, which ENOSPC refuses with "disk I/O error").
+    int persist = 1;
+    sqlite3_file_control(raw, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+  }
   sqlite3_busy_timeout(raw, args.busy_timeout_ms);
   return db;
 }
@@ -132,7 +153,7 @@ Status SqliteDb::Exec(std::string_view sql) {
   if (rc == SQLITE_OK) return Status::Ok();
   std::string msg = err ? err : sqlite3_errstr(rc);
   sqlite3_free(err);
-  return Status(CodeFor(rc), "sqlite: " + msg + " (in: " + text.substr(0, 120) + ")");
+  return SqliteError(rc, db_, "sqlite: " + msg + " (in: " + text.substr(0, 120) + ")");
 }
 
 Result<StmtRef> SqliteDb::Prepare(const std::string& sql) {
@@ -145,7 +166,7 @@ Result<StmtRef> SqliteDb::Prepare(const std::string& sql) {
   int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
                               &stmt, nullptr);
   if (rc != SQLITE_OK) {
-    return Status(CodeFor(rc), std::string("sqlite prepare: ") + sqlite3_errmsg(db_) + " (in: " + sql + ")");
+    return SqliteError(rc, db_, std::string("sqlite prepare: ") + sqlite3_errmsg(db_) + " (in: " + sql + ")");
   }
   auto owned = std::make_unique<SqliteStmt>(this, stmt);
   SqliteStmt* p = owned.get();
@@ -154,7 +175,7 @@ Result<StmtRef> SqliteDb::Prepare(const std::string& sql) {
 }
 
 Status SqliteDb::Error(std::string_view what) const {
-  return Status(CodeFor(sqlite3_extended_errcode(db_)), std::string(what) + ": " + sqlite3_errmsg(db_));
+  return SqliteError(sqlite3_extended_errcode(db_), db_, std::string(what) + ": " + sqlite3_errmsg(db_));
 }
 
 int64_t SqliteDb::changes() const { return sqlite3_changes64(db_); }

@@ -51,10 +51,12 @@ struct StoreOptions {
   std::function<IndexedChunk(const ChunkRecord& chunk, const DocumentRecord& doc)> reindex;
   // Threads that call `reindex` concurrently during a merge (it must then be thread-safe).
   unsigned merge_threads = 1;
-  // Tests only: called at named points of a commit or merge ("commit.before_segment_write",
-  // "commit.before_catalog_commit", "merge.before_catalog_commit"); a non-OK Status makes the
-  // operation fail there as if the operating system had refused. "commit.after_catalog_commit"
-  // is also called (its Status is ignored: the commit is durable) so crash tests can exit there.
+  // Tests only: called at named points of a commit, merge or embedder switch ("commit.begin",
+  // "commit.before_segment_write", "commit.before_catalog_commit", "bulk.finish", "merge.begin",
+  // "merge.before_segment_write", "merge.before_catalog_commit", "embedder.before_catalog_commit");
+  // a non-OK Status makes the operation fail there as if the operating system had refused.
+  // "commit.after_catalog_commit", "merge.after_catalog_commit" and "embedder.after_catalog_commit"
+  // are also called (their Status is ignored: the change is durable) so crash tests can stop there.
   std::function<Status(std::string_view point)> fault_hook;
 };
 

@@ -66,8 +66,13 @@ Result<CommitResult> StoreImpl::Commit(WriteBatch batch) {
     Status merged;
     if (!batch.bulk_first_segment) {
       merged = MaybeMergeLocked();
-    } else if (Current()->views.size() > std::max<size_t>(1, options_.max_segments)) {
+    } else if (MaxSegmentsOfATenant() > std::max<size_t>(1, options_.max_segments)) {
       merged = MergeBulkLocked(*batch.bulk_first_segment, /*all=*/false);
+      // Segments of earlier bulk loads that never reached FinishBulk (killed) are not this load's:
+      // when its own could not bring a tenant back under the cap, merge that tenant's smallest.
+      if (merged.ok() && MaxSegmentsOfATenant() > std::max<size_t>(1, options_.max_segments)) {
+        merged = MergeOverCapLocked();
+      }
     }
     // The commit is durable and published; a failed merge only leaves more segments behind.
     if (!merged.ok()) spdlog::warn("store: merge after commit {} failed: {}", result.version.get(), merged.ToString());
@@ -79,6 +84,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   std::shared_ptr<const StoreState> current = Current();
   Catalog cat(*writer_);
   ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(Fault("commit.begin"));
   ATTEST_ASSIGN_OR_RETURN(CatalogMeta meta, cat.ReadMeta());
   if (meta.snapshot_version != current->version.get()) {
     return Status::Internal("catalog is at version " + std::to_string(meta.snapshot_version) +
@@ -245,7 +251,9 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
       cat.InsertSnapshot(v, "embedder " + record.name + " " + record.key + " tenant '" + record.tenant + "'"));
   meta.snapshot_version = v.get();
   ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
+  ATTEST_RETURN_IF_ERROR(Fault("embedder.before_catalog_commit"));
   ATTEST_RETURN_IF_ERROR(txn->Commit());
+  (void)Fault("embedder.after_catalog_commit");  // crash tests only: the switch is durable
 
   auto next = std::make_shared<StoreState>();
   next->version = v;

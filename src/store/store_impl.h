@@ -55,6 +55,10 @@ class StoreImpl final : public Store {
 
   // --- merge (store_merge.cc); all require commit_mu_ ---
   Status MaybeMergeLocked();
+  // The most segments any one tenant has (the cap applies per tenant).
+  size_t MaxSegmentsOfATenant() const;
+  // Merges the smallest segments of every tenant over the cap, nothing else (no tiered merges).
+  Status MergeOverCapLocked();
   // Merges segments numbered `first` or above (a bulk load's): all of them into one, or, when
   // `all` is false, the smallest ones, enough to come back to half the segment cap.
   Status MergeBulkLocked(SegmentId first, bool all);

@@ -89,6 +89,32 @@ std::vector<SegmentId> PickOverCap(const std::vector<const SegmentView*>& views,
 
 }  // namespace
 
+size_t StoreImpl::MaxSegmentsOfATenant() const {
+  size_t most = 0;
+  for (const auto& [tenant, views] : ByTenant(*Current())) most = std::max(most, views.size());
+  return most;
+}
+
+Status StoreImpl::MergeOverCapLocked() {
+  if (!options_.reindex) return Status::Ok();
+  const size_t cap = std::max<size_t>(1, options_.max_segments);
+  bool merged = false;
+  for (;;) {
+    std::vector<SegmentId> ids;
+    {
+      std::shared_ptr<const StoreState> current = Current();
+      for (const auto& [tenant, views] : ByTenant(*current)) {
+        ids = PickOverCap(views, cap);
+        if (!ids.empty()) break;
+      }
+    }
+    if (ids.empty()) break;
+    ATTEST_RETURN_IF_ERROR(MergeLocked(ids));
+    merged = true;
+  }
+  return merged ? PurgeLocked() : Status::Ok();
+}
+
 Status StoreImpl::MaybeMergeLocked() {
   if (!options_.reindex) return Status::Ok();
   bool merged = false;
@@ -155,6 +181,7 @@ SegmentId StoreImpl::NextSegmentId() const {
 Status StoreImpl::FinishBulk(SegmentId first) {
   if (options_.read_only) return Status::InvalidArgument("finish bulk: the store was opened read-only");
   std::lock_guard<std::mutex> lock(commit_mu_);
+  ATTEST_RETURN_IF_ERROR(Fault("bulk.finish"));
   ATTEST_RETURN_IF_ERROR(MergeBulkLocked(first, /*all=*/true));
   return MaybeMergeLocked();
 }
@@ -218,7 +245,9 @@ Result<std::vector<std::shared_ptr<SegmentFile>>> StoreImpl::RebuildLocked(Catal
     const SegmentId new_id(meta.next_segment_id++);
     std::string image = out.writer.Serialize();
     const std::filesystem::path path = dir_.segment_path(new_id);
-    Status s = WriteFileAtomically(path, image);
+    Status s = Fault("merge.before_segment_write");
+    if (!s.ok()) return fail(s);
+    s = WriteFileAtomically(path, image);
     if (!s.ok()) {
       ::unlink(path.c_str());
       return fail(s);
@@ -250,6 +279,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
                             " but the store published " + std::to_string(current->version.get()));
   }
   const SnapshotVersion v = current->version;  // a merge changes no content: same version
+  ATTEST_RETURN_IF_ERROR(Fault("merge.begin"));
   ATTEST_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<SegmentFile>> new_files, RebuildLocked(cat, ids, meta, v));
   auto abandon = [&](Status s) {
     for (auto& f : new_files) f->MarkObsolete();  // unlinked as `new_files` goes
@@ -270,6 +300,8 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
     }
   }
   if (!s.ok()) return abandon(s);
+
+  (void)Fault("merge.after_catalog_commit");  // crash tests only: the merge is durable
 
   // Committed. Mark the merged-away files obsolete before dropping the current state's references,
   // so each is unlinked exactly when its last holder (possibly a pinned snapshot) lets go.

@@ -295,6 +295,7 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
     build.tag = EncodeTag(view->id, seg.content_crc(), identity, chunk_ids);
     ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<VectorIndex> index, VectorIndex::Build(build));
     fs::path path = PathOf(view->id, key);
+    if (args.fault_hook) ATTEST_RETURN_IF_ERROR(args.fault_hook("vectors.before_file_write"));
     ATTEST_RETURN_IF_ERROR(index->Write(path));
     auto loaded = std::make_shared<Loaded>();
     loaded->segment_crc = seg.content_crc();

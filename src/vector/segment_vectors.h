@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attest/status.h"
@@ -36,6 +38,8 @@ struct VectorSyncArgs {
   unsigned threads = 1;                 // embedding threads
   // The text embedded for a chunk: title, section path and body (see ChunkEmbeddingText()).
   size_t batch = 256;                   // chunks per Embed() call
+  // Crash tests only: called as "vectors.before_file_write" before each file is written.
+  std::function<Status(std::string_view point)> fault_hook;
 };
 
 struct VectorSyncStats {

@@ -52,7 +52,9 @@ struct SpanReader : faiss::IOReader {
     if (size == 0) return nitems;
     const size_t avail = (n_ - pos_) / size;
     const size_t take = std::min(avail, nitems);
-    std::memcpy(ptr, p_ + pos_, take * size);
+    // FAISS reads an empty vector into its data(), which may be null: memcpy of nothing to null is
+    // still undefined (found by vector_index_fuzz under UBSan; fuzz/corpus/vector_index_fuzz/ubsan-*).
+    if (take > 0) std::memcpy(ptr, p_ + pos_, take * size);
     pos_ += take * size;
     return take;
   }
