@@ -108,10 +108,6 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
                  FailureText(engine.status(), g.data_dir).c_str());
     return kExitFailure;
   }
-  // Tenants without a model yet (e.g. a store just upgraded) get one, in the background.
-  if (Status v = (*engine)->RefreshVectors(); !v.ok()) {
-    std::fprintf(stderr, "attest: vectors not refreshed: %s\n", v.ToString().c_str());
-  }
 
   service::AuthOptions ao;
   ao.auth_db = std::filesystem::path(g.data_dir) / "auth.db";
@@ -167,9 +163,17 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   co.limits.max_feedback_per_user = a.max_feedback_per_user;
   co.limits.max_feedback_per_tenant = a.max_feedback_per_tenant;
   auto conversations = service::ConversationStore::Open(co);
+  std::unique_ptr<service::ConversationStore> no_conversations;
   if (!conversations.ok()) {
-    std::fprintf(stderr, "attest: %s\n", conversations.status().ToString().c_str());
-    return kExitFailure;
+    if (conversations.status().code() != StatusCode::kNoSpace) {
+      std::fprintf(stderr, "attest: %s\n", conversations.status().ToString().c_str());
+      return kExitFailure;
+    }
+    // A full disk must not stop the server from answering reads (docs/http_api.md): threads and
+    // feedback answer 503 until it is restarted with space to create its conversations file.
+    std::fprintf(stderr, "attest: warning: %s; serving without threads and feedback\n",
+                 conversations.status().ToString().c_str());
+    conversations = std::move(no_conversations);
   }
 
   service::ServiceOptions so;

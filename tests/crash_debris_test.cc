@@ -100,8 +100,8 @@ TEST_F(CrashDebris, RestartedServerBuildsVectorFilesAKillLeftMissing) {
     auto store = Store::Open(so);
     if (!store.ok()) return -1;
     auto snap = (*store)->Pin();
-    if (!snap->embedder()) return -2;
-    auto loaded = VectorFiles(data_ / "vectors").Load(*snap, snap->embedder()->key);
+    if (!snap->embedder("")) return -2;
+    auto loaded = VectorFiles(data_ / "vectors").Load(*snap, "", snap->embedder("")->key);
     if (!loaded.ok()) return -3;
     return long(snap->segments().size() - loaded->size());
   };

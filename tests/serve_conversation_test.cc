@@ -52,7 +52,8 @@ class Deployment {
  public:
   explicit Deployment(std::vector<std::string> flags) : flags_(std::move(flags)) {
     data_ = dir_.str("data");
-    keys_["admin"] = Key({"--tenant", "acme", "--user", "root", "--admin"});
+    // A deployment operator: the documents below include one of tenant bolt.
+    keys_["admin"] = Key({"--tenant", "acme", "--user", "root", "--operator"});
     keys_["alice"] = Key({"--tenant", "acme", "--user", "alice"});
     keys_["dave"] = Key({"--tenant", "acme", "--user", "dave"});
     keys_["bob"] = Key({"--tenant", "acme", "--user", "bob"});

@@ -331,6 +331,7 @@ TEST(AuditLog, WritesIdOnlyJsonLines) {
   std::vector<std::string> lines = ReadLines(opts.path);
   ASSERT_EQ(lines.size(), 3u);
   const std::vector<std::string> keys = {"request_id", "ts", "route", "user", "tenant", "credential_id", "groups",
+                                         "clearance",
                                          "chunks_given", "chunks_cited", "blocked_citations", "outcome", "snapshot",
                                          "answer_id"};
   for (int i = 0; i < 3; ++i) {

@@ -41,9 +41,9 @@ class EngineImpl final : public Engine {
     ATTEST_ASSIGN_OR_RETURN(store_, Store::Open(so));
     vectors_ = std::make_unique<VectorLeg>(store_.get(), options_);
     // A long-running writer (the server) does not wait for the next write to build the vector files
-    // a killed process left missing: with an active embedder, the vector policy runs once at open,
-    // in the background.
-    if (!options_.read_only && options_.background_vectors && store_->Pin()->embedder()) {
+    // a killed process left missing, or to train the models of tenants that have none (a store just
+    // upgraded): the vector policy runs once at open, in the background.
+    if (!options_.read_only && options_.background_vectors) {
       ATTEST_RETURN_IF_ERROR(vectors_->AfterIngest());
     }
     if (!options_.rerank.base_url.empty()) {

@@ -106,7 +106,7 @@ class Checker {
       CheckDocuments(*snap);
       CheckIndexEqualsCatalog(*snap);
       CheckFiles(*snap);
-      if (snap->embedder()) CheckVectorFiles(*snap);
+      if (!snap->embedders().empty()) CheckVectorFiles(*snap);
       snap.reset();
       CheckAcceptsWrites(**store);
     }
@@ -249,24 +249,28 @@ class Checker {
     }
   }
 
+  // Each tenant's embedder: its model file exists, and every vector file of one of the tenant's
+  // live segments is valid for it (a missing one is absent, not wrong).
   void CheckVectorFiles(const Snapshot& snap) {
-    const EmbedderRecord& rec = *snap.embedder();
     out_.embedder_active = true;
-    out_.embedder_key = rec.key;
-    std::error_code ec;
-    if (!rec.model_file.empty() && !fs::exists(args_.data_dir / "models" / rec.model_file, ec)) {
-      Fail("the active embedder's model file models/" + rec.model_file + " is missing");
-    }
-    VectorFiles files(args_.data_dir / "vectors");
-    auto loaded = files.Load(snap, rec.key);
-    if (!loaded.ok()) return Fail("vector files: " + loaded.status().ToString());
-    std::set<uint64_t> valid;
-    for (const auto& sv : *loaded) valid.insert(sv.view.id.get());
-    out_.vector_segments = valid.size();
-    for (const SegmentView& v : snap.segments()) {
-      const fs::path path = files.PathOf(v.id, rec.key);
-      if (fs::exists(path, ec) && !valid.count(v.id.get())) {
-        Fail("vector file " + path.filename().string() + " exists for a live segment but is invalid or stale");
+    for (const auto& [tenant, rec] : snap.embedders()) {
+      out_.embedder_key = rec.key;
+      std::error_code ec;
+      if (!rec.model_file.empty() && !fs::exists(args_.data_dir / "models" / rec.model_file, ec)) {
+        Fail("the active embedder's model file models/" + rec.model_file + " is missing");
+      }
+      VectorFiles files(args_.data_dir / "vectors");
+      auto loaded = files.Load(snap, tenant, rec.key);
+      if (!loaded.ok()) return Fail("vector files: " + loaded.status().ToString());
+      std::set<uint64_t> valid;
+      for (const auto& sv : *loaded) valid.insert(sv.view.id.get());
+      out_.vector_segments += valid.size();
+      for (const SegmentView& v : snap.segments()) {
+        if (!SegmentOfTenant(v, tenant)) continue;
+        const fs::path path = files.PathOf(v.id, rec.key);
+        if (fs::exists(path, ec) && !valid.count(v.id.get())) {
+          Fail("vector file " + path.filename().string() + " exists for a live segment but is invalid or stale");
+        }
       }
     }
   }
