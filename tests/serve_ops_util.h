@@ -1,0 +1,47 @@
+// Helpers shared by the black-box operations tests (serve_ops_test, serve_integrity_test): keys
+// made with the real CLI, one HTTP call with a bearer key, and the JSON body of a reply.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/http_test_client.h"
+#include "support/process.h"
+
+namespace attest::ops_test {
+
+inline std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = testing_support::RunAttest(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  return j.is_object() && j.contains("key") ? j["key"].get<std::string>() : std::string();
+}
+
+inline testing_support::HttpReply Call(uint16_t port, const std::string& method, const std::string& path,
+                                       const std::string& key, const std::string& body = "") {
+  testing_support::HttpCall c;
+  c.method = method;
+  c.path = path;
+  c.body = body;
+  if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
+  return testing_support::HttpRequest(port, c);
+}
+
+inline nlohmann::json Body(const testing_support::HttpReply& r) {
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "status " << r.status << ": " << r.body;
+  return j;
+}
+
+inline std::string ErrorCode(const testing_support::HttpReply& r) {
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("error")) return "";
+  return j["error"].value("code", "");
+}
+
+}  // namespace attest::ops_test
