@@ -11,6 +11,7 @@ int HttpStatusOf(const std::string& code) {
       {"forbidden", 403},         {"not_found", 404},       {"method_not_allowed", 405}, {"timeout", 408},
       {"conflict", 409},          {"payload_too_large", 413}, {"unsupported_media_type", 415},
       {"rate_limited", 429},      {"cancelled", 499},       {"overloaded", 503},     {"unavailable", 503},
+      {"audit_unavailable", 503},
       {"deadline_exceeded", 504}, {"internal", 500}};
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
@@ -26,6 +27,8 @@ http::Response ErrorResponse(const service::ApiError& error, const std::string& 
   if (!request_id.empty()) r.headers.emplace_back("X-Request-Id", request_id);
   if (!version_header.empty()) r.headers.emplace_back("X-Attest-Version", version_header);
   if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  // The audit log drains as soon as its disk takes writes (retries back off to 1 s).
+  if (error.code == "audit_unavailable") r.headers.emplace_back("Retry-After", "1");
   return r;
 }
 

@@ -1,6 +1,18 @@
 // Black-box tests of `attest serve` under operational trouble (the real binary on an ephemeral
-// port): the query limit measured the same way by every route.
+// port): an audit log that cannot be written (the disk refuses: a file size limit set on the
+// running server with prlimit, the way a full disk refuses), and the query limit measured the same
+// way by every route.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -110,6 +122,117 @@ TEST_F(ServeQueryLimitTest, QueryLimitIsCountedAfterNfcOnBothRoutes) {
     EXPECT_EQ(over.status, 400) << route << ": " << over.body.substr(0, 400);
     EXPECT_EQ(Body(over)["error"].value("field", ""), "query") << route;
   }
+}
+
+// ---- the audit log during a disk outage ------------------------------------------------------
+
+size_t LinesOf(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+// Waits up to `seconds` for `pred`.
+template <class Pred>
+bool WaitFor(Pred pred, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+// Makes every write of process `pid` that would extend a file past `bytes` fail with EFBIG (the
+// server ignores SIGXFSZ, inherited from this test), as a full disk fails them with ENOSPC.
+void LimitFileSize(pid_t pid, rlim_t bytes) {
+  struct rlimit lim{bytes, RLIM_INFINITY};
+  ASSERT_EQ(::prlimit(pid, RLIMIT_FSIZE, &lim, nullptr), 0) << "prlimit: " << std::strerror(errno);
+}
+
+double SecondsOf(const std::function<void()>& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// While the audit log could not be written, every request took a second more (Append waited for
+// room), the in-memory queue grew past its limit and /readyz said 200. Now: readiness is 503 naming
+// the audit log while writes fail; the queue holds at most --audit-queue records; a request that
+// would need one more is refused at once with 503 audit_unavailable and Retry-After; when the disk
+// takes writes again every record held is written (none lost) and readiness is 200 again.
+TEST(ServeAuditOutage, Regression_AuditOutageMakesReadyz503) {
+  TempDir dir;
+  const std::string data = dir.str("data");
+  const std::string audit = dir.str("audit.jsonl");
+  const std::string admin = CreateKey(data, {"--tenant", "acme", "--user", "root", "--admin"});
+  const std::string reader = CreateKey(data, {"--tenant", "acme", "--user", "alice"});
+  struct sigaction ignore{}, previous{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &previous), 0);  // inherited by the server: EFBIG, not death
+  ServeProcess server(data, {}, {"--audit-log", audit, "--audit-queue", "8"});
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  ASSERT_NE(server.port(), 0) << server.child().out();
+  const uint16_t port = server.port();
+
+  json doc = {{"id", "refunds"}, {"title", "Refund policy"},
+              {"text", "Refunds are paid within thirty days of purchase. The refund goes to the original card."}};
+  ASSERT_EQ(Call(port, "POST", "/v1/documents", admin, doc.dump()).status, 200);
+  const std::string query = json{{"query", "refund policy"}}.dump();
+  ASSERT_EQ(Call(port, "POST", "/v1/search", reader, query).status, 200);
+  ASSERT_TRUE(WaitFor([&] { return LinesOf(audit) == 2; }, 10)) << LinesOf(audit);
+  ASSERT_EQ(Call(port, "GET", "/readyz", "").status, 200);
+
+  // The outage: the audit file cannot grow.
+  std::error_code ec;
+  LimitFileSize(server.child().pid(), std::filesystem::file_size(audit, ec));
+  HttpReply first = Call(port, "POST", "/v1/search", reader, query);
+  EXPECT_EQ(first.status, 200) << first.body;  // room in the queue: served, its record held
+  HttpReply ready;
+  ASSERT_TRUE(WaitFor([&] { return (ready = Call(port, "GET", "/readyz", "")).status == 503; }, 10))
+      << "readyz stayed " << ready.status << " while the audit log could not be written: " << ready.body;
+  EXPECT_NE(ready.body.find("audit"), std::string::npos) << ready.body;
+  EXPECT_NE(ready.body.find("File too large"), std::string::npos) << ready.body;  // the write error, named
+
+  // Fill the queue: each request is answered at once, served while there is room, then refused.
+  size_t served = 1, refused = 0;
+  HttpReply last;
+  for (int i = 0; i < 20; ++i) {
+    const double seconds = SecondsOf([&] { last = Call(port, "POST", "/v1/search", reader, query); });
+    EXPECT_LT(seconds, 1.0) << "request " << i << " waited for the audit log";
+    if (last.status == 200) {
+      ++served;
+    } else {
+      ++refused;
+      EXPECT_EQ(last.status, 503) << last.body;
+      EXPECT_EQ(ErrorCode(last), "audit_unavailable") << last.body;
+      EXPECT_FALSE(last.Header("retry-after").empty());
+    }
+  }
+  EXPECT_EQ(served, 8u) << "the queue held more (or fewer) records than --audit-queue";
+  EXPECT_EQ(refused, 20u + 1 - served);
+  // A write is refused before it is applied (it would need a record too).
+  json other = {{"id", "returns"}, {"title", "Returns"}, {"text", "Returns are accepted within ninety days."}};
+  HttpReply put = Call(port, "POST", "/v1/documents", admin, other.dump());
+  EXPECT_EQ(put.status, 503) << put.body;
+  EXPECT_EQ(ErrorCode(put), "audit_unavailable");
+  // Unaudited routes still answer; metrics show the state.
+  EXPECT_EQ(Call(port, "GET", "/healthz", "").status, 200);
+  HttpReply metrics = Call(port, "GET", "/metrics", "");
+  EXPECT_NE(metrics.body.find("attest_audit_held_records 8"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("attest_audit_writable 0"), std::string::npos);
+  EXPECT_NE(metrics.body.find("attest_audit_refused_total"), std::string::npos);
+  EXPECT_EQ(LinesOf(audit), 2u);
+
+  // The disk recovers: everything held is written, readiness returns, requests are served.
+  LimitFileSize(server.child().pid(), RLIM_INFINITY);
+  ASSERT_TRUE(WaitFor([&] { return Call(port, "GET", "/readyz", "").status == 200; }, 10));
+  EXPECT_TRUE(WaitFor([&] { return LinesOf(audit) == 2 + served; }, 10)) << LinesOf(audit);
+  EXPECT_EQ(Call(port, "POST", "/v1/search", reader, query).status, 200);
+  EXPECT_EQ(Call(port, "GET", "/v1/documents/returns", admin).status, 404);  // never ran (a 404 is not audited)
+  EXPECT_TRUE(WaitFor([&] { return LinesOf(audit) == 3 + served; }, 10)) << LinesOf(audit);
+  EXPECT_NE(Call(port, "GET", "/metrics", "").body.find("attest_audit_writable 1"), std::string::npos);
 }
 
 }  // namespace

@@ -63,7 +63,30 @@ uint32_t Service::RemainingMs(const RequestContext& ctx, std::optional<uint32_t>
   return static_cast<uint32_t>(std::max(1.0, budget - spent));
 }
 
-void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord record) {
+ApiResult<AuditSlot> Service::ReserveAudit() {
+  if (!audit_) return AuditSlot();
+  Result<AuditSlot> slot = audit_->Reserve();
+  if (slot.ok()) return std::move(slot).value();
+  metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full")->Add();
+  return ApiError{"audit_unavailable",
+                  "the request was not run: its audit record could not be kept (" + slot.status().message() +
+                      "); retry later",
+                  ""};
+}
+
+std::vector<std::string> Service::NotReadyReasons() const {
+  std::vector<std::string> reasons;
+  if (audit_) {
+    const AuditHealth h = audit_->health();
+    if (!h.writing) reasons.push_back("the audit log cannot be written: " + h.error);
+    if (h.full()) {
+      reasons.push_back("the audit log holds " + std::to_string(h.held) + " unwritten records, its limit");
+    }
+  }
+  return reasons;
+}
+
+void Service::Audit(AuditSlot slot, const Identity& who, const RequestContext& ctx, AuditRecord record) {
   if (!audit_) return;
   record.request_id = ctx.request_id;
   record.unix_ms = internal::UnixMs();
@@ -73,12 +96,14 @@ void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord 
   record.credential_id = who.credential_id;
   record.groups = who.groups;
   record.clearance = who.admin ? std::string("*") : who.clearance;
-  audit_->Append(std::move(record));
+  audit_->Append(std::move(slot), std::move(record));
 }
 
 ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest& req, const RequestContext& ctx) {
   auto tenant = EffectiveTenant(who, req.tenant);
   if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
   const uint64_t snapshot = engine_.CurrentSnapshot();
   SearchOptions so;
   so.query = req.query;
@@ -106,7 +131,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
       json body = json::parse(*hit);
       body["request_id"] = ctx.request_id;
       body["cached"] = true;
-      Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+      Audit(std::move(slot).value(), who, ctx, internal::SearchAudit(body, tenant.value()));
       return body.dump();
     }
     metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
@@ -145,7 +170,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                {"versions", Versions()}};
   if (!r->embedder.empty()) body["embedder"] = r->embedder;
   if (options_.caches && r->snapshot_version == snapshot) retrieval_cache_.Put(key, body.dump());
-  Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+  Audit(std::move(slot).value(), who, ctx, internal::SearchAudit(body, tenant.value()));
   return body.dump();
 }
 
@@ -164,6 +189,14 @@ void Service::RefreshGauges() {
   metrics_.GetGauge("attest_snapshot_version", "The latest index snapshot")->Set(double(engine_.CurrentSnapshot()));
   if (audit_) {
     metrics_.GetGauge("attest_audit_records_written", "Audit records written")->Set(double(audit_->written()));
+    const AuditHealth h = audit_->health();
+    metrics_.GetGauge("attest_audit_held_records", "Audit records held in memory (queued, being written, claimed)")
+        ->Set(double(h.held));
+    metrics_.GetGauge("attest_audit_held_limit", "The most audit records held in memory (--audit-queue)")
+        ->Set(double(h.limit));
+    metrics_.GetGauge("attest_audit_writable", "1 while audit writes succeed, 0 from a failed write until one succeeds")
+        ->Set(h.writing ? 1 : 0);
+    metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full");
   }
 }
 
