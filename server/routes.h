@@ -34,7 +34,8 @@ http::Router BuildRoutes(RouteContext* ctx);
 
 // HTTP status of an ApiError code (400 invalid_json/invalid_request/bad_http, 401 unauthorized,
 // 403 forbidden, 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict,
-// 413 payload_too_large, 429 rate_limited, 499 cancelled, 503 overloaded/unavailable/audit_unavailable,
+// 413 payload_too_large, 429 rate_limited, 499 cancelled, 503 overloaded/unavailable/audit_unavailable/
+// vector_leg_unavailable,
 // 504 deadline_exceeded, 500 internal).
 int HttpStatusOf(const std::string& code);
 // The JSON error response, with the request id and version headers.

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "support/http_test_client.h"
 #include "support/process.h"
@@ -42,6 +43,33 @@ inline std::string ErrorCode(const testing_support::HttpReply& r) {
   nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
   if (!j.is_object() || !j.contains("error")) return "";
   return j["error"].value("code", "");
+}
+
+// Runs `sql` on the SQLite database at `path` (what an operator's sqlite3 shell would do) and
+// returns the first column of the first row as text ("" when none). Fails the test on an error.
+inline std::string SqlText(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << "cannot open " << path << ": " << (db ? sqlite3_errmsg(db) : "?");
+    sqlite3_close(db);
+    return out;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sql << ": " << sqlite3_errmsg(db);
+  } else {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+      ADD_FAILURE() << sql << ": " << sqlite3_errmsg(db);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
 }
 
 }  // namespace attest::ops_test

@@ -193,6 +193,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (!view) {
       result.notices.push_back(vector.unavailable.empty() ? "no embedder is active yet: BM25 only"
                                                           : "vector leg unavailable, BM25 only: " + vector.unavailable);
+      if (!vector.unavailable.empty()) result.degraded.push_back("vector_leg_unavailable: " + vector.unavailable);
     }
   } else if ((mode == SearchMode::kVector || mode == SearchMode::kHybrid) && !vectors_ready) {
     return Status::InvalidArgument(std::string(SearchModeName(mode)) +
@@ -266,6 +267,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     } else if (options.mode == SearchMode::kAuto) {
       // Auto mode degrades to BM25 (e.g. the embedding server is down) and says so.
       result.notices.push_back("vector leg failed, BM25 only: " + r.status().ToString());
+      result.degraded.push_back("vector_leg_failed: " + r.status().message());
       mode = result.mode = SearchMode::kBm25;
       result.embedder.clear();
     } else {

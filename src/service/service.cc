@@ -76,6 +76,7 @@ ApiResult<AuditSlot> Service::ReserveAudit() {
 
 std::vector<std::string> Service::NotReadyReasons() const {
   std::vector<std::string> reasons;
+  if (Status v = engine_.CheckVectorLeg(std::nullopt); !v.ok()) reasons.push_back(v.message());
   if (audit_) {
     const AuditHealth h = audit_->health();
     if (!h.writing) reasons.push_back("the audit log cannot be written: " + h.error);
@@ -111,6 +112,13 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
   so.filter = FilterFor(who, tenant.value());
   internal::ApplyFilters(req.filters, &so.filter);
   so.mode = internal::ParseMode(req.mode);
+  if (so.mode == SearchMode::kVector || so.mode == SearchMode::kHybrid) {
+    // The caller asked for the vector leg: say plainly when it cannot run (auto mode degrades).
+    if (Status v = engine_.CheckVectorLeg(so.filter.tenant); !v.ok()) {
+      return ApiError{"vector_leg_unavailable",
+                      v.message() + "; mode auto or bm25 still searches this tenant (BM25 only)", ""};
+    }
+  }
   const uint32_t remaining = RemainingMs(ctx, req.deadline_ms);
   std::vector<std::string> degraded;
   if (remaining < internal::kMinVectorBudgetMs && so.mode == SearchMode::kAuto) {
@@ -159,6 +167,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
     }
     hits.push_back(std::move(j));
   }
+  for (const std::string& d : r->degraded) degraded.push_back(d);
   json body = {{"request_id", ctx.request_id},
                {"snapshot_version", r->snapshot_version},
                {"took_ms", r->took_ms},
@@ -169,7 +178,9 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                {"cached", false},
                {"versions", Versions()}};
   if (!r->embedder.empty()) body["embedder"] = r->embedder;
-  if (options_.caches && r->snapshot_version == snapshot) retrieval_cache_.Put(key, body.dump());
+  // A degraded result (e.g. a model that could not be loaded) is not kept: once the model is fixed,
+  // the same query at the same snapshot gets the full result.
+  if (options_.caches && r->snapshot_version == snapshot && r->degraded.empty()) retrieval_cache_.Put(key, body.dump());
   Audit(std::move(slot).value(), who, ctx, internal::SearchAudit(body, tenant.value()));
   return body.dump();
 }
