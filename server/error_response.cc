@@ -12,7 +12,7 @@ int HttpStatusOf(const std::string& code) {
       {"conflict", 409},          {"payload_too_large", 413}, {"unsupported_media_type", 415},
       {"rate_limited", 429},      {"cancelled", 499},       {"overloaded", 503},     {"unavailable", 503},
       {"audit_unavailable", 503}, {"vector_leg_unavailable", 503},
-      {"deadline_exceeded", 504}, {"internal", 500}};
+      {"deadline_exceeded", 504}, {"internal", 500},          {"corrupt_document", 500}};
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
 }

@@ -36,7 +36,7 @@ http::Router BuildRoutes(RouteContext* ctx);
 // 403 forbidden, 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict,
 // 413 payload_too_large, 429 rate_limited, 499 cancelled, 503 overloaded/unavailable/audit_unavailable/
 // vector_leg_unavailable,
-// 504 deadline_exceeded, 500 internal).
+// 504 deadline_exceeded, 500 internal/corrupt_document).
 int HttpStatusOf(const std::string& code);
 // The JSON error response, with the request id and version headers.
 http::Response ErrorResponse(const service::ApiError& error, const std::string& request_id,

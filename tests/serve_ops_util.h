@@ -72,4 +72,10 @@ inline std::string SqlText(const std::string& path, const std::string& sql) {
   return out;
 }
 
+inline std::string ErrorMessage(const testing_support::HttpReply& r) {
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return "";
+  return j["error"].value("message", "");
+}
+
 }  // namespace attest::ops_test
