@@ -10,6 +10,7 @@
 #include "engine/vector_leg.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
+#include "store/access_attributes.h"
 #include "vector/vector_searcher.h"
 
 namespace attest {
@@ -327,6 +328,8 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     auto it = docs.find(doc_num.get());
     if (it == docs.end()) {
       ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
+      // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
+      ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(snapshot.segments(), d, std::span<const ChunkId>(&picked_ids[n], 1)));
       it = docs.emplace(doc_num.get(), std::move(d)).first;
     }
     const DocumentRecord& d = it->second;
