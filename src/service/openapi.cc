@@ -49,7 +49,9 @@ json Components() {
       {{"error", Object({{"code", {{"type", "string"},
                                    {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
                                              "not_found", "conflict", "payload_too_large", "rate_limited",
-                                             "overloaded", "unavailable", "deadline_exceeded", "internal"}},
+                                             "overloaded", "unavailable", "audit_unavailable",
+                                             "vector_leg_unavailable", "deadline_exceeded", "corrupt_document",
+                                             "internal"}},
                                    {"description", "Stable machine-readable code."}}},
                          {"message", Str("What was wrong, for people.")},
                          {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "
@@ -180,7 +182,10 @@ json Components() {
       {"NotFound", error_response("not_found.")},
       {"PayloadTooLarge", error_response("payload_too_large: the body is over the limit.")},
       {"RateLimited", error_response("rate_limited: over the credential's rate; see Retry-After.")},
-      {"Unavailable", error_response("overloaded or unavailable: try again later.")},
+      {"Unavailable", error_response("overloaded or unavailable: try again later. audit_unavailable: the request "
+                                     "was not run because its audit record could not be kept (Retry-After). "
+                                     "vector_leg_unavailable: mode vector or hybrid while the tenant's vector "
+                                     "model cannot be loaded (the message names the file; mode auto still works).")},
   };
   json security = {
       {"bearer", {{"type", "http"}, {"scheme", "bearer"}, {"bearerFormat", "JWT"},
@@ -275,8 +280,10 @@ json Paths() {
   p["/v1/feedback"]["post"] = feedback;
 
   p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
-  p["/readyz"]["get"] = Public("Readiness: the index is open and the server accepts traffic.",
-                               {{"200", {{"description", "ready"}}}, {"503", {{"description", "not ready"}}}});
+  p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "
+                               "is written and has room, and the server is not shutting down.",
+                               {{"200", {{"description", "ready"}}},
+                                {"503", {{"description", "not ready; the error message lists every reason"}}}});
   p["/metrics"]["get"] = Public(
       "Prometheus metrics: per-stage latency histograms, cache hits, retractions, fallbacks by reason, audit "
       "failures.",
