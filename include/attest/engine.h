@@ -326,10 +326,10 @@ class Engine {
   // The latest snapshot version (no catalog read).
   virtual uint64_t CurrentSnapshot() const = 0;
   // Whether the vector leg of `tenant` ("" = the default tenant; every tenant with an active embedder
-  // when nullopt) can be used in the latest snapshot: OK (also for a tenant without one yet), or
-  // the failures naming each tenant, its model file (relative to the data directory) and what is
-  // wrong. Cheap when healthy (loaded models and views are cached) and while broken (a model file
-  // that failed is read again only once it changes).
+  // when nullopt) can be used in the latest snapshot, i.e. its active model loads: OK (also for a
+  // tenant without one yet), or the failures naming each tenant, its model file (relative to the
+  // data directory) and what is wrong. Cheap when healthy (loaded models are cached) and while
+  // broken (a model file that failed is read again only once it changes).
   virtual Status CheckVectorLeg(const std::optional<std::string>& tenant) const = 0;
   // Hits and misses of the query-embedding cache (keyed by text and embedder identity).
   virtual std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const = 0;

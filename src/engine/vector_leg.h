@@ -53,10 +53,11 @@ class VectorLeg {
   // snapshot version and tenant. An error names the tenant and what cannot be used: the model file
   // (relative to the data directory, with what is wrong with it) or the vector files.
   Result<std::shared_ptr<const VectorView>> ViewOf(const Snapshot& snap, const std::string& tenant);
-  // Whether the vector leg of `tenant` (of every tenant with an active embedder when nullopt) can be
-  // used at `snap`: OK, or every failure joined by "; " (kept from the first failure's code). A
-  // model file that failed to load is not read again until it changes on disk (size, time, inode),
-  // so readiness probes cost a stat() while it stays broken.
+  // Whether the active model of `tenant` (of every tenant with an active embedder when nullopt) at
+  // `snap` loads: OK, or every failure joined by "; " (with the first failure's code). Loaded models
+  // are cached; a model file that failed to load is not read again until it changes on disk (size,
+  // time, inode), so readiness probes cost a stat() while it stays broken. (Vector files are never
+  // fatal: a missing or bad one is left out of the view and rebuilt.)
   Status Check(const Snapshot& snap, const std::optional<std::string>& tenant);
   // Embeds a query with the view's embedder (cached by text and identity).
   Result<std::vector<float>> EmbedQuery(const VectorView& view, const std::string& text);

@@ -96,9 +96,8 @@ class Service {
   nlohmann::json Versions() const;
   std::string VersionHeader() const;  // "attest/0.1.0 api/v1 pipeline/p1"
   Registry& metrics() { return metrics_; }
-  // Why the service should not receive traffic now (empty = ready): the vector leg of a tenant with
-  // an active embedder cannot be used (its model or vector files), the audit log cannot be written
-  // or is full.
+  // Why the service should not receive traffic now (empty = ready): the model of a tenant with an
+  // active embedder cannot be loaded, the audit log cannot be written or is full.
   std::vector<std::string> NotReadyReasons() const;
   // Publishes the caches' and the engine's counters as gauges (called before rendering /metrics).
   void RefreshGauges();
