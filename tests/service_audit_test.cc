@@ -65,7 +65,7 @@ struct FailingLog {
 // A disk outage made Append wait up to a second per record once the queue was full, and then queue
 // past the limit anyway. Now the fifth record of a log bounded at four is refused at once, naming
 // the file and the write error, and the four held are written when the disk recovers.
-TEST(AuditLogBound, Regression_AuditQueueIsBoundedDuringAnOutage) {
+TEST(AuditLogBound, QueueIsBoundedDuringAnOutageAndDrainsOnRecovery) {
   TempDir dir;
   FailingLog f(dir, 4);
   ASSERT_TRUE(f.log);
