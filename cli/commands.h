@@ -138,6 +138,7 @@ struct ServeArgs {
   bool allow_anonymous = false;
   bool no_cache = false;
   std::string audit_log;              // default <data>/audit.jsonl
+  size_t audit_queue = 65536;         // audit records held in memory (then 503 audit_unavailable)
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
   bool report_access_filtered = false;  // say filtered_by_access to readers (an oracle: off by default)
   // Threads, remembered answers and feedback in <data>/conversations.db (docs/http_api.md).

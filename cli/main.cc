@@ -187,6 +187,11 @@ int main(int argc, char** argv) {
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
+  serve->add_option("--audit-queue", va.audit_queue,
+                    "audit records held in memory while the file cannot take them; beyond, requests get 503 "
+                    "audit_unavailable")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 24))
+      ->capture_default_str();
   auto auth_commands = RegisterAuthCommands(app);
 
   try {

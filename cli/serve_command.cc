@@ -144,9 +144,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   service::Counter* audit_failures =
       metrics.GetCounter("attest_audit_failures_total", "Audit records that failed to be written (retried)");
   audit_options.on_failure = [audit_failures](const std::string&) { audit_failures->Add(); };
-  service::Counter* audit_waits =
-      metrics.GetCounter("attest_audit_backpressure_waits_total", "Requests that waited for room in the audit queue");
-  audit_options.on_backpressure = [audit_waits](double) { audit_waits->Add(); };
+  audit_options.max_queue = a.audit_queue;
   auto audit = service::AuditLog::Open(audit_options);
   if (!audit.ok()) {
     std::fprintf(stderr, "attest: audit log: %s\n", audit.status().ToString().c_str());

@@ -12,7 +12,8 @@ int HttpStatusOf(const std::string& code) {
       {"conflict", 409},          {"payload_too_large", 413}, {"unsupported_media_type", 415},
       {"rate_limited", 429},      {"quota_exceeded", 429},  {"headers_too_large", 431}, {"cancelled", 499},
       {"not_implemented", 501},   {"overloaded", 503},      {"unavailable", 503},     {"storage_full", 503},
-      {"deadline_exceeded", 504}, {"internal", 500}};
+      {"audit_unavailable", 503}, {"vector_leg_unavailable", 503},                    {"deadline_exceeded", 504},
+      {"internal", 500},          {"corrupt_document", 500}};
   auto it = kStatus.find(code);
   return it == kStatus.end() ? 500 : it->second;
 }
@@ -27,6 +28,8 @@ http::Response ErrorResponse(const service::ApiError& error, const std::string& 
   if (!request_id.empty()) r.headers.emplace_back("X-Request-Id", request_id);
   if (!version_header.empty()) r.headers.emplace_back("X-Attest-Version", version_header);
   if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  // The audit log drains as soon as its disk takes writes (retries back off to 1 s).
+  if (error.code == "audit_unavailable") r.headers.emplace_back("Retry-After", "1");
   return r;
 }
 

@@ -250,6 +250,11 @@ http::Router BuildRoutes(RouteContext* ctx) {
     if (ctx->ready && !ctx->ready()) {
       return c.Fail(ApiError{"unavailable", "not ready (starting or shutting down)", ""});
     }
+    if (std::vector<std::string> why = ctx->service->NotReadyReasons(); !why.empty()) {
+      std::string message = "not ready: ";
+      for (size_t i = 0; i < why.size(); ++i) message += (i ? "; " : "") + why[i];
+      return c.Fail(ApiError{"unavailable", message, ""});
+    }
     c.Reply(nlohmann::json{{"status", "ready"}, {"versions", ctx->service->Versions()}}.dump());
   });
   r.Add("GET", "/metrics", P::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {

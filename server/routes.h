@@ -34,9 +34,9 @@ http::Router BuildRoutes(RouteContext* ctx);
 
 // HTTP status of an ApiError code (400 invalid_json/invalid_request/bad_http, 401 unauthorized,
 // 403 forbidden, 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict,
-// 413 payload_too_large, 429 rate_limited, 431 headers_too_large, 499 cancelled,
-// 501 not_implemented, 503 overloaded/unavailable, 504 deadline_exceeded, 500 internal; an unknown
-// code is 500).
+// 413 payload_too_large, 429 rate_limited/quota_exceeded, 431 headers_too_large, 499 cancelled,
+// 501 not_implemented, 503 overloaded/unavailable/storage_full/audit_unavailable/vector_leg_unavailable,
+// 504 deadline_exceeded, 500 internal/corrupt_document; an unknown code is 500).
 int HttpStatusOf(const std::string& code);
 // The JSON error response, with the request id and version headers.
 http::Response ErrorResponse(const service::ApiError& error, const std::string& request_id,

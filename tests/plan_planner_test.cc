@@ -392,6 +392,12 @@ TEST(PlannerInputTest, RejectsBadInput) {
   EXPECT_EQ(PlanStatus("bad \xFF byte").code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(PlanStatus("café über naïve").ok());
   PlanArgs args{"hello", "2025-02-30", nullptr};
+  // The limit is in code points, as in the HTTP API: 2,000 two-byte letters are 4,000 bytes.
+  std::string cyrillic;
+  for (int i = 0; i < 2000; ++i) cyrillic += "\xD1\x8F";
+  EXPECT_TRUE(PlanStatus(cyrillic).ok()) << PlanStatus(cyrillic).message();
+  EXPECT_EQ(PlanStatus(cyrillic + "\xD1\x8F").code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(PlanStatus(cyrillic + "\xD1\x8F").message(), "2001 characters"));
   EXPECT_EQ(PlanQuestion(args, PlannerConfig::Defaults()).status().code(), StatusCode::kInvalidArgument);
   args.today = "";
   EXPECT_EQ(PlanQuestion(args, PlannerConfig::Defaults()).status().code(), StatusCode::kInvalidArgument);

@@ -101,6 +101,7 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE embedders; ALTER TABLE documents DROP COLUMN feed; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
+                         "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
                          "UPDATE meta SET value = 1 WHERE key = 'schema_version'; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -116,7 +117,7 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
     ASSERT_TRUE(doc.ok()) << doc.status().ToString();
     EXPECT_EQ(doc->feed, "");
   }
-  auto store = OpenOrDie(Options(tmp.path()));  // the writer migrates 1 -> 2 -> 3 -> 4
+  auto store = OpenOrDie(Options(tmp.path()));  // the writer migrates 1 -> 2 -> 3 -> 4 -> 5
   ASSERT_TRUE(store);
   EXPECT_EQ(store_test::Search(*store->Pin(), "alpha").size(), 1u);
   WriteBatch feed;
@@ -169,6 +170,7 @@ TEST(StoreEmbedderTest, AnEmbedderOfSchema3IsNotActiveAfterTheUpgrade) {
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP INDEX embedders_by_tenant; ALTER TABLE embedders DROP COLUMN tenant; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
+                         "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
                          "UPDATE meta SET value = 3 WHERE key = 'schema_version'; PRAGMA user_version = 3;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);

@@ -213,6 +213,10 @@ struct SearchResult {
   SearchMode mode = SearchMode::kBm25;  // the mode that ran (kAuto resolved)
   std::string embedder;                 // the vector leg's embedder identity, "" when it did not run
   std::vector<std::string> notices;     // e.g. why kAuto fell back to BM25
+  // Stages that could not run although configured, "reason: detail" (kAuto only; the explicit modes
+  // fail instead): "vector_leg_unavailable: …" (the tenant's model or vector files cannot be used),
+  // "vector_leg_failed: …" (embedding the query failed).
+  std::vector<std::string> degraded;
 };
 
 struct EngineStats {
@@ -325,6 +329,12 @@ class Engine {
                                                             const std::vector<CitedChunk>& cited) const = 0;
   // The latest snapshot version (no catalog read).
   virtual uint64_t CurrentSnapshot() const = 0;
+  // Whether the vector leg of `tenant` ("" = the default tenant; every tenant with an active embedder
+  // when nullopt) can be used in the latest snapshot, i.e. its active model loads: OK (also for a
+  // tenant without one yet), or the failures naming each tenant, its model file (relative to the
+  // data directory) and what is wrong. Cheap when healthy (loaded models are cached) and while
+  // broken (a model file that failed is read again only once it changes).
+  virtual Status CheckVectorLeg(const std::optional<std::string>& tenant) const = 0;
   // Hits and misses of the query-embedding cache (keyed by text and embedder identity).
   virtual std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const = 0;
 };

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 #include "ingest/html_extractor.h"
 #include "ingest/markdown_parser.h"
 #include "ingest/text_parser.h"
 #include "ingest/text_util.h"
+#include "store/access_attributes.h"
 
 namespace attest {
 namespace {
@@ -54,19 +57,46 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
   return doc;
 }
 
-bool Admits(const SearchFilter& who, const DocumentRecord& doc) {
-  if (doc.tenant != who.tenant) return false;
+namespace {
+
+bool AdmitsAccess(const SearchFilter& who, const std::string& tenant, const std::vector<std::string>& groups,
+                  const std::string& label) {
+  if (tenant != who.tenant) return false;
   // Clearance: the engine resolved it into labels; an unresolved one admits nothing (fail closed).
   if (who.labels) {
-    if (std::find(who.labels->begin(), who.labels->end(), doc.access_label) == who.labels->end()) return false;
+    if (std::find(who.labels->begin(), who.labels->end(), label) == who.labels->end()) return false;
   } else if (who.clearance) {
     return false;
   }
-  if (!who.groups || doc.acl_groups.empty()) return true;
+  if (!who.groups || groups.empty()) return true;
   for (const std::string& g : *who.groups) {
-    if (std::binary_search(doc.acl_groups.begin(), doc.acl_groups.end(), g)) return true;
+    if (std::find(groups.begin(), groups.end(), g) != groups.end()) return true;
   }
   return false;
+}
+
+// Compares the row with the segments' copy of who may read it (store/access_attributes.h). When they
+// disagree the stricter copy decides: a caller that either copy refuses gets kNotFound (as for any
+// hidden document); one both admit gets the kCorruption (the document is refused to everyone).
+// Either way the disagreement is logged.
+Status CheckBothCopies(const Snapshot& snapshot, const SearchFilter& who, const DocumentRecord& doc,
+                       std::span<const ChunkId> chunks) {
+  Status agree = CheckAccessAttributes(snapshot.segments(), doc, chunks);
+  if (agree.ok()) return agree;
+  spdlog::error("{}", agree.message());
+  for (ChunkId id : chunks) {
+    std::optional<ChunkAttributes> a = SegmentAttributesOf(snapshot.segments(), id);
+    if (!a || !AdmitsAccess(who, a->tenant, a->acl_groups, a->access_label)) {
+      return Status::NotFound("no document with id '" + doc.id + "' in tenant '" + who.tenant + "'");
+    }
+  }
+  return agree;
+}
+
+}  // namespace
+
+bool Admits(const SearchFilter& who, const DocumentRecord& doc) {
+  return AdmitsAccess(who, doc.tenant, doc.acl_groups, doc.access_label);
 }
 
 Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& who, const std::string& id) {
@@ -77,6 +107,14 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
     return Status::NotFound("no document with id '" + id + "' in tenant '" + who.tenant + "'");
   }
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, snapshot.ChunksOfDocument(r.num));
+  if (chunks.size() != r.chunk_count) {
+    return Status::Corruption("catalog: document '" + id + "' (#" + std::to_string(r.num.get()) + ") has " +
+                              std::to_string(chunks.size()) + " chunk rows; its row says " +
+                              std::to_string(r.chunk_count));
+  }
+  std::vector<ChunkId> ids;
+  for (const ChunkRecord& c : chunks) ids.push_back(c.id);
+  ATTEST_RETURN_IF_ERROR(CheckBothCopies(snapshot, who, r, ids));
   DocumentInfo info;
   info.id = r.id;
   info.tenant = r.tenant;
@@ -124,7 +162,11 @@ Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const 
     }
     const ChunkId id(cited[i].chunk_id);
     ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> live, latest.GetChunks(std::span<const ChunkId>(&id, 1)));
-    if (live.empty() || live.front().doc != it->second->num) out[i] = CitationState::kChanged;
+    if (live.empty() || live.front().doc != it->second->num) {
+      out[i] = CitationState::kChanged;
+    } else if (!CheckBothCopies(latest, who, *it->second, std::span<const ChunkId>(&id, 1)).ok()) {
+      out[i] = CitationState::kForbidden;  // the copies disagree: withdrawn, never shown (logged)
+    }
   }
   return out;
 }

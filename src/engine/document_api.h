@@ -22,9 +22,14 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec);
 bool Admits(const SearchFilter& who, const DocumentRecord& doc);
 
 // The live document `id` of who.tenant as `who` may see it; kNotFound when missing or not admitted.
+// Before any text is returned, the row's copy of who may read it is compared with the segments'
+// (store/access_attributes.h): when they disagree the stricter decides (kNotFound for a caller
+// either refuses, kCorruption naming the document for one both admit). kCorruption too when a row
+// fails its checksum or the chunk rows are not the row's chunk_count.
 Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& who, const std::string& id);
 
-// Where each cited chunk stands in `latest` for `who`.
+// Where each cited chunk stands in `latest` for `who` (a chunk whose document's two copies of
+// access disagree is kForbidden: withdrawn).
 Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const SearchFilter& who,
                                                   const std::vector<CitedChunk>& cited);
 

@@ -104,7 +104,7 @@ class EngineImpl final : public Engine {
       auto v = vectors_->ViewOf(*snap, options.filter.tenant);
       if (!v.ok()) {
         if (options.mode != SearchMode::kAuto) return v.status().WithContext("vector leg");
-        vin.unavailable = v.status().ToString();
+        vin.unavailable = v.status().message();
       } else {
         view = std::move(v).value();
       }
@@ -125,7 +125,7 @@ class EngineImpl final : public Engine {
     if (v.ok()) {
       view = std::move(v).value();
     } else {
-      vin.unavailable = v.status().ToString();
+      vin.unavailable = v.status().message();
     }
     vin.view = view.get();
     vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
@@ -138,6 +138,7 @@ class EngineImpl final : public Engine {
     ctx.judge = judge_.get();
     ctx.reranker = reranker_.get();
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
+    if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
               double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
     return r;
@@ -239,6 +240,10 @@ class EngineImpl final : public Engine {
   }
 
   uint64_t CurrentSnapshot() const override { return store_->Pin()->version().get(); }
+
+  Status CheckVectorLeg(const std::optional<std::string>& tenant) const override {
+    return vectors_->Check(*store_->Pin(), tenant);
+  }
 
   std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const override {
     return {vectors_->query_cache().hits(), vectors_->query_cache().misses()};

@@ -1,5 +1,6 @@
 #include "engine/vector_leg.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -73,17 +74,77 @@ VectorIndexConfig VectorLeg::IndexConfig(VectorIndexType type) const {
   return c;
 }
 
+namespace {
+
+// A model file's identity on disk ("" when it cannot be stat'ed): a load that failed is retried
+// only once this changes (the file was restored or replaced).
+std::string FileStamp(const fs::path& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+         "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+std::string TenantName(const std::string& tenant) { return tenant.empty() ? "default" : tenant; }
+
+// `message` with the data directory's path taken out of the file names in it: callers of the HTTP
+// API see these messages, and where the data directory lives is not their business.
+std::string RelativeToData(std::string message, const fs::path& data_dir) {
+  const std::string prefix = (data_dir / "").string();
+  for (size_t at; (at = message.find(prefix)) != std::string::npos;) message.erase(at, prefix.size());
+  return message;
+}
+
+Status ModelError(const EmbedderRecord& rec, const fs::path& data_dir, const Status& error) {
+  const std::string file = rec.model_file.empty() ? rec.name : "models/" + rec.model_file;
+  return Status(error.code(), "the vector model " + file + " of tenant '" + TenantName(rec.tenant) +
+                                  "' cannot be loaded: " + RelativeToData(error.message(), data_dir) +
+                                  " (restore the file, or run `attest reembed` to train a new one)");
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderRecord& rec) {
+  const fs::path file = models_dir_ / rec.model_file;
+  const std::string stamp = rec.model_file.empty() ? std::string() : FileStamp(file);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = embedders_.find(rec.key);
     if (it != embedders_.end()) return it->second;
+    auto failed = failed_models_.find(rec.key);
+    if (failed != failed_models_.end() && !rec.model_file.empty() && failed->second.first == stamp) {
+      return failed->second.second;
+    }
   }
-  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, LoadEmbedder(rec, models_dir_));
-  std::shared_ptr<const Embedder> shared = std::move(e);
+  Result<std::unique_ptr<Embedder>> loaded = LoadEmbedder(rec, models_dir_);
+  if (!loaded.ok()) {
+    Status error = ModelError(rec, store_->dir(), loaded.status());
+    if (!rec.model_file.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& slot = failed_models_[rec.key];
+      if (slot.first != stamp || slot.second.ok()) spdlog::error("vectors: {}", error.message());
+      slot = {stamp, error};
+    }
+    return error;
+  }
+  std::shared_ptr<const Embedder> shared = std::move(loaded).value();
   std::lock_guard<std::mutex> lock(mu_);
+  failed_models_.erase(rec.key);
   embedders_[rec.key] = shared;
   return shared;
+}
+
+Status VectorLeg::Check(const Snapshot& snap, const std::optional<std::string>& tenant) {
+  Status first;
+  std::string all;
+  for (const auto& [t, rec] : snap.embedders()) {
+    if (tenant && t != *tenant) continue;
+    Status s = EmbedderOf(rec).status();  // vector files are never fatal: a bad one is ignored and rebuilt
+    if (s.ok()) continue;
+    if (first.ok()) first = s;
+    all += (all.empty() ? "" : "; ") + s.message();
+  }
+  return first.ok() ? first : Status(first.code(), all);
 }
 
 Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap, const std::string& tenant) {
@@ -99,7 +160,13 @@ Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap
   }
   auto view = std::make_shared<VectorView>();
   ATTEST_ASSIGN_OR_RETURN(view->embedder, EmbedderOf(*rec));
-  ATTEST_ASSIGN_OR_RETURN(view->segments, files_.Load(snap, tenant, rec->key));
+  auto segments = files_.Load(snap, tenant, rec->key);
+  if (!segments.ok()) {
+    return Status(segments.status().code(), "the vector files of tenant '" + TenantName(tenant) +
+                                                "' cannot be used: " +
+                                                RelativeToData(segments.status().message(), store_->dir()));
+  }
+  view->segments = std::move(segments).value();
   for (const auto& sv : view->segments) view->covered_docs += sv.view.segment->num_docs();
   for (const auto& v : snap.segments()) {
     if (SegmentOfTenant(v, tenant)) view->total_docs += v.segment->num_docs();

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -49,8 +50,15 @@ class VectorLeg {
   ~VectorLeg();
 
   // The view of `tenant` at `snap`; null when the tenant has no active embedder at it. Cached per
-  // snapshot version and tenant.
+  // snapshot version and tenant. An error names the tenant and what cannot be used: the model file
+  // (relative to the data directory, with what is wrong with it) or the vector files.
   Result<std::shared_ptr<const VectorView>> ViewOf(const Snapshot& snap, const std::string& tenant);
+  // Whether the active model of `tenant` (of every tenant with an active embedder when nullopt) at
+  // `snap` loads: OK, or every failure joined by "; " (with the first failure's code). Loaded models
+  // are cached; a model file that failed to load is not read again until it changes on disk (size,
+  // time, inode), so readiness probes cost a stat() while it stays broken. (Vector files are never
+  // fatal: a missing or bad one is left out of the view and rebuilt.)
+  Status Check(const Snapshot& snap, const std::optional<std::string>& tenant);
   // Embeds a query with the view's embedder (cached by text and identity).
   Result<std::vector<float>> EmbedQuery(const VectorView& view, const std::string& text);
 
@@ -87,6 +95,8 @@ class VectorLeg {
   std::mutex mu_;  // guards the caches below
   std::map<std::string, std::shared_ptr<const Embedder>> embedders_;  // by identity key
   std::map<std::string, std::pair<uint64_t, std::shared_ptr<const VectorView>>> last_views_;  // by tenant
+  // Model files that failed to load, by embedder key: the file's stamp then and the error.
+  std::map<std::string, std::pair<std::string, Status>> failed_models_;
 
   std::mutex work_mu_;  // one training/sync at a time
   std::mutex bg_mu_;

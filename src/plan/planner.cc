@@ -331,12 +331,19 @@ std::string BuildStandalone(const std::string& text, const QueryPlan& prev, cons
 
 Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config) {
   const std::string& q = args.question;
-  if (q.size() > kMaxQuestionBytes) {
-    return Status::InvalidArgument("question: longer than " + std::to_string(kMaxQuestionBytes) + " bytes (" +
-                                   std::to_string(q.size()) + ")");
+  if (q.size() > 4 * kMaxQuestionChars) {  // cannot be kMaxQuestionChars code points: refuse before decoding
+    return Status::InvalidArgument("question: longer than " + std::to_string(kMaxQuestionChars) + " characters (" +
+                                   std::to_string(q.size()) + " bytes)");
   }
   if (const std::optional<size_t> bad = ingest::FindInvalidUtf8(q)) {
     return Status::InvalidArgument("question: invalid UTF-8 at byte " + std::to_string(*bad));
+  }
+  // Code points, as the HTTP API counts them (docs/http_api.md, "Limits"): never bytes or UTF-16 units.
+  const size_t chars = static_cast<size_t>(
+      std::count_if(q.begin(), q.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  if (chars > kMaxQuestionChars) {
+    return Status::InvalidArgument("question: " + std::to_string(chars) + " characters; the limit is " +
+                                   std::to_string(kMaxQuestionChars));
   }
   if (Trim(q).empty()) return Status::InvalidArgument("question: empty");
   if (!IsIsoDate(args.today)) {
@@ -377,7 +384,7 @@ Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config
     follow.operators = plan.operators;
     follow.time.resolved_at = args.today;
     follow.standalone = BuildStandalone(text, prev, plan);
-    if (follow.standalone.size() > 4 * kMaxQuestionBytes) {
+    if (follow.standalone.size() > 16 * kMaxQuestionChars) {  // bytes: four questions' worth
       return Status::InvalidArgument("question: follow-up context too long");
     }
     Analyse(follow.standalone, args.today, config, &follow);

@@ -112,10 +112,11 @@ struct PlanArgs {
   const QueryPlan* previous = nullptr;  // previous turn's plan, for follow-ups
 };
 
-// Limits on untrusted input.
-inline constexpr size_t kMaxQuestionBytes = 2000;
+// Limits on untrusted input: Unicode code points (not bytes, not UTF-16 code units), the unit of
+// the HTTP API's query limit, so that a question is refused or accepted alike everywhere.
+inline constexpr size_t kMaxQuestionChars = 2000;
 
-// Errors (kInvalidArgument): empty question, more than kMaxQuestionBytes, invalid UTF-8, a bad
+// Errors (kInvalidArgument): empty question, more than kMaxQuestionChars code points, invalid UTF-8, a bad
 // `today`, a malformed operator value (naming the operator), a calculation that fails (division by
 // zero, ...), a constraint that is both excluded and in scope.
 Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config);

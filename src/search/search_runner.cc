@@ -10,6 +10,7 @@
 #include "engine/vector_leg.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
+#include "store/access_attributes.h"
 #include "vector/vector_searcher.h"
 
 namespace attest {
@@ -193,6 +194,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (!view) {
       result.notices.push_back(vector.unavailable.empty() ? "no embedder is active yet: BM25 only"
                                                           : "vector leg unavailable, BM25 only: " + vector.unavailable);
+      if (!vector.unavailable.empty()) result.degraded.push_back("vector_leg_unavailable: " + vector.unavailable);
     }
   } else if ((mode == SearchMode::kVector || mode == SearchMode::kHybrid) && !vectors_ready) {
     return Status::InvalidArgument(std::string(SearchModeName(mode)) +
@@ -266,6 +268,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     } else if (options.mode == SearchMode::kAuto) {
       // Auto mode degrades to BM25 (e.g. the embedding server is down) and says so.
       result.notices.push_back("vector leg failed, BM25 only: " + r.status().ToString());
+      result.degraded.push_back("vector_leg_failed: " + r.status().message());
       mode = result.mode = SearchMode::kBm25;
       result.embedder.clear();
     } else {
@@ -325,6 +328,8 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     auto it = docs.find(doc_num.get());
     if (it == docs.end()) {
       ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
+      // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
+      ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(snapshot.segments(), d, std::span<const ChunkId>(&picked_ids[n], 1)));
       it = docs.emplace(doc_num.get(), std::move(d)).first;
     }
     const DocumentRecord& d = it->second;

@@ -2,13 +2,16 @@
 // groups (everything queued within flush_interval_ms, up to kMaxBatch records), serializes them
 // as JSON lines, writes them with one write() on an O_APPEND descriptor and fdatasyncs.
 //
+// Bound: queued records, the group being written and the slots claimed by requests in flight
+// together never exceed max_queue; Reserve() refuses beyond it (counted, logged at most once a
+// second), so memory is bounded and nothing waits on the request path.
+//
 // Failure handling: a group whose write or fdatasync fails stays with the writer (a partial write
 // resumes where it stopped, a failed sync retries the sync only, so nothing is written twice);
 // the failure is counted, logged with spdlog::error and reported through on_failure, and retried
-// after a backoff of 10 ms doubling to 1 s. Meanwhile new records keep queuing; a full queue makes
-// Append wait (bounded by max_wait_ms, counted) and then queue anyway. Records are only lost if
-// the process ends while writes still fail: the destructor retries for about two seconds and then
-// logs how many records it could not write.
+// after a backoff of 10 ms doubling to 1 s. Records are only lost if the process ends while writes
+// still fail: the destructor retries for about two seconds and then logs how many records it could
+// not write (at most max_queue).
 #include "service/audit_log.h"
 
 #include <fcntl.h>
@@ -63,34 +66,39 @@ class AuditLogImpl final : public AuditLog {
       stop_ = true;
     }
     work_cv_.notify_all();
-    space_cv_.notify_all();
     writer_.join();
     ::close(fd_);
   }
 
-  void Append(AuditRecord record) override {
+  Result<AuditSlot> Reserve() override {
     std::unique_lock lock(mu_);
-    double waited = -1;
-    if (queue_.size() >= opts_.max_queue && !stop_) {
-      waits_.fetch_add(1, std::memory_order_relaxed);
-      auto start = std::chrono::steady_clock::now();
-      bool room = space_cv_.wait_for(lock, std::chrono::milliseconds(opts_.max_wait_ms),
-                                     [&] { return queue_.size() < opts_.max_queue || stop_; });
-      waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!room) {
-        auto now = std::chrono::steady_clock::now();
-        if (now - last_overflow_log_ > std::chrono::seconds(1)) {
-          last_overflow_log_ = now;
-          spdlog::error("audit: queue of {} holds {} records after waiting {} ms; queuing past the limit",
-                        opts_.path.string(), queue_.size(), opts_.max_wait_ms);
-        }
-      }
+    const size_t held = HeldLocked();
+    if (held < opts_.max_queue && !stop_) {
+      ++reserved_;
+      return MakeSlot();
     }
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    std::string why = stop_ ? "the log is closing"
+                            : (writing_ ? "records come faster than the disk takes them"
+                                        : "writes fail: " + last_error_.message());
+    std::string message = "audit log " + opts_.path.string() + " holds " + std::to_string(held) +
+                          " records, its limit; " + why;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_refusal_log_ > std::chrono::seconds(1)) {
+      last_refusal_log_ = now;
+      lock.unlock();
+      spdlog::error("{} (requests are refused until it drains)", message);
+    }
+    return Status::ResourceExhausted(std::move(message));
+  }
+
+  void Append(AuditSlot slot, AuditRecord record) override {
+    std::unique_lock lock(mu_);
+    if (Consume(slot)) --reserved_;
     queue_.push_back(std::move(record));
     ++appended_;
     lock.unlock();
     work_cv_.notify_one();
-    if (waited >= 0 && opts_.on_backpressure) opts_.on_backpressure(waited);
   }
 
   Status Flush() override {
@@ -108,13 +116,30 @@ class AuditLogImpl final : public AuditLog {
 
   uint64_t failures() const override { return failures_.load(std::memory_order_relaxed); }
   uint64_t written() const override { return written_.load(std::memory_order_relaxed); }
-  uint64_t backpressure_waits() const override { return waits_.load(std::memory_order_relaxed); }
+  uint64_t refused() const override { return refused_.load(std::memory_order_relaxed); }
   size_t queued() const override {
     std::lock_guard lock(mu_);
-    return queue_.size() + in_writer_;
+    return HeldLocked();
+  }
+  AuditHealth health() const override {
+    std::lock_guard lock(mu_);
+    AuditHealth h;
+    h.writing = writing_;
+    if (!writing_) h.error = last_error_.message();
+    h.held = HeldLocked();
+    h.limit = opts_.max_queue;
+    return h;
+  }
+
+ protected:
+  void Release() override {
+    std::lock_guard lock(mu_);
+    --reserved_;
   }
 
  private:
+  size_t HeldLocked() const { return queue_.size() + in_writer_ + reserved_; }
+
   // Writes buf[*off..] fully; advances *off past what was written even on failure.
   Status WriteAll(const std::string& buf, size_t* off) {
     while (*off < buf.size()) {
@@ -159,7 +184,6 @@ class AuditLogImpl final : public AuditLog {
           }
           in_writer_ = take;
         }
-        space_cv_.notify_all();
         buf.clear();
         for (const auto& r : batch) {
           buf += AuditRecordToJson(r);
@@ -180,6 +204,7 @@ class AuditLogImpl final : public AuditLog {
           std::lock_guard lock(mu_);
           done_ += records;
           in_writer_ = 0;
+          writing_ = true;
         }
         done_cv_.notify_all();
         records = 0;
@@ -196,6 +221,7 @@ class AuditLogImpl final : public AuditLog {
       {
         std::lock_guard lock(mu_);
         last_error_ = st;
+        writing_ = false;
         ++failure_events_;
         stopping = stop_;
       }
@@ -228,11 +254,12 @@ class AuditLogImpl final : public AuditLog {
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_;   // the writer waits for records / flush / stop
-  std::condition_variable space_cv_;  // Append waits for queue room
   std::condition_variable done_cv_;   // Flush waits for progress or failure
   // Guarded by mu_:
   std::deque<AuditRecord> queue_;
   size_t in_writer_ = 0;         // records taken by the writer and not yet written
+  size_t reserved_ = 0;          // slots claimed and not yet appended or released
+  bool writing_ = true;          // false from a failed attempt until a write succeeds
   uint64_t appended_ = 0;        // records ever appended
   uint64_t done_ = 0;            // records ever written and synced (in append order)
   uint64_t failure_events_ = 0;
@@ -240,12 +267,30 @@ class AuditLogImpl final : public AuditLog {
   int flush_waiters_ = 0;
   bool stop_ = false;
   bool writer_exited_ = false;
-  std::chrono::steady_clock::time_point last_overflow_log_{};
+  std::chrono::steady_clock::time_point last_refusal_log_{};
 
-  std::atomic<uint64_t> failures_{0}, written_{0}, waits_{0};
+  std::atomic<uint64_t> failures_{0}, written_{0}, refused_{0};
 };
 
 }  // namespace
+
+AuditSlot& AuditSlot::operator=(AuditSlot&& other) noexcept {
+  if (this != &other) {
+    if (log_) log_->Release();
+    log_ = std::exchange(other.log_, nullptr);
+  }
+  return *this;
+}
+
+AuditSlot::~AuditSlot() {
+  if (log_) log_->Release();
+}
+
+Status AuditLog::Append(AuditRecord record) {
+  ATTEST_ASSIGN_OR_RETURN(AuditSlot slot, Reserve());
+  Append(std::move(slot), std::move(record));
+  return Status::Ok();
+}
 
 std::string AuditRecordToJson(const AuditRecord& r) {
   nlohmann::ordered_json j;

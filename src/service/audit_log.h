@@ -2,12 +2,14 @@
 // never text: request id, time, user, tenant, resolved groups, route, chunk ids given to the
 // writer, chunk ids cited, blocked citations, outcome (docs/http_api.md, "Audit").
 //
-// Records are queued by the request thread and written by a background thread (off the request
-// path), fsynced in groups. A failed write is never silently dropped: the record stays queued and
-// is retried, the failure counter rises, and an error is logged; when the queue is full the
-// request thread waits (bounded) rather than losing a record, and that wait is counted too.
+// Records are written by a background thread (off the request path), fsynced in groups. The log
+// holds a bounded number of records in memory (AuditOptions::max_queue): a request claims room for
+// its record before doing any work (Reserve) and is refused when there is none, so a request that
+// could not be audited never runs, Append never waits, and no record is ever dropped. A failed write
+// keeps its records and is retried until the disk takes them; health() says whether writes succeed
+// and how full the log is (readiness and metrics).
 //
-// Thread-safety: Append() from any thread.
+// Thread-safety: every method may be called from any thread.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attest/status.h"
@@ -38,36 +41,82 @@ struct AuditRecord {
 
 struct AuditOptions {
   std::filesystem::path path;          // the JSONL file (appended to; created 0600)
+  // The most records held in memory: queued, being written (or retried), and claimed by requests in
+  // flight. Reserve() refuses beyond it.
   size_t max_queue = 65536;
   uint32_t flush_interval_ms = 50;
-  // When the queue holds max_queue records, Append waits up to this long for room; after that the
-  // record is queued anyway (the queue grows past max_queue, an error is logged): never dropped.
-  uint32_t max_wait_ms = 1000;
-  // Callbacks run on the writer thread (on_backpressure: on the appending thread), never under a
-  // lock; they must not call back into the log.
+  // Callbacks run on the writer thread, never under a lock; they must not call back into the log.
   // Called on every write failure (metrics); and after every group written and synced, with the
   // number of records in it.
   std::function<void(const std::string& error)> on_failure;
   std::function<void(size_t written)> on_written;
-  // Called after an Append had to wait for queue room, with the seconds it waited.
-  std::function<void(double waited_seconds)> on_backpressure;
   // Test hook: when set and returning true, the next write attempt fails as if with ENOSPC and
   // writes nothing (lets tests exercise the failure path without a full disk). Leave empty.
   std::function<bool()> fail_write;
+};
+
+// What readiness and metrics need to know.
+struct AuditHealth {
+  bool writing = true;   // false from a failed write or sync until a write succeeds again
+  std::string error;     // the last failure, while !writing
+  size_t held = 0;       // records in memory: queued, being written, claimed by requests in flight
+  size_t limit = 0;      // AuditOptions::max_queue
+  bool full() const { return held >= limit; }
+};
+
+class AuditLog;
+
+// Room for one record, claimed from an AuditLog before the work that will produce the record
+// (AuditLog::Reserve) and used by AuditLog::Append. Move-only; destroyed unused, it gives the room
+// back. A default-constructed slot claims nothing (for a service without an audit log).
+class AuditSlot {
+ public:
+  AuditSlot() = default;
+  AuditSlot(AuditSlot&& other) noexcept : log_(std::exchange(other.log_, nullptr)) {}
+  AuditSlot& operator=(AuditSlot&& other) noexcept;
+  AuditSlot(const AuditSlot&) = delete;
+  AuditSlot& operator=(const AuditSlot&) = delete;
+  ~AuditSlot();
+  bool held() const { return log_ != nullptr; }
+
+ private:
+  friend class AuditLog;
+  explicit AuditSlot(AuditLog* log) : log_(log) {}
+  AuditLog* log_ = nullptr;
 };
 
 class AuditLog {
  public:
   static Result<std::unique_ptr<AuditLog>> Open(AuditOptions options);
   virtual ~AuditLog() = default;
-  virtual void Append(AuditRecord record) = 0;
+  // Claims room for one record. kResourceExhausted when max_queue records are held (the file cannot
+  // be written, or not as fast as records come), naming the file, the count and the last write
+  // error: the caller refuses its request rather than run it unaudited.
+  virtual Result<AuditSlot> Reserve() = 0;
+  // Queues `record` in the room `slot` claimed from this log. Never waits, never drops; a slot that
+  // claims nothing queues the record all the same (over the bound: callers reserve first).
+  virtual void Append(AuditSlot slot, AuditRecord record) = 0;
+  // Reserve() then Append(): refused as Reserve() is.
+  Status Append(AuditRecord record);
   // Blocks until everything queued so far is written (or failed); returns the last error.
   virtual Status Flush() = 0;
   virtual uint64_t failures() const = 0;
   virtual uint64_t written() const = 0;
-  // How many Append calls had to wait for queue room; records waiting to be written.
-  virtual uint64_t backpressure_waits() const = 0;
+  // Reserve() calls refused because the log was full.
+  virtual uint64_t refused() const = 0;
+  // Records held in memory (queued, being written, claimed).
   virtual size_t queued() const = 0;
+  virtual AuditHealth health() const = 0;
+
+ protected:
+  // Gives back the room of a slot destroyed unused.
+  virtual void Release() = 0;
+  // True when `slot` was claimed from this log; it claims nothing afterwards.
+  bool Consume(AuditSlot& slot) { return std::exchange(slot.log_, nullptr) == this; }
+  AuditSlot MakeSlot() { return AuditSlot(this); }
+
+ private:
+  friend class AuditSlot;
 };
 
 // One JSON object (no newline) with the keys, in order: request_id, ts (ISO 8601 UTC with

@@ -50,7 +50,8 @@ json Components() {
                                    {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
                                              "not_found", "conflict", "payload_too_large", "rate_limited",
                                              "quota_exceeded", "overloaded", "unavailable", "storage_full",
-                                             "deadline_exceeded", "internal"}},
+                                             "audit_unavailable", "vector_leg_unavailable", "deadline_exceeded",
+                                             "corrupt_document", "internal"}},
                                    {"description", "Stable machine-readable code."}}},
                          {"message", Str("What was wrong, for people.")},
                          {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "
@@ -209,7 +210,10 @@ json Components() {
       {"RateLimited", error_response("rate_limited: over the credential's rate (see Retry-After; feedback has a "
                                      "rate of its own); or quota_exceeded: a thread or feedback quota, named in "
                                      "the message.")},
-      {"Unavailable", error_response("overloaded or unavailable: try again later.")},
+      {"Unavailable", error_response("overloaded or unavailable: try again later. audit_unavailable: the request "
+                                     "was not run because its audit record could not be kept (Retry-After). "
+                                     "vector_leg_unavailable: mode vector or hybrid while the tenant's vector "
+                                     "model cannot be loaded (the message names the file; mode auto still works).")},
   };
   json security = {
       {"bearer", {{"type", "http"}, {"scheme", "bearer"}, {"bearerFormat", "JWT"},
@@ -306,8 +310,10 @@ json Paths() {
   p["/v1/feedback"]["post"] = feedback;
 
   p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
-  p["/readyz"]["get"] = Public("Readiness: the index is open and the server accepts traffic.",
-                               {{"200", {{"description", "ready"}}}, {"503", {{"description", "not ready"}}}});
+  p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "
+                               "is written and has room, and the server is not shutting down.",
+                               {{"200", {{"description", "ready"}}},
+                                {"503", {{"description", "not ready; the error message lists every reason"}}}});
   p["/metrics"]["get"] = Public(
       "Prometheus metrics: per-stage latency histograms, cache hits, retractions, fallbacks by reason, audit "
       "failures.",

@@ -65,7 +65,31 @@ uint32_t Service::RemainingMs(const RequestContext& ctx, std::optional<uint32_t>
   return static_cast<uint32_t>(std::max(1.0, budget - spent));
 }
 
-void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord record) {
+ApiResult<AuditSlot> Service::ReserveAudit() {
+  if (!audit_) return AuditSlot();
+  Result<AuditSlot> slot = audit_->Reserve();
+  if (slot.ok()) return std::move(slot).value();
+  metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full")->Add();
+  return ApiError{"audit_unavailable",
+                  "the request was not run: its audit record could not be kept (" + slot.status().message() +
+                      "); retry later",
+                  ""};
+}
+
+std::vector<std::string> Service::NotReadyReasons() const {
+  std::vector<std::string> reasons;
+  if (Status v = engine_.CheckVectorLeg(std::nullopt); !v.ok()) reasons.push_back(v.message());
+  if (audit_) {
+    const AuditHealth h = audit_->health();
+    if (!h.writing) reasons.push_back("the audit log cannot be written: " + h.error);
+    if (h.full()) {
+      reasons.push_back("the audit log holds " + std::to_string(h.held) + " unwritten records, its limit");
+    }
+  }
+  return reasons;
+}
+
+void Service::Audit(AuditSlot slot, const Identity& who, const RequestContext& ctx, AuditRecord record) {
   if (!audit_) return;
   record.request_id = ctx.request_id;
   record.unix_ms = internal::UnixMs();
@@ -75,12 +99,14 @@ void Service::Audit(const Identity& who, const RequestContext& ctx, AuditRecord 
   record.credential_id = who.credential_id;
   record.groups = who.groups;
   record.clearance = who.admin ? std::string("*") : who.clearance;
-  audit_->Append(std::move(record));
+  audit_->Append(std::move(slot), std::move(record));
 }
 
 ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest& req, const RequestContext& ctx) {
   auto tenant = EffectiveTenant(who, req.tenant);
   if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
   const uint64_t snapshot = engine_.CurrentSnapshot();
   SearchOptions so;
   so.query = req.query;
@@ -88,6 +114,13 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
   so.filter = FilterFor(who, tenant.value());
   internal::ApplyFilters(req.filters, &so.filter);
   so.mode = internal::ParseMode(req.mode);
+  if (so.mode == SearchMode::kVector || so.mode == SearchMode::kHybrid) {
+    // The caller asked for the vector leg: say plainly when it cannot run (auto mode degrades).
+    if (Status v = engine_.CheckVectorLeg(so.filter.tenant); !v.ok()) {
+      return ApiError{"vector_leg_unavailable",
+                      v.message() + "; mode auto or bm25 still searches this tenant (BM25 only)", ""};
+    }
+  }
   const uint32_t remaining = RemainingMs(ctx, req.deadline_ms);
   std::vector<std::string> degraded;
   if (remaining < internal::kMinVectorBudgetMs && so.mode == SearchMode::kAuto) {
@@ -108,7 +141,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
       json body = json::parse(*hit);
       body["request_id"] = ctx.request_id;
       body["cached"] = true;
-      Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+      Audit(std::move(slot).value(), who, ctx, internal::SearchAudit(body, tenant.value()));
       return body.dump();
     }
     metrics_.GetCounter("attest_cache_requests_total", "Cache lookups by cache and result",
@@ -136,6 +169,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
     }
     hits.push_back(std::move(j));
   }
+  for (const std::string& d : r->degraded) degraded.push_back(d);
   json body = {{"request_id", ctx.request_id},
                {"snapshot_version", r->snapshot_version},
                {"took_ms", r->took_ms},
@@ -146,8 +180,10 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                {"cached", false},
                {"versions", Versions()}};
   if (!r->embedder.empty()) body["embedder"] = r->embedder;
-  if (options_.caches && r->snapshot_version == snapshot) retrieval_cache_.Put(key, body.dump());
-  Audit(who, ctx, internal::SearchAudit(body, tenant.value()));
+  // A degraded result (e.g. a model that could not be loaded) is not kept: once the model is fixed,
+  // the same query at the same snapshot gets the full result.
+  if (options_.caches && r->snapshot_version == snapshot && r->degraded.empty()) retrieval_cache_.Put(key, body.dump());
+  Audit(std::move(slot).value(), who, ctx, internal::SearchAudit(body, tenant.value()));
   return body.dump();
 }
 
@@ -166,6 +202,14 @@ void Service::RefreshGauges() {
   metrics_.GetGauge("attest_snapshot_version", "The latest index snapshot")->Set(double(engine_.CurrentSnapshot()));
   if (audit_) {
     metrics_.GetGauge("attest_audit_records_written", "Audit records written")->Set(double(audit_->written()));
+    const AuditHealth h = audit_->health();
+    metrics_.GetGauge("attest_audit_held_records", "Audit records held in memory (queued, being written, claimed)")
+        ->Set(double(h.held));
+    metrics_.GetGauge("attest_audit_held_limit", "The most audit records held in memory (--audit-queue)")
+        ->Set(double(h.limit));
+    metrics_.GetGauge("attest_audit_writable", "1 while audit writes succeed, 0 from a failed write until one succeeds")
+        ->Set(h.writing ? 1 : 0);
+    metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full");
   }
   if (options_.conversations) {
     if (auto c = options_.conversations->Counts(); c.ok()) {

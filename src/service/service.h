@@ -102,6 +102,9 @@ class Service {
   nlohmann::json Versions() const;
   std::string VersionHeader() const;  // "attest/0.1.0 api/v1 pipeline/p1"
   Registry& metrics() { return metrics_; }
+  // Why the service should not receive traffic now (empty = ready): the model of a tenant with an
+  // active embedder cannot be loaded, the audit log cannot be written or is full.
+  std::vector<std::string> NotReadyReasons() const;
   // Publishes the caches' and the engine's counters as gauges (called before rendering /metrics).
   void RefreshGauges();
 
@@ -112,7 +115,10 @@ class Service {
   ApiResult<std::string> EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const;
   SearchFilter FilterFor(const Identity& who, const std::string& tenant) const;
   uint32_t RemainingMs(const RequestContext& ctx, std::optional<uint32_t> deadline) const;
-  void Audit(const Identity& who, const RequestContext& ctx, AuditRecord record);
+  // Room for the request's audit record, claimed before any work: a request that could not be
+  // audited is refused (audit_unavailable) and never runs.
+  ApiResult<AuditSlot> ReserveAudit();
+  void Audit(AuditSlot slot, const Identity& who, const RequestContext& ctx, AuditRecord record);
   // Keeps the answer durably (a thread's turn, or a recent answer for feedback) and, in a thread,
   // adds the `thread` object to `body`. A failure to keep it is returned as a notice ("" = kept):
   // the answer itself is still delivered.

@@ -243,6 +243,8 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
                                           EventSink* sink, const ThreadTurn* thread) {
   auto tenant = EffectiveTenant(who, req.tenant);
   if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
   AskOptions ao;
   ao.question = req.query;
   ao.filter = FilterFor(who, tenant.value());
@@ -312,7 +314,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
     rec.answer_id = answer_id;
     rec.chunks_given = meta["given"].get<std::vector<uint64_t>>();
     for (const auto& c : meta["cited"]) rec.chunks_cited.push_back(c[1].get<uint64_t>());
-    Audit(who, ctx, std::move(rec));
+    Audit(std::move(slot).value(), who, ctx, std::move(rec));
     // The per-request fields are added to the stored body (which never holds them).
     json body = std::move(cached_body);
     body["answer_id"] = answer_id;
@@ -522,7 +524,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
       if (s.cited) rec.chunks_cited.push_back(s.chunk_id);
     }
     rec.blocked_citations = r.blocked_citations;
-    Audit(who, ctx, std::move(rec));
+    Audit(std::move(slot).value(), who, ctx, std::move(rec));
   }
 
   json body = json::parse(AnswerToJson(r, -1));

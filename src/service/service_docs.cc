@@ -52,6 +52,8 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
     }
     specs.push_back(SpecOf(std::move(docs[i]), tenant.value()));
   }
+  ApiResult<AuditSlot> slot = ReserveAudit();  // a write that could not be audited is not applied
+  if (!slot.ok()) return slot.error();
   Result<PutDocumentsReport> r = engine_.PutDocuments(specs);
   if (!r.ok()) return internal::FromStatus(r.status(), "documents");
   if (!r->superseded_chunks.empty()) answer_cache_.InvalidateChunks(r->superseded_chunks);
@@ -60,7 +62,7 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
   AuditRecord rec;
   rec.outcome = "documents_put";
   rec.snapshot = r->snapshot_version;
-  Audit(who, ctx, std::move(rec));
+  Audit(std::move(slot).value(), who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id},
               {"snapshot_version", r->snapshot_version},
               {"added", r->added},
@@ -76,6 +78,8 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
                                             const RequestContext& ctx) {
   auto tenant = EffectiveTenant(who, tenant_param.empty() ? std::nullopt : std::optional<std::string>(tenant_param));
   if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
   Result<DocumentInfo> d = engine_.GetDocument(FilterFor(who, tenant.value()), id);
   if (!d.ok()) {
     if (d.status().code() == StatusCode::kNotFound) {
@@ -88,7 +92,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
   rec.outcome = "document_read";
   rec.snapshot = d->snapshot_version;
   rec.chunks_given = d->chunk_ids;
-  Audit(who, ctx, std::move(rec));
+  Audit(std::move(slot).value(), who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id},
               {"id", d->id},
               {"tenant", d->tenant.empty() ? internal::kDefaultTenant : d->tenant},
@@ -118,6 +122,8 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   if (!who.admin) return AdminOnly("deleting documents");
   auto tenant = EffectiveTenant(who, tenant_param.empty() ? std::nullopt : std::optional<std::string>(tenant_param));
   if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
   // The chunks it had, so cached answers citing them go.
   std::vector<uint64_t> chunks;
   if (auto before = engine_.GetDocument(FilterFor(who, tenant.value()), id); before.ok()) chunks = before->chunk_ids;
@@ -134,7 +140,7 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   rec.tenant = tenant.value();
   rec.outcome = "document_deleted";
   rec.snapshot = *r;
-  Audit(who, ctx, std::move(rec));
+  Audit(std::move(slot).value(), who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id}, {"id", id}, {"tenant", tenant.value()}, {"deleted", true},
               {"snapshot_version", *r}, {"versions", Versions()}}
       .dump();

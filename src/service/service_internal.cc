@@ -69,6 +69,9 @@ AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {
 
 ApiError FromStatus(const Status& status, const std::string& field) {
   switch (status.code()) {
+    case StatusCode::kCorruption:  // stored data failed a check: refused, never served (store_format.md)
+      spdlog::error("refused to serve corrupt data: {}", status.ToString());
+      return ApiError{"corrupt_document", status.message(), ""};
     case StatusCode::kInvalidArgument:
       return ApiError{"invalid_request", status.message(), field};
     case StatusCode::kNotFound:

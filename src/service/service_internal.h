@@ -46,8 +46,9 @@ SearchMode ParseMode(const std::string& mode);
 std::string NormalizeQuery(const std::string& q);
 AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant);
 // An engine Status as an ApiError (kInvalidArgument -> invalid_request on `field`, kNotFound ->
-// not_found, kCancelled -> cancelled, kDeadlineExceeded -> deadline_exceeded, else internal
-// with a generic message; the detail is logged, never shown).
+// not_found, kCancelled -> cancelled, kDeadlineExceeded -> deadline_exceeded, kCorruption ->
+// corrupt_document with the message, which names the document and is logged; else internal with a
+// generic message; the detail is logged, never shown).
 ApiError FromStatus(const Status& status, const std::string& field);
 
 }  // namespace attest::service::internal

@@ -4,82 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/row_checksum.h"
+
 namespace attest {
 namespace {
-
-// Schema version 4 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
-// embedders.tenant; see the MigrateFrom functions). Run once on an empty database.
-constexpr const char* kSchemaSql = R"sql(
-CREATE TABLE meta(
-  key   TEXT PRIMARY KEY,
-  value INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE snapshots(
-  version              INTEGER PRIMARY KEY,
-  committed_at_unix_ms INTEGER NOT NULL,
-  note                 TEXT NOT NULL
-);
-CREATE TABLE documents(
-  num              INTEGER PRIMARY KEY,
-  tenant           TEXT NOT NULL,
-  id               TEXT NOT NULL,
-  url              TEXT NOT NULL,
-  title            TEXT NOT NULL,
-  site             TEXT NOT NULL,
-  published        INTEGER,
-  updated          INTEGER,
-  version          TEXT NOT NULL,
-  source_type      TEXT NOT NULL,
-  language         TEXT NOT NULL,
-  acl_json         TEXT NOT NULL,
-  feed             TEXT NOT NULL DEFAULT '',
-  access_label     TEXT NOT NULL DEFAULT '',
-  sha256           TEXT NOT NULL,
-  bytes            INTEGER NOT NULL,
-  chunk_count      INTEGER NOT NULL,
-  created_snapshot INTEGER NOT NULL,
-  deleted_snapshot INTEGER
-);
-CREATE UNIQUE INDEX documents_live_key ON documents(tenant, id) WHERE deleted_snapshot IS NULL;
-CREATE INDEX documents_key ON documents(tenant, id, created_snapshot);
-CREATE TABLE segments(
-  id               INTEGER PRIMARY KEY,
-  file             TEXT NOT NULL,
-  num_docs         INTEGER NOT NULL,
-  bytes            INTEGER NOT NULL,
-  crc              INTEGER NOT NULL,
-  created_snapshot INTEGER NOT NULL,
-  dropped_snapshot INTEGER
-);
-CREATE TABLE chunks(
-  id               INTEGER PRIMARY KEY,
-  doc_num          INTEGER NOT NULL REFERENCES documents(num),
-  ordinal          INTEGER NOT NULL,
-  section_path     TEXT NOT NULL,
-  text             TEXT,
-  segment_id       INTEGER NOT NULL REFERENCES segments(id) DEFERRABLE INITIALLY DEFERRED,
-  created_snapshot INTEGER NOT NULL,
-  deleted_snapshot INTEGER
-);
-CREATE INDEX chunks_by_doc ON chunks(doc_num);
-CREATE TABLE embedders(
-  activated_snapshot INTEGER PRIMARY KEY,
-  key                TEXT NOT NULL,
-  name               TEXT NOT NULL,
-  dim                INTEGER NOT NULL,
-  version            TEXT NOT NULL,
-  model_file         TEXT NOT NULL,
-  config_json        TEXT NOT NULL,
-  trained_chunks     INTEGER NOT NULL,
-  tenant             TEXT
-);
-CREATE INDEX chunks_by_segment ON chunks(segment_id);
-CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
-INSERT INTO meta(key, value) VALUES
-  ('schema_version', 4), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
-  ('snapshot_version', 0);
-INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
-)sql";
 
 constexpr const char* kDocColumns =
     "num, tenant, id, url, title, site, published, updated, version, source_type, language, acl_json, "
@@ -94,8 +22,9 @@ std::string Visible(int param) {
   return s;
 }
 
-// Reads the kDocColumns starting at column `c`.
-Result<DocumentRecord> ReadDocument(const SqliteStmt& st, int c) {
+// Reads the kDocColumns (then feed, access_label) starting at column `c`, but not the ACL: its
+// stored JSON text goes to `acl_json` (ParseAcl reads it once the row's checksum is checked).
+DocumentRecord ReadDocumentFields(const SqliteStmt& st, int c, std::string* acl_json) {
   DocumentRecord d;
   d.num = DocNum(st.ColumnU64(c + 0));
   d.tenant = st.ColumnText(c + 1);
@@ -108,18 +37,7 @@ Result<DocumentRecord> ReadDocument(const SqliteStmt& st, int c) {
   d.version = st.ColumnText(c + 8);
   d.source_type = st.ColumnText(c + 9);
   d.language = st.ColumnText(c + 10);
-  std::string acl = st.ColumnText(c + 11);
-  nlohmann::json j = nlohmann::json::parse(acl, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_array()) {
-    return Status::Corruption("catalog: document " + std::to_string(d.num.get()) + " has a malformed acl_json");
-  }
-  for (const auto& g : j) {
-    if (!g.is_string()) {
-      return Status::Corruption("catalog: document " + std::to_string(d.num.get()) +
-                                " has a non-string ACL group");
-    }
-    d.acl_groups.push_back(g.get<std::string>());
-  }
+  *acl_json = st.ColumnText(c + 11);
   d.sha256 = st.ColumnText(c + 12);
   d.bytes = st.ColumnU64(c + 13);
   d.chunk_count = static_cast<uint32_t>(st.ColumnU64(c + 14));
@@ -128,8 +46,24 @@ Result<DocumentRecord> ReadDocument(const SqliteStmt& st, int c) {
   d.access_label = st.ColumnText(c + 17);
   return d;
 }
+constexpr int kDocChecksumColumn = 18;  // after the fields above
 
-ChunkRecord ReadChunk(const SqliteStmt& st, int c) {
+Status ParseAcl(const std::string& acl, DocumentRecord* d) {
+  nlohmann::json j = nlohmann::json::parse(acl, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) {
+    return Status::Corruption("catalog: document " + std::to_string(d->num.get()) + " has a malformed acl_json");
+  }
+  for (const auto& g : j) {
+    if (!g.is_string()) {
+      return Status::Corruption("catalog: document " + std::to_string(d->num.get()) +
+                                " has a non-string ACL group");
+    }
+    d->acl_groups.push_back(g.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+ChunkRecord ReadChunkFields(const SqliteStmt& st, int c) {
   ChunkRecord r;
   r.id = ChunkId(st.ColumnU64(c + 0));
   r.doc = DocNum(st.ColumnU64(c + 1));
@@ -138,6 +72,11 @@ ChunkRecord ReadChunk(const SqliteStmt& st, int c) {
   r.text = st.ColumnText(c + 4);
   return r;
 }
+constexpr int kChunkChecksumColumn = 5;
+
+constexpr const char* kEditedRow =
+    " does not match its row checksum: the catalog was changed outside attest (an edit, a partial restore); "
+    "it is not served until an operator re-ingests or deletes the document";
 
 std::string JsonIds(std::span<const SegmentId> ids) {
   std::string s = "[";
@@ -150,61 +89,82 @@ std::string JsonIds(std::span<const SegmentId> ids) {
 
 }  // namespace
 
-Status Catalog::CreateSchema() {
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
-  ATTEST_RETURN_IF_ERROR(db_.Exec(kSchemaSql));
-  ATTEST_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version = " + std::to_string(kCatalogSchemaVersion)));
-  return txn->Commit();
+int Catalog::Schema() {
+  if (schema_ == 0) {
+    auto uv = QueryInt(db_, "PRAGMA user_version", kCatalogSchemaVersion);
+    schema_ = uv.ok() ? static_cast<int>(*uv) : kCatalogSchemaVersion;
+  }
+  return schema_;
 }
 
-Status Catalog::InitializeOrCheck() {
-  ATTEST_ASSIGN_OR_RETURN(int64_t tables, QueryInt(db_, "SELECT count(*) FROM sqlite_master", 0));
-  if (tables == 0) return CreateSchema();
-  ATTEST_RETURN_IF_ERROR(CheckSchema());
-  ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
-  if (uv == 1) ATTEST_RETURN_IF_ERROR(MigrateFrom1());
-  if (uv <= 2) ATTEST_RETURN_IF_ERROR(MigrateFrom2());
-  if (uv <= 3) return MigrateFrom3();
-  return Status::Ok();
+std::string Catalog::DocumentName(DocNum num) {
+  std::string name = "document #" + std::to_string(num.get());
+  auto st = db_.Prepare("SELECT tenant, id FROM documents WHERE num = ?1");
+  if (!st.ok()) return name;
+  (*st)->Bind(1, num.get());
+  auto row = (*st)->Step();
+  if (!row.ok() || !*row) return name;
+  const std::string tenant = (*st)->ColumnText(0);
+  return "document '" + (*st)->ColumnText(1) + "' of tenant '" + (tenant.empty() ? "default" : tenant) + "' (#" +
+         std::to_string(num.get()) + ")";
 }
 
-Status Catalog::MigrateFrom3() {
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
-  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
-ALTER TABLE documents ADD COLUMN access_label TEXT NOT NULL DEFAULT '';
-ALTER TABLE embedders ADD COLUMN tenant TEXT;
-CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
-UPDATE meta SET value = 4 WHERE key = 'schema_version';
-PRAGMA user_version = 4;)sql"));
-  schema_ = 0;
-  return txn->Commit();
+Result<DocumentRecord> Catalog::ReadDocumentRow(const SqliteStmt& st, int c) {
+  std::string acl;
+  DocumentRecord d = ReadDocumentFields(st, c, &acl);
+  if (Schema() >= 5) {
+    const int k = c + kDocChecksumColumn;
+    if (st.ColumnIsNull(k) || static_cast<uint32_t>(st.ColumnU64(k)) != DocumentRowChecksum(d, acl)) {
+      const std::string tenant = d.tenant.empty() ? "default" : d.tenant;
+      return Status::Corruption("catalog: document '" + d.id + "' of tenant '" + tenant + "' (#" +
+                                std::to_string(d.num.get()) + ")" + kEditedRow);
+    }
+  }
+  ATTEST_RETURN_IF_ERROR(ParseAcl(acl, &d));
+  return d;
 }
 
-Status Catalog::MigrateFrom1() {
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
-  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
-CREATE TABLE embedders(
-  activated_snapshot INTEGER PRIMARY KEY,
-  key                TEXT NOT NULL,
-  name               TEXT NOT NULL,
-  dim                INTEGER NOT NULL,
-  version            TEXT NOT NULL,
-  model_file         TEXT NOT NULL,
-  config_json        TEXT NOT NULL,
-  trained_chunks     INTEGER NOT NULL
-);
-UPDATE meta SET value = 2 WHERE key = 'schema_version';
-PRAGMA user_version = 2;)sql"));
-  return txn->Commit();
+Result<ChunkRecord> Catalog::ReadChunkRow(const SqliteStmt& st, int c) {
+  ChunkRecord r = ReadChunkFields(st, c);
+  if (Schema() >= 5) {
+    const int k = c + kChunkChecksumColumn;
+    if (st.ColumnIsNull(k) || static_cast<uint32_t>(st.ColumnU64(k)) != ChunkRowChecksum(r)) {
+      return Status::Corruption("catalog: chunk " + std::to_string(r.id.get()) + " (part " +
+                                std::to_string(r.ordinal + 1) + ") of " + DocumentName(r.doc) + kEditedRow);
+    }
+  }
+  return r;
 }
 
-Status Catalog::MigrateFrom2() {
-  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
-  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
-ALTER TABLE documents ADD COLUMN feed TEXT NOT NULL DEFAULT '';
-UPDATE meta SET value = 3 WHERE key = 'schema_version';
-PRAGMA user_version = 3;)sql"));
-  return txn->Commit();
+Result<uint64_t> Catalog::BackfillChecksums() {
+  uint64_t rows = 0;
+  {
+    ATTEST_ASSIGN_OR_RETURN(StmtRef read, db_.Prepare(std::string("SELECT ") + kDocColumns +
+                                                      "feed, access_label FROM documents"));
+    ATTEST_ASSIGN_OR_RETURN(StmtRef write, db_.Prepare("UPDATE documents SET checksum = ?2 WHERE num = ?1"));
+    while (true) {
+      ATTEST_ASSIGN_OR_RETURN(bool row, read->Step());
+      if (!row) break;
+      std::string acl;
+      DocumentRecord d = ReadDocumentFields(*read, 0, &acl);
+      write->Reset();
+      write->Bind(1, d.num.get()).Bind(2, uint64_t{DocumentRowChecksum(d, acl)});
+      ATTEST_RETURN_IF_ERROR(write->Run());
+      ++rows;
+    }
+  }
+  ATTEST_ASSIGN_OR_RETURN(StmtRef read, db_.Prepare("SELECT id, doc_num, ordinal, section_path, text FROM chunks"));
+  ATTEST_ASSIGN_OR_RETURN(StmtRef write, db_.Prepare("UPDATE chunks SET checksum = ?2 WHERE id = ?1"));
+  while (true) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, read->Step());
+    if (!row) break;
+    ChunkRecord c = ReadChunkFields(*read, 0);  // a purged tombstone's NULL text reads as ""
+    write->Reset();
+    write->Bind(1, c.id.get()).Bind(2, uint64_t{ChunkRowChecksum(c)});
+    ATTEST_RETURN_IF_ERROR(write->Run());
+    ++rows;
+  }
+  return rows;
 }
 
 Status Catalog::InsertEmbedder(const EmbedderRecord& rec) {
@@ -247,24 +207,6 @@ Result<std::map<std::string, EmbedderRecord>> Catalog::ActiveEmbedders(SnapshotV
     out[r.tenant] = std::move(r);
   }
   return out;
-}
-
-Status Catalog::CheckSchema() {
-  ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
-  if (uv == 0) {
-    return Status::Corruption("catalog has no schema version (PRAGMA user_version = 0): not an attest catalog");
-  }
-  if (uv > kCatalogSchemaVersion) {
-    return Status::Unsupported("catalog schema version " + std::to_string(uv) + " is newer than this build (" +
-                               std::to_string(kCatalogSchemaVersion) + ")");
-  }
-  auto sv = QueryInt(db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1);
-  if (!sv.ok()) return sv.status().WithContext("catalog meta table unreadable");
-  if (*sv != uv) {
-    return Status::Corruption("catalog schema version mismatch: user_version " + std::to_string(uv) +
-                              ", meta.schema_version " + std::to_string(*sv));
-  }
-  return Status::Ok();
 }
 
 Result<CatalogMeta> Catalog::ReadMeta() {
@@ -359,23 +301,28 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
   ATTEST_ASSIGN_OR_RETURN(
       StmtRef st,
       db_.Prepare("INSERT INTO documents(num, tenant, id, url, title, site, published, updated, version, "
-                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed, access_label) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
+                  "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed, access_label, "
+                  "checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                  "?19)"));
   st->Bind(1, d.num.get()).Bind(2, d.tenant).Bind(3, d.id).Bind(4, d.url).Bind(5, d.title).Bind(6, d.site);
   st->Bind(7, d.published).Bind(8, d.updated).Bind(9, d.version).Bind(10, d.source_type).Bind(11, d.language);
   std::string acl_text = acl.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   st->Bind(12, acl_text).Bind(13, d.sha256).Bind(14, d.bytes);
   st->Bind(15, static_cast<int64_t>(d.chunk_count)).Bind(16, created.get()).Bind(17, d.feed);
   st->Bind(18, d.access_label);
+  DocumentRecord stored = d;
+  stored.created = created;  // the row's created_snapshot is the commit's, whatever `d` says
+  st->Bind(19, uint64_t{DocumentRowChecksum(stored, acl_text)});
   return st->Run();
 }
 
 Status Catalog::InsertChunk(const ChunkRecord& c, SegmentId segment, SnapshotVersion created) {
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("INSERT INTO chunks(id, doc_num, ordinal, section_path, text, "
-                                                  "segment_id, created_snapshot) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+                                                  "segment_id, created_snapshot, checksum) "
+                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
   st->Bind(1, c.id.get()).Bind(2, c.doc.get()).Bind(3, static_cast<int64_t>(c.ordinal));
   st->Bind(4, c.section_path).Bind(5, c.text).Bind(6, segment.get()).Bind(7, created.get());
+  st->Bind(8, uint64_t{ChunkRowChecksum(c)});
   return st->Run();
 }
 
@@ -423,10 +370,11 @@ Result<std::vector<ChunkLocation>> Catalog::TombstonesInLiveSegments() {
 Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
                                  const std::function<Status(const ChunkRecord&, const DocumentRecord&)>& fn) {
   ATTEST_ASSIGN_OR_RETURN(
-      StmtRef st, db_.Prepare(std::string("SELECT c.id, c.doc_num, c.ordinal, c.section_path, c.text, ") +
+      StmtRef st, db_.Prepare(std::string("SELECT c.id, c.doc_num, c.ordinal, c.section_path, c.text, c.checksum, ") +
                               "d.num, d.tenant, d.id, d.url, d.title, d.site, d.published, d.updated, d.version, "
                               "d.source_type, d.language, d.acl_json, d.sha256, d.bytes, d.chunk_count, "
-                              "d.created_snapshot, d.feed, d.access_label FROM chunks c JOIN documents d ON d.num = c.doc_num "
+                              "d.created_snapshot, d.feed, d.access_label, d.checksum "
+                              "FROM chunks c JOIN documents d ON d.num = c.doc_num "
                               "WHERE c.segment_id IN (SELECT value FROM json_each(?1)) "
                               "AND c.deleted_snapshot IS NULL ORDER BY c.id"));
   st->Bind(1, JsonIds(segments));
@@ -434,9 +382,9 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
   while (true) {
     ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
     if (!row) break;
-    ChunkRecord c = ReadChunk(*st, 0);
+    ATTEST_ASSIGN_OR_RETURN(ChunkRecord c, ReadChunkRow(*st, 0));
     if (!doc || doc->num != c.doc) {
-      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocument(*st, 5));
+      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 6));
       doc = std::move(d);
     }
     ATTEST_RETURN_IF_ERROR(fn(c, *doc));
@@ -512,16 +460,17 @@ Result<std::vector<std::pair<ChunkId, DocNum>>> Catalog::ChunkDocumentsOfSegment
 }
 
 Result<std::optional<ChunkRecord>> Catalog::GetChunk(ChunkId id, SnapshotVersion v) {
-  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT id, doc_num, ordinal, section_path, text FROM chunks "
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT " + ChunkColumns() + " FROM chunks "
                                                   "WHERE id = ?1 AND text IS NOT NULL AND " + Visible(2)));
   st->Bind(1, id.get()).Bind(2, v.get());
   ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
   if (!row) return std::optional<ChunkRecord>();
-  return std::optional<ChunkRecord>(ReadChunk(*st, 0));
+  ATTEST_ASSIGN_OR_RETURN(ChunkRecord c, ReadChunkRow(*st, 0));
+  return std::optional<ChunkRecord>(std::move(c));
 }
 
 Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotVersion v) {
-  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT id, doc_num, ordinal, section_path, text FROM chunks "
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT " + ChunkColumns() + " FROM chunks "
                                                   "WHERE doc_num = ?1 AND text IS NOT NULL AND " + Visible(2) +
                                                   " ORDER BY ordinal"));
   st->Bind(1, num.get()).Bind(2, v.get());
@@ -529,20 +478,22 @@ Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotV
   while (true) {
     ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
     if (!row) break;
-    out.push_back(ReadChunk(*st, 0));
+    ATTEST_ASSIGN_OR_RETURN(ChunkRecord c, ReadChunkRow(*st, 0));
+    out.push_back(std::move(c));
   }
   return out;
 }
 
 std::string Catalog::DocColumns() {
   // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column,
-  // version 3 no `access_label`.
-  if (schema_ == 0) {
-    auto uv = QueryInt(db_, "PRAGMA user_version", kCatalogSchemaVersion);
-    schema_ = uv.ok() ? static_cast<int>(*uv) : kCatalogSchemaVersion;
-  }
-  return std::string(kDocColumns) + (schema_ >= 3 ? "feed" : "'' AS feed") +
-         (schema_ >= 4 ? ", access_label" : ", '' AS access_label");
+  // version 3 no `access_label`, version 4 no `checksum`.
+  const int schema = Schema();
+  return std::string(kDocColumns) + (schema >= 3 ? "feed" : "'' AS feed") +
+         (schema >= 4 ? ", access_label" : ", '' AS access_label") + (schema >= 5 ? ", checksum" : ", NULL AS checksum");
+}
+
+std::string Catalog::ChunkColumns() {
+  return std::string("id, doc_num, ordinal, section_path, text") + (Schema() >= 5 ? ", checksum" : ", NULL AS checksum");
 }
 
 Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotVersion v) {
@@ -551,7 +502,7 @@ Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotV
   st->Bind(1, num.get()).Bind(2, v.get());
   ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
   if (!row) return std::optional<DocumentRecord>();
-  ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocument(*st, 0));
+  ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 0));
   return std::optional<DocumentRecord>(std::move(d));
 }
 
@@ -563,7 +514,7 @@ Result<std::optional<DocumentRecord>> Catalog::FindDocument(std::string_view ten
   st->Bind(1, tenant).Bind(2, id).Bind(3, v.get());
   ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
   if (!row) return std::optional<DocumentRecord>();
-  ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocument(*st, 0));
+  ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 0));
   return std::optional<DocumentRecord>(std::move(d));
 }
 

@@ -1,5 +1,10 @@
 // The SQLite catalog: schema, versioning and every SQL statement of the store
-// (docs/store_format.md, "Catalog").
+// (docs/store_format.md, "Catalog"). Schema and upgrades: catalog_schema.cc.
+//
+// Integrity: from schema 5 every documents and chunks row carries a checksum of its content
+// (store/row_checksum.h), written with the row; every read of a row checks it and fails with
+// kCorruption naming the document when the row was changed behind the store's back. Readers of a
+// catalog no writer has upgraded yet (schema 4 and older) read without the check.
 //
 // Visibility rule: a row with created_snapshot c and deleted_snapshot d (NULL = never) is visible at
 // snapshot version v when c <= v AND (d IS NULL OR d > v).
@@ -24,7 +29,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 4;
+inline constexpr int kCatalogSchemaVersion = 5;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -122,7 +127,18 @@ class Catalog {
   Status MigrateFrom1();
   Status MigrateFrom2();
   Status MigrateFrom3();
-  std::string DocColumns();  // the document columns this catalog's schema has
+  Status MigrateFrom4();
+  // Records the checksum of every documents and chunks row as it stands; returns the rows done.
+  Result<uint64_t> BackfillChecksums();
+  int Schema();              // PRAGMA user_version, read on first use
+  std::string DocColumns();  // the document columns this catalog's schema has (checksum last)
+  std::string ChunkColumns();  // likewise for chunks
+  // "document 'id' of tenant 't' (#num)", for errors about a row of document `num`.
+  std::string DocumentName(DocNum num);
+  // A documents row (DocColumns from column `c`) or a chunks row (ChunkColumns): kCorruption naming
+  // the document when, from schema 5, the row fails its checksum or has none.
+  Result<DocumentRecord> ReadDocumentRow(const SqliteStmt& st, int c);
+  Result<ChunkRecord> ReadChunkRow(const SqliteStmt& st, int c);
   SqliteDb& db_;
   int schema_ = 0;           // PRAGMA user_version, read on first use
 };

@@ -11,6 +11,7 @@
 #include "common/checksum.h"
 #include "lexical/segment_impl.h"
 #include "lexical/segment_writer.h"
+#include "store/access_attributes.h"
 #include "store/store_impl.h"
 
 namespace attest {
@@ -228,7 +229,12 @@ Result<std::vector<std::shared_ptr<SegmentFile>>> StoreImpl::RebuildLocked(Catal
     run_docs.clear();
     return Status::Ok();
   };
+  // The new segment takes its access attributes from the row: a row edited behind the store's back
+  // must not be copied over the segment's copy (store/access_attributes.h). Not while the store
+  // opens and upgrades segments of an older format (no state yet; those are rebuilt from the rows).
+  const std::shared_ptr<const StoreState> state = Current();
   ATTEST_RETURN_IF_ERROR(cat.ForEachLiveChunk(ids, [&](const ChunkRecord& chunk, const DocumentRecord& doc) {
+    if (state) ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(state->views, doc, std::span<const ChunkId>(&chunk.id, 1)));
     if (run_docs.empty() || run_docs.back().num != doc.num) run_docs.push_back(doc);
     run_chunks.push_back(chunk);
     run_doc.push_back(run_docs.size() - 1);

@@ -30,6 +30,7 @@ class ChildProcess {
   // Waits for exit; returns the exit code or -signal.
   int Wait();
   bool Running();
+  pid_t pid() const { return pid_; }
   const std::string& out() const { return out_; }
 
  private:
