@@ -64,6 +64,7 @@ std::string BuildImage(Bytes& in) {
       if (g & (1 << k)) c.attrs.acl_groups.push_back(std::string("g") + char('0' + k));
     }
     c.attrs.date = (g & 8) ? ChunkAttributes::kNoDate : int32_t(g >> 4);
+    c.attrs.access_label = kValues[in.Next() & 3];
     FUZZ_CHECK(w.Add(c).ok());
   }
   return w.Serialize();
@@ -75,7 +76,8 @@ void FixChecksum(std::string* image) {
   std::memcpy(&(*image)[image->size() - 12], &crc, 4);
 }
 
-// Any image that opens must search exactly like the oracle: Segment::Open checks that block-max
+// Any image that opens must search exactly like the oracle (filters with tenants, groups and
+// access labels, and the statistics computed over the visibility classes they admit): Segment::Open checks that block-max
 // bounds really bound their blocks and that value lists invert the attribute columns, so even a
 // hand-edited image with a valid checksum cannot make pruning or filter driving disagree.
 void SearchAndCompare(const std::shared_ptr<const Segment>& seg, Bytes& in) {
@@ -107,6 +109,9 @@ void SearchAndCompare(const std::shared_ptr<const Segment>& seg, Bytes& in) {
     if (f & 8) args.filter.groups = std::vector<std::string>{"g" + std::to_string((f >> 4) % 3)};
     if (f & 64) args.filter.versions = {kValues[in.Next() & 3]};
     if (f & 128) args.filter.date_from = in.Next() % 16;
+    const uint8_t l = in.Next();
+    if (l & 1) args.filter.labels = std::vector<std::string>{kValues[(l >> 1) & 3], kValues[(l >> 3) & 3]};
+    if (l & 32) args.filter.groups = std::vector<std::string>{};  // public only
     const auto fast = searcher.TopK(args);
     const auto oracle = searcher.Exhaustive(args);
     FUZZ_CHECK(fast == oracle);

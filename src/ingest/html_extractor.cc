@@ -160,7 +160,8 @@ Status CheckTree(const GumboNode* root, const HtmlLimits& limits) {
   size_t elements = 0;
   std::vector<std::pair<const GumboNode*, size_t>> stack{{root, 1}};
   while (!stack.empty()) {
-    auto [n, depth] = stack.back();
+    const GumboNode* n = stack.back().first;
+    const size_t depth = stack.back().second;
     stack.pop_back();
     if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE) continue;
     auto at = [n] { return " at byte " + std::to_string(n->v.element.start_pos.offset); };
