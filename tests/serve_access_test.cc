@@ -20,26 +20,21 @@ using nlohmann::json;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::CreateApiKey;
 using testing_support::RunAttest;
+using testing_support::SetPrincipal;
 using testing_support::SseEvent;
 using testing_support::SseRequest;
 using testing_support::TempDir;
 
-std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = RunAttest(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out).at("key").get<std::string>();
-}
-
-void SetPrincipal(const std::string& data, const std::string& user, const std::string& groups,
-                  const std::string& clearance) {
-  std::vector<std::string> args = {"--data", data, "principals", "set", "--tenant", "acme", "--user", user, "--groups",
-                                   groups};
-  if (!clearance.empty()) args.insert(args.end(), {"--clearance", clearance});
-  auto r = RunAttest(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+HttpReply Request(uint16_t port, const std::string& method, const std::string& path, const std::string& key,
+                  const std::string& body) {
+  HttpCall c;
+  c.method = method;
+  c.path = path;
+  c.body = body;
+  if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
+  return HttpRequest(port, c);
 }
 
 class ServeAccessTest : public ::testing::Test {
@@ -47,11 +42,11 @@ class ServeAccessTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     data_ = dir_->str("data");
-    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
-    low_ = CreateKey(data_, {"--tenant", "acme", "--user", "low"});
-    mid_ = CreateKey(data_, {"--tenant", "acme", "--user", "mid"});
-    SetPrincipal(data_, "low", "eng", "public");
-    SetPrincipal(data_, "mid", "eng", "internal");
+    admin_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    low_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "low"});
+    mid_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "mid"});
+    SetPrincipal(data_, "acme", "low", "eng", "public");
+    SetPrincipal(data_, "acme", "mid", "eng", "internal");
     server_ = new testing_support::ServeProcess(data_, {}, {});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     json batch = {
@@ -73,12 +68,7 @@ class ServeAccessTest : public ::testing::Test {
   }
   static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
                         const std::string& body = "") {
-    HttpCall c;
-    c.method = method;
-    c.path = path;
-    c.body = body;
-    if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
-    return HttpRequest(server_->port(), c);
+    return Request(server_->port(), method, path, key, body);
   }
   static json Search(const std::string& key, const std::string& q, const std::string& mode = "bm25") {
     HttpReply r = Call("POST", "/v1/search", key, json{{"query", q}, {"mode", mode}, {"top_k", 10}}.dump());
@@ -203,10 +193,10 @@ class ServeHiddenMatchTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     data_ = dir_->str("data");
-    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
-    reader_ = CreateKey(data_, {"--tenant", "acme", "--user", "reader"});
-    other_ = CreateKey(data_, {"--tenant", "bolt", "--user", "root", "--admin"});
-    SetPrincipal(data_, "reader", "eng", "");
+    admin_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    reader_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "reader"});
+    other_ = CreateApiKey(data_, {"--tenant", "bolt", "--user", "root", "--admin"});
+    SetPrincipal(data_, "acme", "reader", "eng");
     server_ = new testing_support::ServeProcess(data_, {}, {});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     json batch = {
@@ -223,12 +213,7 @@ class ServeHiddenMatchTest : public ::testing::Test {
   }
   static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
                         const std::string& body = "") {
-    HttpCall c;
-    c.method = method;
-    c.path = path;
-    c.body = body;
-    if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
-    return HttpRequest(server_->port(), c);
+    return Request(server_->port(), method, path, key, body);
   }
   static json Post(const std::string& route, const std::string& key, const json& body) {
     HttpReply r = Call("POST", route, key, body.dump());

@@ -25,7 +25,9 @@ using testing_support::Hs256Token;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::CreateApiKey;
 using testing_support::RunAttest;
+using testing_support::SetPrincipal;
 using testing_support::ServeProcess;
 using testing_support::SseEvent;
 using testing_support::SseRequest;
@@ -34,15 +36,6 @@ using testing_support::UnixSeconds;
 
 constexpr char kSecretEnv[] = "ATTEST_SERVE_AUTH_TEST_JWT_SECRET";
 constexpr char kSecret[] = "serve-auth-test-secret-0123456789abcdef";  // 39 bytes
-
-std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = RunAttest(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  if (r.exit_code != 0) return "";
-  return json::parse(r.out).at("key").get<std::string>();
-}
 
 // An HS256 token for `claims` (exp defaults to 10 minutes from now).
 std::string Jwt(json claims) {
@@ -84,10 +77,10 @@ class ServeAuthTest : public ::testing::Test {
     ::setenv(kSecretEnv, kSecret, 1);
     dir_ = new TempDir();
     data_ = dir_->str("data");
-    acme_admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
-    alice_ = CreateKey(data_, {"--tenant", "acme", "--user", "alice"});
-    globex_admin_ = CreateKey(data_, {"--tenant", "globex", "--user", "gadmin", "--admin"});
-    gina_ = CreateKey(data_, {"--tenant", "globex", "--user", "gina"});
+    acme_admin_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    alice_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "alice"});
+    globex_admin_ = CreateApiKey(data_, {"--tenant", "globex", "--user", "gadmin", "--admin"});
+    gina_ = CreateApiKey(data_, {"--tenant", "globex", "--user", "gina"});
     server_ = new ServeProcess(data_, {}, {"--jwt-hs256-secret-env", kSecretEnv, "--group-cache-ttl-ms", "0"});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     HttpReply r = Call(server_->port(), "POST", "/v1/documents", globex_admin_, Secret().dump());
@@ -355,7 +348,7 @@ class ServeAuthStreamTest : public ::testing::Test {
   void SetUp() override {
     ::setenv(kSecretEnv, kSecret, 1);
     data_ = dir_.str("data");
-    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    admin_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
     chat_.set_reject_response_format(true);  // the prose path: the model's text streams
     server_ = std::make_unique<ServeProcess>(
         data_, std::vector<std::string>{"--llm-url", chat_.base_url(), "--llm-model", "m"},

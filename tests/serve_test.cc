@@ -20,23 +20,12 @@ using nlohmann::json;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::CreateApiKey;
 using testing_support::RunAttest;
+using testing_support::SetPrincipal;
 using testing_support::SseEvent;
 using testing_support::SseRequest;
 using testing_support::TempDir;
-
-std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = RunAttest(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out).at("key").get<std::string>();
-}
-
-void SetGroups(const std::string& data, const std::string& tenant, const std::string& user, const std::string& groups) {
-  auto r = RunAttest({"--data", data, "principals", "set", "--tenant", tenant, "--user", user, "--groups", groups});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-}
 
 using Server = testing_support::ServeProcess;
 
@@ -45,13 +34,13 @@ class ServeTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     data_ = dir_->str("data");
-    admin_ = CreateKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
-    alice_ = CreateKey(data_, {"--tenant", "acme", "--user", "alice"});
-    bob_ = CreateKey(data_, {"--tenant", "acme", "--user", "bob"});
-    carol_ = CreateKey(data_, {"--tenant", "bolt", "--user", "carol"});
-    limited_ = CreateKey(data_, {"--tenant", "acme", "--user", "lim", "--rate", "0.5"});
-    SetGroups(data_, "acme", "alice", "eng");
-    SetGroups(data_, "acme", "bob", "sales");
+    admin_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "root", "--admin"});
+    alice_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "alice"});
+    bob_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "bob"});
+    carol_ = CreateApiKey(data_, {"--tenant", "bolt", "--user", "carol"});
+    limited_ = CreateApiKey(data_, {"--tenant", "acme", "--user", "lim", "--rate", "0.5"});
+    SetPrincipal(data_, "acme", "alice", "eng");
+    SetPrincipal(data_, "acme", "bob", "sales");
     server_ = new Server(data_, {}, {"--group-cache-ttl-ms", "300", "--max-body-bytes", "300000"});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     json batch = {{"documents",
@@ -67,7 +56,7 @@ class ServeTest : public ::testing::Test {
     HttpReply r = Call("POST", "/v1/documents:batch", admin_, batch.dump());
     ASSERT_EQ(r.status, 200) << r.body;
     // Bolt's document: an acme admin cannot write another tenant, the deployment operator can.
-    const std::string ops = CreateKey(data_, {"--operator", "--user", "ops"});
+    const std::string ops = CreateApiKey(data_, {"--operator", "--user", "ops"});
     json bolt = {{"id", "refunds"}, {"tenant", "bolt"}, {"title", "Bolt refund policy"},
                  {"text", "Bolt refund policy allows returns within ninety days of purchase. Bolt refunds are "
                           "paid as store credit."}};
@@ -395,7 +384,7 @@ TEST_F(ServeTest, AuditLogHoldsIdsNeverText) {
 TEST_F(ServeTest, RevokedGroupStopsAppearingWithinTheRevocationDelay) {
   const std::string q = R"({"query":"deployment procedure blue green","top_k":10})";
   ASSERT_TRUE(HitIds(Body(Call("POST", "/v1/search", alice_, q))).count("deploys"));
-  SetGroups(data_, "acme", "alice", "support");
+  SetPrincipal(data_, "acme", "alice", "support");
   const auto t0 = std::chrono::steady_clock::now();
   bool gone = false;
   while (!gone && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
@@ -408,7 +397,7 @@ TEST_F(ServeTest, RevokedGroupStopsAppearingWithinTheRevocationDelay) {
   std::printf("revoked group gone from search after %.0f ms (group cache TTL 300 ms)\n", ms);
   json a = Body(Call("POST", "/v1/answer", alice_, R"({"query":"Who approves every deployment?"})"));
   EXPECT_EQ(a.dump().find("platform team"), std::string::npos);
-  SetGroups(data_, "acme", "alice", "eng");
+  SetPrincipal(data_, "acme", "alice", "eng");
 }
 
 TEST(ServeDefaultTenantTest, CliIngestIsVisibleToTheDefaultTenant) {
@@ -416,7 +405,7 @@ TEST(ServeDefaultTenantTest, CliIngestIsVisibleToTheDefaultTenant) {
   const std::string data = dir.str("data");
   testing_support::WriteFile(dir.path() / "doc.md", "# Kettles\n\nThe kettle boils water in three minutes.\n");
   ASSERT_EQ(RunAttest({"--data", data, "ingest", dir.str("doc.md")}).exit_code, 0);
-  const std::string key = CreateKey(data, {"--tenant", "default", "--user", "u"});
+  const std::string key = CreateApiKey(data, {"--tenant", "default", "--user", "u"});
   Server s(data, {}, {});
   ASSERT_NE(s.port(), 0) << s.child().out();
   HttpCall c = testing_support::MakeCall("POST", "/v1/search", {{"Authorization", "Bearer " + key}}, R"({"query":"kettle boils"})");

@@ -32,7 +32,9 @@ using nlohmann::json;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::CreateApiKey;
 using testing_support::RunAttest;
+using testing_support::SetPrincipal;
 using testing_support::ServeProcess;
 using testing_support::TempDir;
 using Clock = std::chrono::steady_clock;
@@ -148,15 +150,6 @@ std::string ErrorCode(const std::string& body) {
   return j.is_object() && j.contains("error") ? j["error"].value("code", "") : "";
 }
 
-std::string CreateKey(const std::string& data, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  auto r = RunAttest(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto j = json::parse(r.out, nullptr, false);
-  return j.is_object() ? j.value("key", "") : "";
-}
-
 HttpReply Call(uint16_t port, const std::string& method, const std::string& path, const std::string& key,
                const std::string& body = "") {
   HttpCall c;
@@ -181,8 +174,8 @@ class ServeTransportTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     data_ = dir_->str("data");
-    admin_ = CreateKey(data_, {"--tenant", "ta", "--user", "root", "--admin"});
-    reader_ = CreateKey(data_, {"--tenant", "ta", "--user", "reader"});
+    admin_ = CreateApiKey(data_, {"--tenant", "ta", "--user", "root", "--admin"});
+    reader_ = CreateApiKey(data_, {"--tenant", "ta", "--user", "reader"});
     server_ = new ServeProcess(data_, {}, {"--rate-limit", "0"});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     json batch = {{"documents",
@@ -338,7 +331,7 @@ TEST_F(ServeTransportTest, NonReadingStreamsAndResetsLeaveTheServerHealthy) {
 TEST(ServeSlowlorisTest, Regression_HalfOpenConnectionsFromOneAddressDoNotLockOutOthers) {
   TempDir dir;
   const std::string data = dir.str("data");
-  const std::string key = CreateKey(data, {"--tenant", "ta", "--user", "reader"});
+  const std::string key = CreateApiKey(data, {"--tenant", "ta", "--user", "reader"});
   constexpr int kHeaderTimeoutMs = 1500;
   ServeProcess server(data, {},
                       {"--rate-limit", "0", "--max-connections", "400", "--max-connections-per-address", "50",
@@ -449,8 +442,8 @@ struct Timed {
 TEST(ServeBulkFairnessTest, Regression_OneTenantsBulkFloodStallsAnotherTenantsIngest) {
   TempDir dir;
   const std::string data = dir.str("data");
-  const std::string a = CreateKey(data, {"--tenant", "ta", "--user", "a", "--admin"});
-  const std::string b = CreateKey(data, {"--tenant", "tb", "--user", "b", "--admin"});
+  const std::string a = CreateApiKey(data, {"--tenant", "ta", "--user", "a", "--admin"});
+  const std::string b = CreateApiKey(data, {"--tenant", "tb", "--user", "b", "--admin"});
   ServeProcess server(data, {}, {"--rate-limit", "0"});
   ASSERT_NE(server.port(), 0) << server.child().out();
 
@@ -492,8 +485,8 @@ TEST(ServeBulkFairnessTest, Regression_OneTenantsBulkFloodStallsAnotherTenantsIn
 TEST(ServeBulkFairnessTest, OneTenantCannotFillTheBulkQueue) {
   TempDir dir;
   const std::string data = dir.str("data");
-  const std::string a = CreateKey(data, {"--tenant", "ta", "--user", "a", "--admin"});
-  const std::string b = CreateKey(data, {"--tenant", "tb", "--user", "b", "--admin"});
+  const std::string a = CreateApiKey(data, {"--tenant", "ta", "--user", "a", "--admin"});
+  const std::string b = CreateApiKey(data, {"--tenant", "tb", "--user", "b", "--admin"});
   ServeProcess server(data, {}, {"--rate-limit", "0", "--bulk-queue-per-tenant", "3"});
   ASSERT_NE(server.port(), 0) << server.child().out();
 

@@ -15,4 +15,15 @@ inline uint32_t Crc32c(std::string_view s, uint32_t crc = 0) { return Crc32c(s.d
 // Lower-case hex SHA-256 of `data` (64 characters).
 std::string Sha256Hex(std::string_view data);
 
+// Appends `name=<length>:<value>\n`: the canonical serialization that digests and row checksums
+// are computed over (length-prefixed, so no two different field lists serialize alike).
+inline void AppendDigestField(std::string* out, std::string_view name, std::string_view value) {
+  out->append(name);
+  out->push_back('=');
+  out->append(std::to_string(value.size()));
+  out->push_back(':');
+  out->append(value);
+  out->push_back('\n');
+}
+
 }  // namespace attest

@@ -1,9 +1,12 @@
 #include "common/json_guard.h"
 
+#include <cstdint>
+
 namespace attest {
 
-bool JsonNestingExceeds(std::string_view body, int max_depth) {
+JsonShapeScan ScanJsonShape(std::string_view body, int max_depth, size_t max_values) {
   int depth = 0;
+  size_t values = 1;
   bool in_string = false;
   for (size_t i = 0; i < body.size(); ++i) {
     const char c = body[i];
@@ -16,12 +19,19 @@ bool JsonNestingExceeds(std::string_view body, int max_depth) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > max_depth) return true;
+      if (++depth > max_depth) return {JsonShapeScan::Problem::kTooDeep, i};
+      if (++values > max_values) return {JsonShapeScan::Problem::kTooManyValues, i};
     } else if (c == '}' || c == ']') {
       --depth;
+    } else if (c == ',' && ++values > max_values) {
+      return {JsonShapeScan::Problem::kTooManyValues, i};
     }
   }
-  return false;
+  return {};
+}
+
+bool JsonNestingExceeds(std::string_view body, int max_depth) {
+  return ScanJsonShape(body, max_depth, SIZE_MAX).problem == JsonShapeScan::Problem::kTooDeep;
 }
 
 std::string CleanJsonErrorMessage(std::string_view what) {

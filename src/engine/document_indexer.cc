@@ -8,13 +8,7 @@ namespace attest {
 namespace {
 
 void AppendField(std::string* out, std::string_view name, std::string_view value) {
-  // Length-prefixed so that no two different documents serialize the same way.
-  out->append(name);
-  out->push_back('=');
-  out->append(std::to_string(value.size()));
-  out->push_back(':');
-  out->append(value);
-  out->push_back('\n');
+  AppendDigestField(out, name, value);
 }
 
 }  // namespace

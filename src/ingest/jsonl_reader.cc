@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "common/json_guard.h"  // CleanJsonErrorMessage
+#include "common/json_guard.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -20,30 +20,14 @@ constexpr uint64_t kMaxErrorsPerFile = 1000;
 // cost seconds): nesting depth and an upper count of values (members and array elements: one
 // more than the ',' outside strings, plus one per '{' / '['). Empty when within `limits`.
 std::string CheckJsonShape(std::string_view line, const JsonlLimits& limits) {
-  int depth = 0;
-  size_t values = 1;
-  bool in_string = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++values;
-      if (++depth > limits.max_depth) {
-        return "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels at column " +
-               std::to_string(i + 1) + " (limit jsonl.max_depth)";
-      }
-    } else if (c == '}' || c == ']') {
-      --depth;
-    } else if (c == ',' && ++values > limits.max_values) {
+  const JsonShapeScan scan = ScanJsonShape(line, limits.max_depth, limits.max_values);
+  switch (scan.problem) {
+    case JsonShapeScan::Problem::kNone: return "";
+    case JsonShapeScan::Problem::kTooDeep:
+      return "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels at column " +
+             std::to_string(scan.offset + 1) + " (limit jsonl.max_depth)";
+    case JsonShapeScan::Problem::kTooManyValues:
       return "more than " + std::to_string(limits.max_values) + " JSON values on one line (limit jsonl.max_values)";
-    }
   }
   return "";
 }

@@ -7,14 +7,7 @@
 namespace attest {
 namespace {
 
-void Put(std::string* out, std::string_view name, std::string_view value) {
-  out->append(name);
-  out->push_back('=');
-  out->append(std::to_string(value.size()));
-  out->push_back(':');
-  out->append(value);
-  out->push_back('\n');
-}
+void Put(std::string* out, std::string_view name, std::string_view value) { AppendDigestField(out, name, value); }
 
 void Put(std::string* out, std::string_view name, uint64_t value) { Put(out, name, std::to_string(value)); }
 

@@ -1,5 +1,8 @@
 #include "support/process.h"
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -179,6 +182,28 @@ void WriteFile(const std::filesystem::path& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary);
   f << content;
   if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace attest::testing_support
+
+namespace attest::testing_support {
+
+std::string CreateApiKey(const std::string& data, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"--data", data, "keys", "create", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const ProcessResult r = RunAttest(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  return r.exit_code == 0 && j.is_object() ? j.value("key", "") : "";
+}
+
+void SetPrincipal(const std::string& data, const std::string& tenant, const std::string& user,
+                  const std::string& groups, const std::string& clearance) {
+  std::vector<std::string> args = {"--data", data, "principals", "set", "--tenant", tenant, "--user", user, "--groups",
+                                   groups};
+  if (!clearance.empty()) args.insert(args.end(), {"--clearance", clearance});
+  const ProcessResult r = RunAttest(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace attest::testing_support

@@ -19,6 +19,13 @@ struct ProcessResult {
 // Runs ATTEST_BINARY with `args`, waits, captures stdout and stderr.
 ProcessResult RunAttest(const std::vector<std::string>& args);
 
+// `attest --data DATA keys create --json EXTRA...`: the new key ("" and a test failure when refused).
+std::string CreateApiKey(const std::string& data, const std::vector<std::string>& extra);
+// `attest --data DATA principals set --tenant T --user U --groups G [--clearance C]`; a test failure
+// when refused.
+void SetPrincipal(const std::string& data, const std::string& tenant, const std::string& user,
+                  const std::string& groups, const std::string& clearance = "");
+
 // A child process whose stdout is readable incrementally; killed on destruction if still running.
 class ChildProcess {
  public:
