@@ -133,6 +133,15 @@ TEST_F(ServeAccessTest, Regression_ClearanceIsEnforcedInSearchAnswersStreamsThre
   EXPECT_NE(a_mid.dump().find("March"), std::string::npos) << a_mid.dump();
   json a_low = Answer(low_, q);
   ExpectNothingHidden(a_low.dump(), {"roadmap", "March", "nine million", "Zephyr roadmap"});
+  // Feedback: an answer that cites what low may not read is, for low, an unknown answer.
+  ASSERT_EQ(a_mid.value("outcome", ""), "answer") << a_mid.dump();
+  HttpReply fb = Call("POST", "/v1/feedback", low_,
+                      json{{"answer_id", a_mid["answer_id"]}, {"kind", "wrong"}}.dump());
+  HttpReply fb_unknown = Call("POST", "/v1/feedback", low_, json{{"answer_id", "ans_unknown"}, {"kind", "wrong"}}.dump());
+  EXPECT_EQ(fb.status, 404) << fb.body;
+  EXPECT_EQ(fb_unknown.status, 404) << fb_unknown.body;
+  EXPECT_EQ(Call("POST", "/v1/feedback", mid_, json{{"answer_id", a_mid["answer_id"]}, {"kind", "wrong"}}.dump()).status,
+            201);
   // Streamed.
   HttpCall c;
   c.method = "POST";
