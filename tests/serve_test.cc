@@ -434,3 +434,33 @@ TEST(ServeShutdownTest, SigtermStopsGracefully) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// A snippet loses a link's script target when it is sanitized; the highlights /v1/search returns
+// must be ranges of the snippet it returns (they were ranges of the raw one).
+TEST_F(ServeTest, Regression_SearchHighlightsAreRangesOfTheSanitizedSnippet) {
+  json doc = {{"id", "linky"}, {"title", "Quokkalink setup"},
+              {"text", "Read [the quokkalink guide](javascript:alert(document.cookie)) before the quokkalink setup. "
+                       "The quokkalink service starts at boot."}};
+  ASSERT_EQ(Call("POST", "/v1/documents", admin_, doc.dump()).status, 200);
+  HttpReply r = Call("POST", "/v1/search", admin_, json{{"query", "quokkalink"}, {"mode", "bm25"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = Body(r);
+  ASSERT_FALSE(body["hits"].empty());
+  const std::string snippet = body["hits"][0]["snippet"];
+  EXPECT_EQ(snippet.find("javascript:"), std::string::npos) << snippet;
+  ASSERT_FALSE(body["hits"][0]["highlights"].empty());
+  for (const auto& h : body["hits"][0]["highlights"]) {
+    const size_t start = h[0], end = h[1];
+    ASSERT_LE(end, snippet.size()) << snippet;
+    std::string word = snippet.substr(start, end - start);
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(word, "quokkalink") << "highlight [" << start << "," << end << ") of " << snippet;
+  }
+  ASSERT_EQ(Call("DELETE", "/v1/documents/linky", admin_).status, 200);
+}
+
+}  // namespace
+}  // namespace attest

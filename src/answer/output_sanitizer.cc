@@ -15,13 +15,17 @@ void SanitizeHit(SearchHit* h) {
   h->url = SafeUrl(h->url);
   const std::string snippet = SanitizeLinks(h->snippet);
   if (snippet != h->snippet) {
-    // The highlights are byte ranges of the old snippet: keep those still inside the new one.
+    // The highlights are byte ranges of the old snippet. Sanitizing only removes text (a link's
+    // target, its brackets), so each highlighted word is found again, in order, in the new one.
     std::vector<Highlight> kept;
+    size_t from = 0;
     for (const Highlight& x : h->highlights) {
-      if (x.end <= snippet.size() &&
-          snippet.compare(x.start, x.end - x.start, h->snippet, x.start, x.end - x.start) == 0) {
-        kept.push_back(x);
-      }
+      if (x.end > h->snippet.size() || x.start >= x.end) continue;
+      const std::string_view word(h->snippet.data() + x.start, x.end - x.start);
+      const size_t at = snippet.find(word, from);
+      if (at == std::string::npos) continue;
+      kept.push_back(Highlight{static_cast<uint32_t>(at), static_cast<uint32_t>(at + word.size())});
+      from = at + word.size();
     }
     h->highlights = std::move(kept);
     h->snippet = snippet;

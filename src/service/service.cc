@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "answer/answer_json.h"
+#include "answer/output_sanitizer.h"
 #include "service/service_internal.h"
 
 namespace attest::service {
@@ -152,7 +153,11 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
   metrics_.GetHistogram("attest_stage_seconds", "Latency of each pipeline stage", {{"stage", "search"}})
       ->Observe(r->took_ms / 1000.0);
   json hits = json::array();
-  for (const SearchHit& h : r->hits) {
+  for (const SearchHit& raw : r->hits) {
+    // Highlights are byte ranges of the snippet: take them from the sanitized hit (a link target
+    // removed from the snippet shifts or drops them), never from the raw one.
+    SearchHit h = raw;
+    SanitizeHit(&h);
     json j = HitJson(h);
     j["section"] = h.section;
     json hl = json::array();
