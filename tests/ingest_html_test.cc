@@ -2,6 +2,7 @@
 
 #include "ingest/html_extractor.h"
 #include "ingest/source_reader.h"
+#include "ingest/text_util.h"
 #include "ingest_test_util.h"
 
 namespace attest {
@@ -14,6 +15,19 @@ ParsedDocument Extract(std::string_view html) {
   const Status st = ExtractHtml(html, &doc);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return doc;
+}
+
+// Found by the fuzzing campaign: gumbo decodes a numeric character reference that overflows and has
+// no ';' into a lone byte (0xC7 for "&#11111111111"), which the extractor passed on as text.
+TEST(IngestHtml, Regression_AnOverflowingNumericReferenceYieldsValidUtf8) {
+  for (const char* html : {"&#11111111111", "<title>a &#11111111111 b</title><p>x &#99999999999999 y</p>",
+                           "<p>caf\xC3\xA9 &#x1111111111111 ok</p>"}) {
+    ParsedDocument doc;
+    ASSERT_TRUE(ExtractHtml(html, &doc).ok()) << html;
+    EXPECT_FALSE(ingest::FindInvalidUtf8(doc.title).has_value()) << html;
+    for (const Block& b : doc.blocks) EXPECT_FALSE(ingest::FindInvalidUtf8(b.text).has_value()) << html << ": " << b.text;
+  }
+  EXPECT_EQ(ingest::ReplaceInvalidUtf8("a\xC7" "b\xC3\xA9"), "a\xEF\xBF\xBD" "b\xC3\xA9");
 }
 
 TEST(IngestHtml, KeepsStructureInReadingOrder) {

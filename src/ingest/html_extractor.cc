@@ -205,6 +205,14 @@ Status ExtractHtml(std::string_view html, ParsedDocument* doc, const HtmlLimits&
     doc->source_type = "release_notes";
   }
   if (!doc->published) doc->published = ReleaseDate(doc->blocks);
+  // gumbo decodes an overflowing numeric character reference without ';' ("&#11111111111") into a
+  // lone byte: whatever leaves the extractor is well-formed UTF-8.
+  for (std::string* s : {&doc->title, &doc->url, &doc->language, &doc->version}) {
+    if (ingest::FindInvalidUtf8(*s)) *s = ingest::ReplaceInvalidUtf8(*s);
+  }
+  for (Block& b : doc->blocks) {
+    if (ingest::FindInvalidUtf8(b.text)) b.text = ingest::ReplaceInvalidUtf8(b.text);
+  }
   return Status::Ok();
 }
 

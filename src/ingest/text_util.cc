@@ -44,6 +44,19 @@ std::optional<size_t> FindInvalidUtf8(std::string_view s, bool allow_truncated_t
   return std::nullopt;
 }
 
+std::string ReplaceInvalidUtf8(std::string_view s) {
+  std::string out;
+  while (true) {
+    const std::optional<size_t> bad = FindInvalidUtf8(s);
+    if (!bad) break;
+    out.append(s.substr(0, *bad));
+    out.append("\xEF\xBF\xBD");  // U+FFFD
+    s.remove_prefix(*bad + 1);
+  }
+  out.append(s);
+  return out;
+}
+
 std::optional<size_t> FindNul(std::string_view s) {
   const size_t pos = s.find('\0');
   if (pos == std::string_view::npos) return std::nullopt;

@@ -14,6 +14,10 @@ namespace attest::ingest {
 // is set, an incomplete sequence cut off by the end of `s` is accepted (for sniffing a prefix).
 std::optional<size_t> FindInvalidUtf8(std::string_view s, bool allow_truncated_tail = false);
 
+// `s` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD (the text of a
+// parser that may emit invalid bytes, e.g. gumbo for an overflowing numeric character reference).
+std::string ReplaceInvalidUtf8(std::string_view s);
+
 // Offset of the first NUL byte, or nullopt.
 std::optional<size_t> FindNul(std::string_view s);
 
