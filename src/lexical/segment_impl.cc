@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/checksum.h"
+#include "common/varint.h"
 #include "lexical/postings_codec.h"
 
 namespace attest {
@@ -280,7 +281,7 @@ Status SegmentImpl::ValidatePostings() {
       // The block-max data must really bound the block: TopK prunes on it, and only true bounds
       // keep TopK equal to exhaustive scoring (a tampered file with a valid checksum could lie).
       {
-        uint32_t tfs[kBlockSize];
+        uint32_t tfs[3][kBlockSize];
         const uint8_t* arr = p + 4 + codec::PackedBytes(n, p[0]);
         uint32_t doc = uint32_t(prev + 1);
         uint32_t abs_docs[kBlockSize];
@@ -290,11 +291,27 @@ Status SegmentImpl::ValidatePostings() {
           ++class_count[doc_class(doc)];
         }
         for (int f = 0; f < 3; ++f) {
-          codec::UnpackBits(arr, n, p[1 + f], tfs);
+          codec::UnpackBits(arr, n, p[1 + f], tfs[f]);
           arr += codec::PackedBytes(n, p[1 + f]);
           for (uint32_t i = 0; i < n; ++i) {
-            if (tfs[i] > s.max_tf[f] || field_len(abs_docs[i], f) < s.min_len[f]) {
+            if (tfs[f][i] > s.max_tf[f] || field_len(abs_docs[i], f) < s.min_len[f]) {
               return Corrupt("postings block exceeds its skip entry's block-max bounds");
+            }
+          }
+        }
+        // Positions: per doc and field, tf delta varints that stay inside the section and add up
+        // to positions within 32 bits, so that they are sorted as the phrase matcher reads them
+        // (a wrapped sum would make TopK and the exhaustive oracle disagree on phrases).
+        const uint8_t* pp = sec_[kPositions] + posoff + s.positions_offset;
+        const uint8_t* pend = positions_end();
+        for (uint32_t i = 0; i < n; ++i) {
+          for (int f = 0; f < 3; ++f) {
+            uint64_t acc = 0;
+            for (uint32_t j = 0; j < tfs[f][i]; ++j) {
+              uint64_t v;
+              pp = GetVarint(pp, pend, &v);
+              if (pp == nullptr) return Corrupt("positions truncated or malformed");
+              if (v > UINT32_MAX || (acc += v) > UINT32_MAX) return Corrupt("a position exceeds 32 bits");
             }
           }
         }
