@@ -37,6 +37,21 @@ const Token* Find(const std::vector<Token>& tokens, std::string_view term) {
   return nullptr;
 }
 
+// Found by the fuzzing campaign: a word made of default-ignorable characters (Hangul fillers) folds
+// to nothing, and the analyzer emitted an empty term (indexed as "" and matched by nothing sane).
+TEST(AnalyzerTest, Regression_AWordThatFoldsToNothingIsNoTerm) {
+  Analyzer a;
+  for (const char* text : {"\xEF\xBE\xA0", "alpha \xEF\xBE\xA0 beta", "\xE3\x85\xA4_\xEF\xBE\xA0 gamma"}) {
+    std::vector<Token> tokens;
+    a.Analyze(text, &tokens);
+    for (const Token& t : tokens) EXPECT_FALSE(t.term.empty()) << text;
+  }
+  std::vector<Token> tokens;
+  a.Analyze("alpha \xEF\xBE\xA0 beta", &tokens);
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[1].position, tokens[0].position + 1) << "an ignorable word takes no position";
+}
+
 TEST(AnalyzerTest, StemsWithSnowballEnglish) {
   EXPECT_THAT(Analyze("running connections replicated"),
               ElementsAre(Tok{"run", 0}, Tok{"connect", 1}, Tok{"replic", 2}));

@@ -63,6 +63,9 @@ class TokenEmitter {
     std::string term;
     AppendCaseFolded(text_.substr(start, end - start), &term);
     RemovePossessive(&term);
+    // A word of default-ignorable characters only (U+FFA0, U+3164: Hangul fillers) folds to
+    // nothing under NFKC_Casefold: it is no term and takes no position.
+    if (term.empty()) return;
     if (allow_stopword_removal && options_.remove_stopwords && IsEnglishStopword(term)) {
       ++position_;  // a removed stopword leaves a position gap, as in Lucene
       return;
@@ -83,7 +86,7 @@ class TokenEmitter {
       std::string whole;
       AppendCaseFolded(text_.substr(start, end - start), &whole);
       RemovePossessive(&whole);
-      out_->push_back(Token{std::move(whole), position_, start, end});
+      if (!whole.empty()) out_->push_back(Token{std::move(whole), position_, start, end});
     }
     const uint32_t first = position_;
     uint32_t part_start = start;
