@@ -178,6 +178,143 @@ TEST(UrlSanitizer, StreamingEqualsWholeTextForAnySplit) {
   }
 }
 
+// Feeds `input` to a LinkStreamFilter cut at every one and every two points and expects the
+// streamed text to equal SanitizeLinks of the whole (reports the first split that differs).
+void ExpectEverySplitMatchesTheWhole(const std::string& input) {
+  const std::string whole = SanitizeLinks(input);
+  auto stream = [&](const std::vector<size_t>& cuts) {
+    LinkStreamFilter filter;
+    std::string streamed;
+    size_t from = 0;
+    for (size_t cut : cuts) {
+      streamed += filter.Feed(std::string_view(input).substr(from, cut - from));
+      from = cut;
+    }
+    streamed += filter.Feed(std::string_view(input).substr(from));
+    return streamed + filter.Flush();
+  };
+  std::vector<std::vector<size_t>> splits;
+  for (size_t a = 0; a <= input.size(); ++a) {
+    splits.push_back({a});
+    for (size_t b = a; b <= input.size(); ++b) splits.push_back({a, b});
+  }
+  size_t differing = 0;
+  std::string first;
+  for (const std::vector<size_t>& cuts : splits) {
+    const std::string streamed = stream(cuts);
+    if (streamed == whole || differing++ > 0) continue;
+    first = "cuts at";
+    for (size_t cut : cuts) first += " " + std::to_string(cut);
+    first += ": \"" + streamed + "\"";
+  }
+  EXPECT_EQ(differing, 0u) << "input: \"" << input << "\"\nwhole: \"" << whole << "\"\nfirst: " << first;
+}
+
+// Found by fuzzing: after "[]:" the filter took the rest of the line for a reference definition and
+// released "[\n](t: " before the link "[\n](t: \"\")" it starts was complete; the whole text drops
+// that link's unsafe target.
+TEST(UrlSanitizer, Regression_StreamedTextEqualsTheWholeForBracketsAcrossANewline) {
+  ExpectEverySplitMatchesTheWhole("[]:[\n](t: \"\")");
+  EXPECT_EQ(SanitizeLinks("[]:[\n](t: \"\")"), "[]:\n");
+  // The input the fuzzer found (a reference-definition-like "[c]: " that is not at a line start).
+  static constexpr char kFound[] =
+      "[a]pt\x82,\xff\xff\xff\xff\xff\xff\xff\xff_p\x00\xa3\x11\x80)rgb.)##### [c]: fid\x15:///et+/pa[ds\ndsw]("
+      "\x1cjavascript:y> \"t\")";
+  ExpectEverySplitMatchesTheWhole(std::string(kFound, sizeof(kFound) - 1));
+}
+
+// Found by fuzzing: removing the unsafe link "[[](&#10t:](d:)" leaves "[](&#10t:", which with the
+// following ` "")` forms a new link "[](&#10t: "")" in the second round; the filter had released
+// the first part already.
+TEST(UrlSanitizer, Regression_StreamedTextEqualsTheWholeWhenARemovedLinkLeavesANewOne) {
+  ExpectEverySplitMatchesTheWhole("[[](&#10t:](d:) \"\")");
+  EXPECT_EQ(SanitizeLinks("[[](&#10t:](d:) \"\")"), "");
+  // The same in later rounds: a title holding a blank line stops the outer bracket in the first
+  // round only; and a link removed after a line break makes "[x]: t:y" start a line.
+  ExpectEverySplitMatchesTheWhole("[b [a](javascript:x \"\n\n\") ](t:y)");
+  ExpectEverySplitMatchesTheWhole("\n[](javascript:x)  [x]: t:y");
+}
+
+// The filter used to release everything once 8 KiB were pending, half a link included: the rest of
+// the link then arrived as harmless-looking text and "[a](javascript:alert(1))" left whole.
+TEST(UrlSanitizer, Regression_StreamingNeverReleasesHalfALinkAfterLongText) {
+  const std::string head = std::string(8190, 'x') + " [a](java";
+  const std::string tail = "script:alert(1)) end";
+  LinkStreamFilter filter;
+  std::string streamed = filter.Feed(head);
+  streamed += filter.Feed(tail);
+  streamed += filter.Flush();
+  EXPECT_EQ(streamed, SanitizeLinks(head + tail));
+  EXPECT_EQ(streamed, std::string(8190, 'x') + " a end");
+  EXPECT_EQ(ScriptLinkScheme(streamed), "");
+}
+
+// What the filter holds back is bounded: every rule decides within about 2 * 4096 bytes, also on
+// input that never closes what it opens. Each of the 9 rounds decides again on the previous round's
+// output, so text that keeps opening such constructs can make the holds add up, to 9 times that.
+TEST(UrlSanitizer, StreamingHoldsBackABoundedAmount) {
+  auto repeat = [](std::string_view piece, size_t n) {
+    std::string out;
+    for (size_t i = 0; i < n; ++i) out += piece;
+    return out;
+  };
+  constexpr size_t kOneConstruct = 2 * 4096 + 64;
+  constexpr size_t kAnyInput = 9 * kOneConstruct;
+  const std::pair<std::string, size_t> cases[] = {
+      {"[" + repeat("word ", 6000), kOneConstruct},
+      {"[x](<" + repeat("a", 30000), kOneConstruct},
+      {"[" + repeat("a", 4000) + "](y \"" + repeat("b ", 12000), kOneConstruct},
+      {"x <a title=\"" + repeat("d ", 12000), kOneConstruct},
+      {"![" + repeat("[", 10000) + repeat("c ", 5000), kAnyInput},
+      {repeat("[" + repeat("x", 4000) + "](y \"", 12), kAnyInput}};
+  for (const auto& [input, bound] : cases) {
+    ASSERT_EQ(SanitizeLinks(input), input) << input.substr(0, 20);  // all text: the output is the input
+    LinkStreamFilter filter;
+    std::string released;
+    size_t most = 0;
+    for (size_t i = 0; i < input.size(); i += 5) {
+      released += filter.Feed(std::string_view(input).substr(i, 5));
+      most = std::max(most, std::min(input.size(), i + 5) - released.size());
+    }
+    EXPECT_LE(most, bound) << input.substr(0, 20);
+    released += filter.Flush();
+    EXPECT_EQ(released, input);
+  }
+  // A bare URL too long to hold is removed over its first 4096 bytes; the rest streams as text.
+  const std::string url = "javascript:" + repeat("a", 20000);
+  LinkStreamFilter filter;
+  std::string released;
+  for (size_t i = 0; i < url.size(); i += 5) released += filter.Feed(std::string_view(url).substr(i, 5));
+  EXPECT_GE(released.size(), url.size() - 4096 - kOneConstruct);
+  released += filter.Flush();
+  EXPECT_EQ(released, SanitizeLinks(url));
+  EXPECT_EQ(released.substr(0, kLinkRemoved.size()), kLinkRemoved);
+  EXPECT_EQ(ScriptLinkScheme(released), "");
+}
+
+// Schemes padded past the 4096-byte look-ahead with what browsers skip (tabs, line breaks, invisible
+// characters) are removed where they could still become a dangerous scheme; a complete target
+// (SafeUrl, link targets, attribute values) is read whole.
+TEST(UrlSanitizer, OverlongSchemesAndUrls) {
+  const std::string tabs(5000, '\t');
+  EXPECT_EQ(SafeUrl("java" + tabs + "script:alert(1)"), "");
+  EXPECT_FALSE(IsSafeLinkTarget("java" + std::string(5000, '\n') + "script:alert(1)"));
+  const std::string padded = SanitizeLinks("See java" + tabs + "script:alert(1) now");
+  EXPECT_EQ(padded.substr(0, 4 + kLinkRemoved.size()), "See " + std::string(kLinkRemoved));
+  EXPECT_EQ(ScriptLinkScheme(padded), "");
+  EXPECT_EQ(SanitizeLinks(padded), padded);
+  // Letters that cannot become a dangerous scheme stay, however much follows them.
+  EXPECT_EQ(SanitizeLinks("Summary" + tabs + "Details"), "Summary" + tabs + "Details");
+  // A dangerous scheme followed by more line breaks than the look-ahead is still a URL.
+  EXPECT_EQ(SanitizeLinks("javascript:" + std::string(5000, '\n') + "alert(1)"),
+            std::string(kLinkRemoved) + std::string(5000, '\n') + "alert(1)");
+  const std::string invisible = "\xE2\x80\x8B";  // U+200B, 3 bytes
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += invisible;
+  const std::string hidden = SanitizeLinks(many + "javascript:alert(1)");
+  EXPECT_EQ(ScriptLinkScheme(hidden), "");
+}
+
 TEST(UrlSanitizer, StreamingReleasesCompleteWordsEarly) {
   LinkStreamFilter filter;
   EXPECT_EQ(filter.Feed("The server "), "The server ");

@@ -7,8 +7,9 @@
 //    replayed stream all read sanitized fields: answer text, claims (text, quotes, reasons), sources
 //    (text, title, URL, flag reason), result hits (title, snippet, URL), hops, warnings.
 //  - SanitizingEvents: the streaming callbacks of one answer (sources, text deltas, finished
-//    sentences). Deltas go through a LinkStreamFilter, which holds back a word or link that may
-//    still be growing; the held text is released before each finished sentence and at the end.
+//    sentences). Deltas go through a LinkStreamFilter, which holds back what the link policy cannot
+//    decide yet (a word or link that may still be growing); the held text is released before each
+//    finished sentence and at the end.
 // Metadata URL fields keep only http(s) and relative URLs (SafeUrl); everything else is text.
 //
 // Thread-safety: SanitizeAnswer is a pure function of its argument; a SanitizingEvents belongs to

@@ -12,7 +12,35 @@
 namespace attest {
 namespace {
 
-constexpr size_t kMaxLinkBytes = 4096;  // longer "links" are read as text
+// Longer "links", tags, schemes and bare URLs are read as text (or, for a bare URL, removed up to
+// here). Every rule below looks at most about 2 * kMaxLinkBytes bytes ahead of where it starts, which
+// bounds what LinkStreamFilter holds back.
+constexpr size_t kMaxLinkBytes = 4096;
+
+// The text a rule reads. When `open` (a stream: more may follow), a rule that needs a byte past the
+// end marks the input instead of deciding on what it has, and the caller holds that position back
+// until it can decide: every read past the end goes through Has().
+class Input {
+ public:
+  explicit Input(std::string_view s, bool open = false) : s_(s), open_(open) {}
+  bool Has(size_t i) const {
+    if (i < s_.size()) return true;
+    if (open_) ran_out_ = true;
+    return false;
+  }
+  char operator[](size_t i) const { return s_[i]; }
+  std::string_view substr(size_t pos, size_t n) const { return s_.substr(pos, n); }
+  const char* data() const { return s_.data(); }
+  size_t size() const { return s_.size(); }  // for scanning loops; rules use Has()
+  // True when a rule needed a byte past the end since the last Clear().
+  bool ran_out() const { return ran_out_; }
+  void Clear() const { ran_out_ = false; }
+
+ private:
+  std::string_view s_;
+  bool open_;
+  mutable bool ran_out_ = false;
+};
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -26,37 +54,38 @@ struct Decoded {
   size_t next = 0;
 };
 
-Decoded DecodeAt(std::string_view s, size_t i) {
-  if (i >= s.size()) return {-1, i};
+Decoded DecodeAt(const Input& s, size_t i) {
+  if (!s.Has(i)) return {-1, i};
   if (s[i] == '&') {
     static constexpr std::pair<std::string_view, int32_t> kNamed[] = {
         {"&colon;", ':'}, {"&tab;", '\t'}, {"&newline;", '\n'}, {"&sol;", '/'}, {"&period;", '.'}, {"&amp;", '&'}};
     for (const auto& [name, cp] : kNamed) {
-      if (s.size() - i >= name.size()) {
-        bool eq = true;
-        for (size_t k = 0; k < name.size() && eq; ++k) eq = Lower(s[i + k]) == name[k];
-        if (eq) return {cp, i + name.size()};
-      }
+      size_t k = 0;
+      while (k < name.size() && s.Has(i + k) && Lower(s[i + k]) == name[k]) ++k;
+      if (k == name.size()) return {cp, i + k};
     }
-    if (i + 2 < s.size() && s[i + 1] == '#') {
+    if (s.Has(i + 1) && s[i + 1] == '#' && s.Has(i + 2)) {
       size_t j = i + 2;
-      const bool hex = j < s.size() && (s[j] == 'x' || s[j] == 'X');
+      const bool hex = s[j] == 'x' || s[j] == 'X';
       if (hex) ++j;
       int64_t v = 0;
       const size_t digits_begin = j;
-      while (j < s.size() && j - digits_begin < 8 &&
+      while (j - digits_begin < 8 && s.Has(j) &&
              (hex ? std::isxdigit(static_cast<unsigned char>(s[j])) : std::isdigit(static_cast<unsigned char>(s[j])))) {
         const char c = Lower(s[j]);
         v = v * (hex ? 16 : 10) + (c >= 'a' ? c - 'a' + 10 : c - '0');
         ++j;
       }
       if (j > digits_begin && v <= 0x10FFFF) {
-        if (j < s.size() && s[j] == ';') ++j;
+        if (s.Has(j) && s[j] == ';') ++j;
         return {static_cast<int32_t>(v), j};
       }
     }
     return {'&', i + 1};
   }
+  // A sequence cut by the end of an open input may still complete.
+  const auto lead = static_cast<unsigned char>(s[i]);
+  if (lead >= 0xC0) s.Has(i + (lead < 0xE0 ? 1 : lead < 0xF0 ? 2 : 3));
   int32_t pos = static_cast<int32_t>(i);
   UChar32 c;
   U8_NEXT(reinterpret_cast<const uint8_t*>(s.data()), pos, static_cast<int32_t>(s.size()), c);
@@ -70,29 +99,39 @@ bool Invisible(int32_t cp) {
 }
 
 struct Scheme {
-  std::string name;  // lower-case ASCII, "" when there is none
-  size_t after = 0;  // byte offset just after the ':'
+  std::string name;   // lower-case ASCII, "" when there is none
+  size_t after = 0;   // byte offset just after the ':'
+  bool cut = false;   // `max_bytes` were read and `prefix` may still become a scheme
+  std::string prefix;
+  size_t stop = 0;    // with `cut`: where reading stopped
 };
 
 // Reads "scheme:" at `i`, skipping what browsers skip inside a URL (tabs, line breaks) and invisible
-// characters, and decoding character references.
-// *ran_out (optional) tells whether the input ended before the scheme could be decided. With
+// characters, and decoding character references; reads at most `max_bytes` (npos: no limit). With
 // `skip_breaks` false (autolinks, which hold no whitespace) tabs and line breaks end the scheme.
-Scheme ReadScheme(std::string_view s, size_t i, bool* ran_out = nullptr, bool skip_breaks = true) {
+Scheme ReadScheme(const Input& s, size_t i, size_t max_bytes, bool skip_breaks = true) {
   std::string name;
-  if (ran_out) *ran_out = false;
+  const size_t begin = i;
   while (name.size() <= 32) {
-    if (i >= s.size()) {
-      if (ran_out) *ran_out = true;
-      break;
+    if (i - begin >= max_bytes) {
+      Scheme cut;
+      cut.cut = true;
+      cut.prefix = std::move(name);
+      cut.stop = i;
+      return cut;
     }
-    // A character reference at the very end may still be completed ("&#10" + "6;").
-    if (ran_out && s[i] == '&' && s.find(';', i) == std::string_view::npos && s.size() - i < 12) *ran_out = true;
     const Decoded d = DecodeAt(s, i);
     if (d.cp < 0) break;
     i = d.next;
     if (Invisible(d.cp) || (skip_breaks && (d.cp == '\t' || d.cp == '\n' || d.cp == '\r'))) continue;
-    if (d.cp == ':') return name.empty() ? Scheme{} : Scheme{name, i};
+    if (d.cp == ':') {
+      Scheme found;
+      if (!name.empty()) {
+        found.name = std::move(name);
+        found.after = i;
+      }
+      return found;
+    }
     const bool alpha = (d.cp >= 'a' && d.cp <= 'z') || (d.cp >= 'A' && d.cp <= 'Z');
     const bool other = (d.cp >= '0' && d.cp <= '9') || d.cp == '+' || d.cp == '-' || d.cp == '.';
     if (!alpha && !(other && !name.empty())) break;
@@ -101,16 +140,17 @@ Scheme ReadScheme(std::string_view s, size_t i, bool* ran_out = nullptr, bool sk
   return {};
 }
 
+constexpr std::string_view kBareDangerous[] = {"javascript", "vbscript", "livescript", "mocha",      "data",
+                                               "file",       "blob",     "filesystem", "view-source"};
+
 bool BareDangerous(std::string_view scheme) {
-  static constexpr std::string_view kSchemes[] = {"javascript", "vbscript", "livescript", "mocha",      "data",
-                                                  "file",       "blob",     "filesystem", "view-source"};
-  return std::find(std::begin(kSchemes), std::end(kSchemes), scheme) != std::end(kSchemes);
+  return std::find(std::begin(kBareDangerous), std::end(kBareDangerous), scheme) != std::end(kBareDangerous);
 }
 
 // True at a byte where a bare URL may start: not inside a word or a character reference. (After
 // '.', '-' or '+' a URL parser would read a longer scheme, "x.javascript:", but a link finder that
 // splits words there might not: such a start counts.)
-bool WordStart(std::string_view s, size_t i) {
+bool WordStart(const Input& s, size_t i) {
   if (i > 0) {
     const char p = s[i - 1];
     if (IsAsciiAlnum(p) || p == '&' || p == '#') return false;
@@ -119,15 +159,28 @@ bool WordStart(std::string_view s, size_t i) {
   return IsAsciiAlpha(c) || c == '&' || static_cast<unsigned char>(c) >= 0x80;
 }
 
-// A bare URL of a dangerous scheme starting at `i`: its end (exclusive), or npos.
-size_t BareUrlEnd(std::string_view s, size_t i, std::string* scheme_out = nullptr) {
-  const Scheme sc = ReadScheme(s, i);
+// A bare URL of a dangerous scheme starting at `i`: its end (exclusive), or npos. Reads at most
+// about 2 * kMaxLinkBytes: a URL is cut after kMaxLinkBytes, and letters that more than kMaxLinkBytes
+// of skipped characters ("java" + tabs ...) keep from becoming a dangerous scheme are removed as one.
+size_t BareUrlEnd(const Input& s, size_t i, std::string* scheme_out = nullptr) {
+  const Scheme sc = ReadScheme(s, i, kMaxLinkBytes);
+  if (sc.cut && !sc.prefix.empty()) {
+    for (std::string_view d : kBareDangerous) {
+      if (d.substr(0, sc.prefix.size()) != sc.prefix) continue;
+      if (scheme_out) *scheme_out = d;
+      return sc.stop;
+    }
+    return std::string_view::npos;
+  }
   if (sc.name.empty() || !BareDangerous(sc.name)) return std::string_view::npos;
   size_t e = sc.after;
   size_t next = e;
-  while (next < s.size() && (s[next] == '\t' || s[next] == '\n' || s[next] == '\r')) ++next;
-  if (next >= s.size() || IsSpace(s[next])) return std::string_view::npos;  // "JavaScript: the language"
-  while (e < s.size() && !IsSpace(s[e]) && std::strchr("<>\"'`", s[e]) == nullptr) ++e;
+  while (next - sc.after < kMaxLinkBytes && s.Has(next) && (s[next] == '\t' || s[next] == '\n' || s[next] == '\r')) {
+    ++next;
+  }
+  // "JavaScript: the language". (After kMaxLinkBytes of line breaks the scheme counts as a URL.)
+  if (next - sc.after < kMaxLinkBytes && (!s.Has(next) || IsSpace(s[next]))) return std::string_view::npos;
+  while (e - i < kMaxLinkBytes && s.Has(e) && !IsSpace(s[e]) && std::strchr("<>\"'`", s[e]) == nullptr) ++e;
   // Trailing punctuation and unbalanced closers belong to the sentence, not the URL.
   for (;;) {
     if (e <= sc.after) break;
@@ -158,15 +211,15 @@ struct InlineLink {
 };
 
 // The "]" matching the "[" at `open`, or npos.
-size_t MatchingBracket(std::string_view s, size_t open) {
+size_t MatchingBracket(const Input& s, size_t open) {
   int depth = 0;
-  for (size_t j = open; j < s.size() && j - open < kMaxLinkBytes; ++j) {
+  for (size_t j = open; j - open < kMaxLinkBytes && s.Has(j); ++j) {
     const char c = s[j];
     if (c == '\\') {
       ++j;
       continue;
     }
-    if (c == '\n' && j + 1 < s.size() && s[j + 1] == '\n') return std::string_view::npos;
+    if (c == '\n' && s.Has(j + 1) && s[j + 1] == '\n') return std::string_view::npos;
     if (c == '[') ++depth;
     if (c == ']' && --depth == 0) return j;
   }
@@ -174,22 +227,23 @@ size_t MatchingBracket(std::string_view s, size_t open) {
 }
 
 // `[text](dest "title")` with `open` at the "[".
-std::optional<InlineLink> ParseInlineLink(std::string_view s, size_t open) {
+std::optional<InlineLink> ParseInlineLink(const Input& s, size_t open) {
   const size_t close = MatchingBracket(s, open);
-  if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != '(') return std::nullopt;
+  if (close == std::string_view::npos || !s.Has(close + 1) || s[close + 1] != '(') return std::nullopt;
   InlineLink l{open + 1, close, 0, 0, 0, 0};
   size_t j = close + 2;
-  const size_t limit = std::min(s.size(), close + 2 + kMaxLinkBytes);
-  while (j < limit && IsSpace(s[j])) ++j;
-  if (j < limit && s[j] == '<') {
+  const size_t limit = close + 2 + kMaxLinkBytes;
+  auto in = [&](size_t k) { return k < limit && s.Has(k); };
+  while (in(j) && IsSpace(s[j])) ++j;
+  if (in(j) && s[j] == '<') {
     l.dest_begin = j + 1;
-    while (j < limit && s[j] != '>' && s[j] != '\n') ++j;
-    if (j >= limit || s[j] != '>') return std::nullopt;
+    while (in(j) && s[j] != '>' && s[j] != '\n') ++j;
+    if (!in(j) || s[j] != '>') return std::nullopt;
     l.dest_end = j++;
   } else {
     l.dest_begin = j;
     int depth = 0;
-    while (j < limit && !IsSpace(s[j])) {
+    while (in(j) && !IsSpace(s[j])) {
       if (s[j] == '\\') {
         j += 2;
         continue;
@@ -198,39 +252,32 @@ std::optional<InlineLink> ParseInlineLink(std::string_view s, size_t open) {
       if (s[j] == ')' && depth-- == 0) break;
       ++j;
     }
-    l.dest_end = std::min(j, limit);
+    l.dest_end = std::min({j, limit, s.size()});
   }
-  l.after_dest = l.dest_end + (l.dest_end < s.size() && s[l.dest_end] == '>' ? 1 : 0);
+  l.after_dest = l.dest_end + (in(l.dest_end) && s[l.dest_end] == '>' ? 1 : 0);
   j = l.after_dest;
-  while (j < limit && IsSpace(s[j])) ++j;
-  if (j < limit && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
+  while (in(j) && IsSpace(s[j])) ++j;
+  if (in(j) && (s[j] == '"' || s[j] == '\'' || s[j] == '(')) {
     const char closer = s[j] == '(' ? ')' : s[j];
     ++j;
-    while (j < limit && s[j] != closer) j += s[j] == '\\' ? 2 : 1;
-    if (j >= limit) return std::nullopt;
+    while (in(j) && s[j] != closer) j += s[j] == '\\' ? 2 : 1;
+    if (!in(j)) return std::nullopt;
     ++j;
-    while (j < limit && IsSpace(s[j])) ++j;
+    while (in(j) && IsSpace(s[j])) ++j;
   }
-  if (j >= limit || s[j] != ')') return std::nullopt;
+  if (!in(j) || s[j] != ')') return std::nullopt;
   l.end = j + 1;
   return l;
 }
 
-// True when only up to three spaces stand between `i` and the start of a line. `before` is the text
-// that preceded `s` (a streamed piece's predecessor); empty = `s` starts the text.
-bool AtLineStart(std::string_view s, size_t i, std::string_view before) {
+// True when only up to three spaces stand between `i` and the start of a line (or of the text).
+bool AtLineStart(const Input& s, size_t i) {
   size_t spaces = 0;
   while (i > 0 && s[i - 1] == ' ' && spaces < 4) {
     --i;
     ++spaces;
   }
-  if (i > 0) return spaces <= 3 && s[i - 1] == '\n';
-  size_t j = before.size();
-  while (j > 0 && before[j - 1] == ' ' && spaces < 4) {
-    --j;
-    ++spaces;
-  }
-  return spaces <= 3 && (j == 0 || before[j - 1] == '\n');  // j == 0: the start of the text
+  return spaces <= 3 && (i == 0 || s[i - 1] == '\n');
 }
 
 bool IsUrlAttribute(std::string_view name) {
@@ -259,54 +306,48 @@ bool SafeAttributeValue(std::string_view name, std::string_view value) {
   return IsSafeLinkTarget(value);
 }
 
-// The HTML start tag at `lt` ("<a href=...>") without event handlers and unsafe URL attributes.
-// Returns the end of the tag (one past '>'), or npos when `lt` starts no tag.
-// Rewrites the HTML start tag at `lt` into `out` (may be null: just parse). *incomplete (optional)
-// is set when the input ends before the tag could be decided.
-size_t SanitizeTag(std::string_view s, size_t lt, std::string* out, bool* incomplete = nullptr) {
+// Appends the HTML start tag at `lt` ("<a href=...>") to `out` without event handlers and unsafe URL
+// attributes. Returns the end of the tag (one past '>'), or npos when
+// `lt` starts no tag.
+size_t SanitizeTag(const Input& s, size_t lt, std::string* out) {
   constexpr size_t npos = std::string_view::npos;
-  const bool may_grow = s.size() - lt < kMaxLinkBytes;
-  auto ran_out = [&] {
-    if (incomplete) *incomplete = may_grow;
-    return npos;
-  };
-  if (incomplete) *incomplete = false;
+  const size_t limit = lt + kMaxLinkBytes;
+  auto in = [&](size_t k) { return k < limit && s.Has(k); };
   size_t j = lt + 1;
-  if (j >= s.size()) return ran_out();
-  if (!IsAsciiAlpha(s[j])) return npos;
-  while (j < s.size() && (IsAsciiAlnum(s[j]) || s[j] == '-' || s[j] == ':')) ++j;
-  if (j < s.size() && !IsSpace(s[j]) && s[j] != '/' && s[j] != '>') return std::string_view::npos;
+  if (!in(j) || !IsAsciiAlpha(s[j])) return npos;
+  while (in(j) && (IsAsciiAlnum(s[j]) || s[j] == '-' || s[j] == ':')) ++j;
+  if (in(j) && !IsSpace(s[j]) && s[j] != '/' && s[j] != '>') return npos;
   std::vector<std::pair<size_t, size_t>> dropped;  // byte ranges of removed attributes
-  const size_t limit = std::min(s.size(), lt + kMaxLinkBytes);
-  while (j < limit) {
+  while (in(j)) {
     const size_t ws = j;
-    while (j < limit && (IsSpace(s[j]) || s[j] == '/')) ++j;
-    if (j >= limit) return ran_out();
+    while (in(j) && (IsSpace(s[j]) || s[j] == '/')) ++j;
+    if (!in(j)) return npos;
     if (s[j] == '>') break;
     const size_t name_begin = j;
-    while (j < limit && !IsSpace(s[j]) && std::strchr("\"'>/=", s[j]) == nullptr) ++j;
-    if (j >= limit) return ran_out();
+    while (in(j) && !IsSpace(s[j]) && std::strchr("\"'>/=", s[j]) == nullptr) ++j;
+    if (!in(j)) return npos;
     std::string name(s.substr(name_begin, j - name_begin));
     // Not a tag unless every attribute has a well-formed name ("<alert(1)...>" is text).
-    if (name.empty() || !(IsAsciiAlpha(name[0]) || name[0] == '_' || name[0] == ':')) return std::string_view::npos;
+    if (name.empty() || !(IsAsciiAlpha(name[0]) || name[0] == '_' || name[0] == ':')) return npos;
     for (char& c : name) {
-      if (!(IsAsciiAlnum(c) || c == '-' || c == '_' || c == ':' || c == '.')) return std::string_view::npos;
+      if (!(IsAsciiAlnum(c) || c == '-' || c == '_' || c == ':' || c == '.')) return npos;
       c = Lower(c);
     }
     size_t k = j;
-    while (k < limit && IsSpace(s[k])) ++k;
+    while (in(k) && IsSpace(s[k])) ++k;
     std::string_view value;
-    if (k < limit && s[k] == '=') {
+    if (in(k) && s[k] == '=') {
       ++k;
-      while (k < limit && IsSpace(s[k])) ++k;
-      if (k < limit && (s[k] == '"' || s[k] == '\'')) {
-        const size_t q = s.find(s[k], k + 1);
-        if (q == std::string_view::npos || q >= limit) return ran_out();
+      while (in(k) && IsSpace(s[k])) ++k;
+      if (in(k) && (s[k] == '"' || s[k] == '\'')) {
+        size_t q = k + 1;
+        while (in(q) && s[q] != s[k]) ++q;
+        if (!in(q)) return npos;
         value = s.substr(k + 1, q - k - 1);
         k = q + 1;
       } else {
         const size_t vb = k;
-        while (k < limit && !IsSpace(s[k]) && s[k] != '>') ++k;
+        while (in(k) && !IsSpace(s[k]) && s[k] != '>') ++k;
         value = s.substr(vb, k - vb);
       }
       j = k;
@@ -317,9 +358,8 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out, bool* incomp
                                                std::string(value).find("expression(") != std::string::npos);
     if (handler || bad_url || bad_style) dropped.emplace_back(ws, j);
   }
-  if (j >= limit) return ran_out();
+  if (!in(j)) return npos;
   const size_t end = j + 1;
-  if (out == nullptr) return end;
   size_t pos = lt;
   for (const auto& [b, e] : dropped) {
     out->append(s.substr(pos, b - pos));
@@ -332,57 +372,64 @@ size_t SanitizeTag(std::string_view s, size_t lt, std::string* out, bool* incomp
 }
 
 // `<scheme:...>` at `lt`: its end, or npos.
-size_t AutolinkEnd(std::string_view s, size_t lt, Scheme* scheme, bool* incomplete = nullptr) {
-  bool ran_out = false;
-  *scheme = ReadScheme(s, lt + 1, &ran_out, /*skip_breaks=*/false);
-  if (incomplete) *incomplete = false;
-  if (scheme->name.empty()) {
-    if (incomplete) *incomplete = ran_out && s.size() - lt < kMaxLinkBytes;
-    return std::string_view::npos;
-  }
-  for (size_t j = scheme->after; j < s.size() && j - lt < kMaxLinkBytes; ++j) {
+size_t AutolinkEnd(const Input& s, size_t lt, Scheme* scheme) {
+  *scheme = ReadScheme(s, lt + 1, kMaxLinkBytes, /*skip_breaks=*/false);
+  if (scheme->name.empty()) return std::string_view::npos;
+  for (size_t j = scheme->after; j - lt < kMaxLinkBytes && s.Has(j); ++j) {
     if (s[j] == '>') return j + 1;
     if (s[j] == '<' || s[j] == ' ' || s[j] == '\n') return std::string_view::npos;
   }
-  if (incomplete) *incomplete = s.size() - lt < kMaxLinkBytes;
   return std::string_view::npos;
 }
 
-void Sanitize(std::string_view s, std::string* out, std::string_view before = {});
+size_t StructurePass(const Input& s, size_t from, std::string* out);
 
 // Appends `[text](dest title)` (safe) or just the text (unsafe).
-void AppendLink(std::string_view s, size_t open, const InlineLink& l, std::string* out) {
+void AppendLink(const Input& s, size_t open, const InlineLink& l, std::string* out) {
   const std::string_view dest = s.substr(l.dest_begin, l.dest_end - l.dest_begin);
+  const Input text(s.substr(l.text_begin, l.text_end - l.text_begin));
   if (!IsSafeLinkTarget(dest)) {
-    Sanitize(s.substr(l.text_begin, l.text_end - l.text_begin), out);
+    StructurePass(text, 0, out);
     return;
   }
   out->append(s.substr(open, l.text_begin - open));
-  Sanitize(s.substr(l.text_begin, l.text_end - l.text_begin), out);
+  StructurePass(text, 0, out);
   out->append(s.substr(l.text_end, l.after_dest - l.text_end));
-  Sanitize(s.substr(l.after_dest, l.end - l.after_dest), out);
+  StructurePass(Input(s.substr(l.after_dest, l.end - l.after_dest)), 0, out);
 }
 
-void Sanitize(std::string_view s, std::string* out, std::string_view before) {
-  size_t i = 0;
+// The two passes of a round. Each rewrites s[from..] into *out (the bytes before `from` are what
+// preceded, read only to tell a line or word start) and returns where it stopped: s.size(), or, on an
+// open input, the first position whose rewrite depends on bytes not received yet (nothing from there
+// on is written).
+
+// Markdown links and images, reference definitions, autolinks and tags; bare URLs outside them.
+size_t StructurePass(const Input& s, size_t from, std::string* out) {
+  size_t i = from;
   while (i < s.size()) {
+    s.Clear();
     const char c = s[i];
-    if (c == '[' || (c == '!' && i + 1 < s.size() && s[i + 1] == '[')) {
+    if (c == '[' || (c == '!' && s.Has(i + 1) && s[i + 1] == '[')) {
       const size_t open = c == '!' ? i + 1 : i;
-      if (auto l = ParseInlineLink(s, open)) {
+      const auto l = ParseInlineLink(s, open);
+      if (s.ran_out()) return i;
+      if (l) {
         AppendLink(s, i, *l, out);
         i = l->end;
         continue;
       }
       // A reference definition "[id]: target" at the start of a line.
-      const size_t close = c == '[' && AtLineStart(s, i, before) ? MatchingBracket(s, i) : std::string_view::npos;
-      if (close != std::string_view::npos && close + 1 < s.size() && s[close + 1] == ':') {
+      const size_t close = c == '[' && AtLineStart(s, i) ? MatchingBracket(s, i) : std::string_view::npos;
+      if (close != std::string_view::npos && s.Has(close + 1) && s[close + 1] == ':') {
+        const size_t limit = close + 2 + kMaxLinkBytes;
+        auto in = [&](size_t k) { return k < limit && s.Has(k); };
         size_t b = close + 2;
-        while (b < s.size() && (s[b] == ' ' || s[b] == '\t')) ++b;
+        while (in(b) && (s[b] == ' ' || s[b] == '\t')) ++b;
         size_t e = b;
-        while (e < s.size() && !IsSpace(s[e])) ++e;
+        while (in(e) && !IsSpace(s[e])) ++e;
         std::string_view dest = s.substr(b, e - b);
         if (dest.size() >= 2 && dest.front() == '<' && dest.back() == '>') dest = dest.substr(1, dest.size() - 2);
+        if (s.ran_out()) return i;
         if (e > b && !IsSafeLinkTarget(dest)) {
           out->append(s.substr(i, b - i));
           out->append(kLinkRemoved);
@@ -390,10 +437,12 @@ void Sanitize(std::string_view s, std::string* out, std::string_view before) {
           continue;
         }
       }
+      if (s.ran_out()) return i;
     }
     if (c == '<') {
       Scheme scheme;
       const size_t auto_end = AutolinkEnd(s, i, &scheme);
+      if (s.ran_out()) return i;
       if (auto_end != std::string_view::npos) {
         if (scheme.name == "http" || scheme.name == "https") {
           out->append(s.substr(i, auto_end - i));
@@ -403,23 +452,63 @@ void Sanitize(std::string_view s, std::string* out, std::string_view before) {
         i = auto_end;
         continue;
       }
-      const size_t tag_end = SanitizeTag(s, i, out);
+      std::string tag;
+      const size_t tag_end = SanitizeTag(s, i, &tag);
+      if (s.ran_out()) return i;
       if (tag_end != std::string_view::npos) {
+        out->append(tag);
         i = tag_end;
         continue;
       }
     }
     if (WordStart(s, i)) {
       const size_t e = BareUrlEnd(s, i);
+      if (s.ran_out()) return i;
       if (e != std::string_view::npos) {
         out->append(kLinkRemoved);
         i = e;
         continue;
       }
     }
+    if (s.ran_out()) return i;  // e.g. a '!' at the end: an image may follow
     out->push_back(c);
     ++i;
   }
+  return s.size();
+}
+
+// Every bare dangerous URL left anywhere, also inside kept tags and targets ("<a href=\"(x)
+// javascript:...\">" is a relative URL to a browser, but a later tool might read it otherwise).
+size_t BareUrlPass(const Input& s, size_t from, std::string* out) {
+  for (size_t i = from; i < s.size();) {
+    s.Clear();
+    if (WordStart(s, i)) {
+      const size_t e = BareUrlEnd(s, i);
+      if (s.ran_out()) return i;
+      if (e != std::string_view::npos) {
+        out->append(kLinkRemoved);
+        i = e;
+        continue;
+      }
+    }
+    out->push_back(s[i++]);
+  }
+  return s.size();
+}
+
+// Removing a link or an attribute can join what was around it into a new one ("<a x=\"j<a
+// href=...>t...\" onclick=...>" is no tag until the inner tag is gone): the passes are repeated up to
+// kRounds times, to a fixed point.
+constexpr int kRounds = 9;
+
+std::string OnePass(std::string_view text) {
+  std::string structured;
+  structured.reserve(text.size());
+  StructurePass(Input(text), 0, &structured);
+  std::string out;
+  out.reserve(structured.size());
+  BareUrlPass(Input(structured), 0, &out);
+  return out;
 }
 
 }  // namespace
@@ -427,48 +516,18 @@ void Sanitize(std::string_view s, std::string* out, std::string_view before) {
 bool IsSafeLinkTarget(std::string_view target) {
   size_t i = 0;
   while (i < target.size() && (static_cast<unsigned char>(target[i]) <= 0x20)) ++i;  // leading C0 and spaces
-  const Scheme sc = ReadScheme(target, i);
+  const Scheme sc = ReadScheme(Input(target), i, std::string_view::npos);  // the whole target
   if (sc.name.empty()) return true;  // no "scheme:" before the first '/', '?' or '#': relative
   return sc.name == "http" || sc.name == "https";
 }
 
 std::string SafeUrl(std::string_view url) { return IsSafeLinkTarget(url) ? std::string(url) : std::string(); }
 
-std::string SanitizeLinks(std::string_view text) { return SanitizeAfter(text, {}); }
-
-namespace {
-
-std::string OnePass(std::string_view text, std::string_view before) {
-  std::string structured;
-  structured.reserve(text.size());
-  Sanitize(text, &structured, before);
-  // Then every bare dangerous URL left anywhere, also inside kept tags and targets ("<a href=\"(x)
-  // javascript:...\">" is a relative URL to a browser, but a later tool might read it otherwise).
-  std::string out;
-  out.reserve(structured.size());
-  const std::string_view s = structured;
-  for (size_t i = 0; i < s.size();) {
-    if (WordStart(s, i)) {
-      const size_t e = BareUrlEnd(s, i);
-      if (e != std::string_view::npos) {
-        out.append(kLinkRemoved);
-        i = e;
-        continue;
-      }
-    }
-    out.push_back(s[i++]);
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string SanitizeAfter(std::string_view text, std::string_view before) {
-  // Removing a link or an attribute can join what was around it into a new one ("<a x=\"j<a
-  // href=...>t...\" onclick=...>" is no tag until the inner tag is gone): repeat to a fixed point.
-  std::string out = OnePass(text, before);
-  for (int round = 0; round < 8; ++round) {
-    std::string again = OnePass(out, before);
+std::string SanitizeLinks(std::string_view text) {
+  // kRounds passes; once a pass changes nothing, the rest would not either.
+  std::string out = OnePass(text);
+  for (int round = 1; round < kRounds; ++round) {
+    std::string again = OnePass(out);
     if (again == out) break;
     out = std::move(again);
   }
@@ -476,10 +535,11 @@ std::string SanitizeAfter(std::string_view text, std::string_view before) {
 }
 
 std::string ScriptLinkScheme(std::string_view text) {
+  const Input s(text);
   for (size_t i = 0; i < text.size(); ++i) {
-    if (!WordStart(text, i)) continue;
+    if (!WordStart(s, i)) continue;
     std::string scheme;
-    const size_t e = BareUrlEnd(text, i, &scheme);
+    const size_t e = BareUrlEnd(s, i, &scheme);
     if (e == std::string_view::npos) continue;
     if (scheme == "javascript" || scheme == "vbscript" || scheme == "livescript" || scheme == "mocha") return scheme;
     if (scheme == "data") {
@@ -496,109 +556,43 @@ std::string ScriptLinkScheme(std::string_view text) {
 }
 
 // ---- streaming -------------------------------------------------------------------------------------
+//
+// The same passes as SanitizeLinks, as a chain of 2 * kRounds stages: each stage runs its pass over
+// what it has received as an open input, passes on the output of every position it could decide, and
+// keeps the rest (plus a few bytes before it, for line and word starts) for the next piece. The
+// concatenated output is SanitizeLinks() of the concatenated input: every stage decides exactly as
+// its pass over the whole would (SanitizeLinks stops early at a fixed point; a fixed point stays one,
+// so running every round changes nothing). A stage decides a position once about 2 * kMaxLinkBytes of
+// its input follow it, so no stage holds more than that; a stage's input lags the previous round's,
+// so for text that keeps opening links it never closes the holds add up, to kRounds times that.
 
-size_t LinkStreamFilter::SafeCut() const {
-  const std::string_view s = pending_;
-  if (s.size() > 2 * kMaxLinkBytes) return s.size();  // nothing that long is one link
-  size_t open_at = std::string_view::npos;
-  std::vector<std::pair<size_t, size_t>> closed;  // complete links and tags: never cut inside them
-  size_t i = 0;
-  while (i < s.size() && open_at == std::string_view::npos) {
-    const char c = s[i];
-    if (c == '[') {
-      const size_t close = MatchingBracket(s, i);
-      if (close == std::string_view::npos) {
-        // It may still close, unless a paragraph break or the length limit already decided it.
-        if (s.size() - i < kMaxLinkBytes && s.find("\n\n", i) == std::string_view::npos) open_at = i;
-        ++i;
-        continue;
-      }
-      if (close + 1 >= s.size()) {
-        open_at = i;  // "(target)" may follow
-        break;
-      }
-      if (s[close + 1] == '(') {
-        const auto link = ParseInlineLink(s, i);
-        if (!link) {
-          if (s.size() - i < kMaxLinkBytes) open_at = i;
-          i = close + 1;
-          continue;
-        }
-        closed.emplace_back(i, link->end);
-        i = link->end;
-        continue;
-      }
-      if (s[close + 1] == ':') {
-        const size_t eol = s.find('\n', close);
-        if (eol == std::string_view::npos) {
-          open_at = i;
-          break;
-        }
-        closed.emplace_back(i, eol);
-        i = eol;
-        continue;
-      }
-      closed.emplace_back(i, close + 1);
-      i = close + 1;
-      continue;
-    }
-    if (c == '<') {
-      // The same parse as Sanitize(): an autolink, else a tag; held while it may still complete.
-      bool incomplete = false;
-      Scheme scheme;
-      size_t end = AutolinkEnd(s, i, &scheme, &incomplete);
-      if (end == std::string_view::npos && !incomplete) end = SanitizeTag(s, i, nullptr, &incomplete);
-      if (end != std::string_view::npos) {
-        closed.emplace_back(i, end);
-        i = end;
-        continue;
-      }
-      if (incomplete) {
-        open_at = i;
-        break;
-      }
-      ++i;
-      continue;
-    }
-    ++i;
+namespace {
+constexpr size_t kContextBytes = 8;  // look-behind: up to four spaces and a line break, or one byte
+}  // namespace
+
+LinkStreamFilter::LinkStreamFilter() : stages_(2 * kRounds) {}
+
+std::string LinkStreamFilter::Run(std::string text, bool last) {
+  for (size_t k = 0; k < stages_.size(); ++k) {
+    Stage& st = stages_[k];
+    if (text.empty() && !last) break;  // nothing new for this stage and the ones after it
+    st.held.append(text);
+    text.clear();
+    const Input in(st.held, /*open=*/!last);
+    const size_t done = k % 2 == 0 ? StructurePass(in, st.from, &text) : BareUrlPass(in, st.from, &text);
+    const size_t keep = std::min(done, kContextBytes);
+    st.held.erase(0, done - keep);
+    st.from = keep;
   }
-  const size_t scan_end = open_at == std::string_view::npos ? s.size() : open_at;
-  // Up to the last whitespace before the first open construct: the last word may still grow, and a
-  // construct is sanitized whole.
-  size_t cut = 0;
-  auto inside = [&](size_t pos) {
-    return std::any_of(closed.begin(), closed.end(), [&](auto r) { return pos > r.first && pos < r.second; });
-  };
-  for (size_t j = scan_end; j > 0; --j) {
-    if (s[j - 1] == ' ' && !inside(j - 1)) {  // not a tab or line break: a URL may continue across those
-      cut = j;
-      break;
-    }
-  }
-  return cut;
+  return text;
 }
 
-std::string LinkStreamFilter::Feed(std::string_view delta) {
-  pending_.append(delta);
-  const size_t cut = SafeCut();
-  if (cut == 0) return "";
-  std::string out = SanitizeAfter(std::string_view(pending_).substr(0, cut), released_);
-  Remember(std::string_view(pending_).substr(0, cut));
-  pending_.erase(0, cut);
-  return out;
-}
+std::string LinkStreamFilter::Feed(std::string_view delta) { return Run(std::string(delta), /*last=*/false); }
 
 std::string LinkStreamFilter::Flush() {
-  std::string out = SanitizeAfter(pending_, released_);
-  pending_.clear();
-  released_.clear();
+  std::string out = Run("", /*last=*/true);
+  for (Stage& st : stages_) st = Stage{};
   return out;
-}
-
-void LinkStreamFilter::Remember(std::string_view released) {
-  // Only the end of the released text matters (is the next piece at the start of a line?).
-  released_.append(released);
-  if (released_.size() > 8) released_.erase(0, released_.size() - 8);
 }
 
 }  // namespace attest

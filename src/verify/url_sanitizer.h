@@ -20,15 +20,23 @@
 // invisible characters inside the scheme, decoding HTML character references (&#106;, &#x6A;,
 // &colon;) and fullwidth letters.
 //
+// Every rule decides within a bounded look-ahead: a link's text, a link's target and title, a tag and
+// an autolink longer than 4096 bytes are text; a scheme is read within 4096 bytes, and letters that
+// could still become a dangerous scheme when that much padding (tabs, line breaks, invisible
+// characters) follows are removed as a link; a bare URL of a dangerous scheme is removed over at most
+// its first 4096 bytes. (IsSafeLinkTarget and SafeUrl read the whole target.)
+//
 // SanitizeLinks is idempotent. LinkStreamFilter applies the same policy to text that arrives in
-// pieces (a streamed answer): it holds back a possibly unfinished link or word, so that the
-// concatenated output equals SanitizeLinks() of the concatenated input.
+// pieces (a streamed answer): it holds back what the policy cannot decide yet (a possibly unfinished
+// link or word), so that the concatenated output equals SanitizeLinks() of the concatenated input for
+// every split.
 //
 // Thread-safety: the functions are pure; a LinkStreamFilter is used by one stream.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attest {
 
@@ -42,26 +50,32 @@ std::string SafeUrl(std::string_view url);
 
 std::string SanitizeLinks(std::string_view text);
 
-// SanitizeLinks of `text` as the continuation of `before` (the raw text that preceded it; only
-// whether `text` starts a line depends on it). SanitizeLinks(t) == SanitizeAfter(t, "").
-std::string SanitizeAfter(std::string_view text, std::string_view before);
-
 // The script-capable scheme of the first link in `text` ("javascript", "vbscript", "data" with an
 // HTML, XML or SVG media type, ...), or "" when none. Used by the injection screen.
 std::string ScriptLinkScheme(std::string_view text);
 
+// SanitizeLinks runs its passes (links, tags and bare URLs; then bare URLs again) in up to 9 rounds,
+// until nothing changes. The filter runs each pass as a stage over what it has received: a stage
+// passes on the output of every position its rule can decide and holds the rest, so the streamed text
+// equals SanitizeLinks() of the whole for every split. A rule decides within about 8 KiB of
+// look-ahead, so a stage never holds more than that of its own input: ordinary text is held back by
+// a word, an open link until it closes or 8 KiB follow, and, at worst (text that keeps opening links
+// it never closes, which every round decides again), about 9 x 8 KiB in all.
 class LinkStreamFilter {
  public:
+  LinkStreamFilter();
   // Returns the sanitized text that can be shown now (possibly empty).
   std::string Feed(std::string_view delta);
   // Returns the rest. The filter is empty afterwards and can be reused.
   std::string Flush();
 
  private:
-  size_t SafeCut() const;
-  void Remember(std::string_view released);
-  std::string pending_;   // received, not yet released
-  std::string released_;  // the last bytes released (raw), for line starts
+  struct Stage {
+    std::string held;  // the last bytes passed on (held[0, from)), then the input not decided yet
+    size_t from = 0;
+  };
+  std::string Run(std::string text, bool last);
+  std::vector<Stage> stages_;
 };
 
 }  // namespace attest
