@@ -29,7 +29,11 @@ http::Response ErrorResponse(const service::ApiError& error, const std::string& 
   if (!version_header.empty()) r.headers.emplace_back("X-Attest-Version", version_header);
   if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
   // The audit log drains as soon as its disk takes writes (retries back off to 1 s).
-  if (error.code == "audit_unavailable") r.headers.emplace_back("Retry-After", "1");
+  if (error.retry_after_seconds > 0) {
+    r.headers.emplace_back("Retry-After", std::to_string(error.retry_after_seconds));
+  } else if (error.code == "audit_unavailable") {
+    r.headers.emplace_back("Retry-After", "1");
+  }
   return r;
 }
 

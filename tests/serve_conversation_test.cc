@@ -382,6 +382,9 @@ TEST(ServeConversationTest, FeedbackWasNotRateLimitedPerCredential) {
   HttpReply r = d.Call("POST", "/v1/feedback", "alice", fb.dump());
   ExpectError(r, 429, "rate_limited", "");
   EXPECT_NE(ErrorMessage(r).find("feedback"), std::string::npos) << r.body;
+  // One token at 0.5 per second: at most 2 s away.
+  const std::string retry = r.Header("retry-after");
+  EXPECT_TRUE(retry == "1" || retry == "2") << "Retry-After: '" << retry << "' " << r.body;
   // Another credential has its own budget; other routes are not charged.
   d.Post("/v1/feedback", "dave", fb, 201);
   d.Post("/v1/search", "alice", {{"query", "refund"}}, 200);

@@ -14,6 +14,7 @@ struct ApiError {
   std::string code;
   std::string message;
   std::string field;  // JSON path of the offending field, e.g. "query", "filters.sites[2]"
+  int retry_after_seconds = 0;  // > 0: when a retry may succeed (rate limits), sent as Retry-After
 };
 
 inline ApiError InvalidField(std::string field, std::string message) {

@@ -1,5 +1,6 @@
 // Service: conversation threads, remembered answers and feedback (docs/http_api.md, "Threads" and
 // "Feedback"), kept durably by the ConversationStore.
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -150,11 +151,12 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
   if (auto d = feedback_limiter_.Acquire(bucket); !d.allowed) {
     metrics_.GetCounter("attest_feedback_rate_limited_total", "Feedback refused by the per-credential feedback rate")
         ->Add();
+    const int retry = std::max(1, static_cast<int>(std::ceil(d.retry_after_seconds)));
     return ApiError{"rate_limited",
                     "feedback rate limit exceeded for this credential (" + Format(options_.feedback_rate.rate_per_second) +
                         " per second, burst " + Format(options_.feedback_rate.burst) + "); retry in " +
-                        std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))) + " s",
-                    ""};
+                        std::to_string(retry) + " s",
+                    "", retry};
   }
   // An answer the caller could not see is indistinguishable from one that does not exist.
   const ApiError hidden{"not_found", "no answer '" + req.answer_id + "' that you can see", "answer_id"};
