@@ -2,7 +2,8 @@
 // Input layout: passage 0x1E claim 0x1E quote (missing parts are derived from the passage).
 // Invariants: one verdict per claim, in order, each with a reason; an ASCII quote cut verbatim from
 // an ASCII passage is always found (never quote_not_found / unknown_source); QuoteOccursIn agrees
-// with that; every item UnsupportedActions returns is a substring of the answer it was given; the
+// with that, and the verifier's sentence-by-sentence normalisation of the passage equals the whole
+// text's; every item UnsupportedActions returns is a substring of the answer it was given; the
 // screen returns a reason exactly when it flags.
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (verdicts[0].verdict != attest::Verdict::kQuoteNotFound) {
     FUZZ_CHECK(attest::QuoteOccursIn(quote, passage_text));
   }
+  FUZZ_CHECK(attest::NormalizedPassage(passage_text).text() == attest::NormalizeForQuoteMatch(passage_text));
 
   for (std::string_view text : {passage_text, claim_text, quote}) {
     const attest::InjectionFinding f = attest::ScreenPassage(text);

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 
+#include <random>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,34 @@ TEST(QuoteMatch, SentenceBoundaryWithoutSpaceKeepsVerbatimQuotes) {
   EXPECT_EQ(p.text(), NormalizeForQuoteMatch(passage));
   EXPECT_NE(p.Find(NormalizeForQuoteMatch("on?Yes, it")), std::string::npos);
   EXPECT_NE(VerifyOne(passage, "It is on by default.", "on?Yes, it is on by default").verdict, Verdict::kQuoteNotFound);
+}
+
+// Found by the fuzzing campaign: ICU keeps a trailing line separator (U+2028) in the sentence it
+// ends, and the joins only looked for whitespace at the start of the next sentence, so "06\u2028x30"
+// became "06x30" sentence by sentence and "06 x30" whole: a verbatim quote across it was "not
+// found" (and, with invalid bytes after it, the verifier and QuoteOccursIn disagreed).
+TEST(QuoteMatch, Regression_WhitespaceKeptAtTheEndOfASentenceStillSeparatesTheJoin) {
+  for (const std::string passage : {"Set the value to 06\u2028x30 on boot.", "One.\u2029Two.", "Ends here.\u2028\u2028Next",
+                                    "Set 06\u2028\x93" "30 and go.", "A line.\u2028 Another line."}) {
+    NormalizedPassage p(passage);
+    EXPECT_EQ(p.text(), NormalizeForQuoteMatch(passage)) << passage;
+  }
+  const std::string passage = "Set the value to 06\u2028x30 on boot.";
+  EXPECT_NE(VerifyOne(passage, "Set the value to 06 x30.", "06\u2028x30 on boot").verdict, Verdict::kQuoteNotFound);
+}
+
+// The sentence-by-sentence normalisation equals the whole text's on random mixes of words,
+// abbreviations, punctuation, Unicode whitespace and ignorables.
+TEST(QuoteMatch, SentenceBySentenceEqualsTheWholeOnRandomText) {
+  const char* pieces[] = {"word", "Word", ".", "?", "!", " ", "  ", "\n", "\n\n", "\t", "\u2028", "\u2029",
+                          "\u00a0", "\u200b", "e.g.", "Dr.", "3.5", "\u201cq\u201d", "\u2026", "(", ")", ";"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string passage;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int k = 0; k < n; ++k) passage += pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))];
+    ASSERT_EQ(NormalizedPassage(passage).text(), NormalizeForQuoteMatch(passage)) << passage;
+  }
 }
 
 // ---- quantities --------------------------------------------------------------------------------

@@ -95,19 +95,30 @@ bool QuoteOccursIn(std::string_view quote, std::string_view passage) {
 
 NormalizedPassage::NormalizedPassage(std::string_view passage) {
   // Each sentence (with the text before it since the previous one) is normalized on its own and the
-  // results are joined by one space: the same string NormalizeForQuoteMatch(passage) gives, up to
-  // whitespace at sentence joins, which normalisation collapses anyway.
+  // results are joined by one space where the passage had whitespace: the same string
+  // NormalizeForQuoteMatch(passage) gives (the verifier fuzz target checks it).
   size_t prev = 0;
+  bool space_before = false;  // whitespace followed the text appended so far (trimmed from it)
   auto append_piece = [&](std::string_view piece) {
-    std::string n = NormalizeForQuoteMatch(piece);
-    if (n.empty()) return;
     // ICU may end a sentence with no space after it ("ok?Next"): join with a space only where the
-    // passage had whitespace, so every verbatim substring of the passage is still found.
+    // passage had whitespace, at the start of this piece or at the end of the ones before (a
+    // sentence keeps a trailing line separator), so that every verbatim substring of the passage is
+    // found and nothing else is.
     std::string folded;
     AppendCaseFolded(piece, &folded);  // drops ignorables (a zero-width space before the blank)
-    size_t first = 0;
-    const bool had_space = !folded.empty() && IsSpace(NextCodePoint(folded, &first));
-    if (!text_.empty() && had_space) text_.push_back(' ');
+    bool first_space = false, last_space = false;
+    for (size_t i = 0; i < folded.size();) {
+      const bool first = i == 0;
+      last_space = IsSpace(NextCodePoint(folded, &i));
+      if (first) first_space = last_space;
+    }
+    std::string n = NormalizeForQuoteMatch(piece);
+    if (n.empty()) {  // only whitespace (or nothing once ignorables are dropped)
+      space_before = space_before || !folded.empty();
+      return;
+    }
+    if (!text_.empty() && (space_before || first_space)) text_.push_back(' ');
+    space_before = last_space;
     sentence_starts_.push_back(text_.size());
     text_ += n;
   };
