@@ -84,5 +84,42 @@ TEST(IngestTitleOnly, Regression_ATitleOnlyDocumentIsIndexedSearchableAndCitable
   std::filesystem::remove_all(dir);
 }
 
+// The API's path (POST /v1/documents, documents:batch) goes through PutDocuments: a title-only
+// document is accepted there too, for every content type; one with neither is refused naming text.
+TEST(IngestTitleOnly, ATitleOnlyDocumentIsAcceptedThroughPutDocuments) {
+  const auto dir = testing_ingest::MakeTempDir();
+  EngineOptions eo;
+  eo.data_dir = (dir / "data").string();
+  eo.embedder.kind = EmbedderKind::kNone;
+  auto engine = Engine::Open(eo);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  std::vector<DocumentSpec> specs;
+  for (const char* type : {"text", "markdown", "html"}) {
+    DocumentSpec d;
+    d.id = std::string("orion-") + type;
+    d.title = "Orion toaster warranty terms";
+    d.content_type = type;
+    d.text = std::string(type) == "html" ? "<html><body> </body></html>" : "";
+    specs.push_back(d);
+  }
+  auto put = (*engine)->PutDocuments(specs);
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+  SearchOptions so;
+  so.query = "orion toaster warranty";
+  auto found = (*engine)->Search(so);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->hits.size(), 3u);
+
+  DocumentSpec empty;
+  empty.id = "nothing";
+  empty.title = "  !!  ";
+  empty.text = " ";
+  auto refused = (*engine)->PutDocuments({empty});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("text"), std::string::npos) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("title has no words"), std::string::npos) << refused.status().ToString();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace attest

@@ -261,6 +261,14 @@ TEST(ServiceContracts, DocumentTextLimitIsPayloadTooLarge) {
   EXPECT_TRUE(ParseDocumentInput(R"({"id":"a","text":"0123456789"})", limits).ok());
   ExpectError(ParseDocumentInput(R"({"id":"a","text":"   "})"), "invalid_request", "text");
   ExpectError(ParseDocumentInput(R"({"id":"a"})"), "invalid_request", "text");
+  ExpectError(ParseDocumentInput(R"({"id":"a","title":"  ","text":""})"), "invalid_request", "text");
+  ExpectError(ParseDocumentBatch(R"({"documents":[{"id":"a","text":"t"},{"id":"b","title":"","text":" "}]})"),
+              "invalid_request", "documents[1].text");
+  // Issue 10: a title-only document is a document (one chunk holding its title), as in JSONL input.
+  auto title_only = ParseDocumentInput(R"({"id":"a","title":"Orion toaster warranty"})");
+  ASSERT_TRUE(title_only.ok());
+  EXPECT_EQ(title_only.value().text, "");
+  EXPECT_TRUE(ParseDocumentInput(R"({"id":"a","title":"Orion toaster warranty","text":"  "})").ok());
   ExpectError(ParseDocumentInput(json{{"id", std::string(257, 'a')}, {"text", "t"}}.dump()), "invalid_request", "id");
 }
 

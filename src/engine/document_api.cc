@@ -41,7 +41,10 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
   }
   bool has_text = false;
   for (const Block& b : doc.blocks) has_text |= !ingest::TrimWhitespace(b.text).empty();
-  if (!has_text) return Status::InvalidArgument("text: no text after extraction");
+  // A title-only document is one chunk holding its title (DocumentIndexer), as in JSONL input.
+  if (!has_text && !ingest::HasWordCharacter(spec.title)) {
+    return Status::InvalidArgument("text: no text after extraction, and the title has no words");
+  }
   doc.id = spec.id;
   if (!spec.title.empty()) doc.title = spec.title;
   if (doc.title.empty()) doc.title = spec.id;

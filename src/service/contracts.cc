@@ -4,7 +4,9 @@
 // field of the table (tests/service_contracts_test.cc checks the defaults agree with the structs).
 #include "service/contracts.h"
 
+#include <algorithm>
 #include <exception>
+#include <optional>
 #include <set>
 
 #include "service/schema.h"
@@ -151,8 +153,27 @@ ApiResult<AnswerRequest> ParseAnswerRequest(std::string_view body) {
   });
 }
 
+namespace {
+
+bool Blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+}
+
+// A document needs a body or a title (a title-only document is one chunk holding its title);
+// `prefix` is "" or "documents[i]." for the field path.
+std::optional<ApiError> CheckHasContent(const DocumentInput& d, const std::string& prefix) {
+  if (!Blank(d.text) || !Blank(d.title)) return std::nullopt;
+  return InvalidField(prefix + "text", prefix + "text must not be empty or blank unless the document has a title");
+}
+
+}  // namespace
+
 ApiResult<DocumentInput> ParseDocumentInput(std::string_view body, const ParseLimits& limits) {
-  return Parse<DocumentInput>(body, DocumentInputSchema(), limits, [](const json& v) { return ToDocument(v); });
+  return Parse<DocumentInput>(body, DocumentInputSchema(), limits, [](const json& v) -> ApiResult<DocumentInput> {
+    DocumentInput d = ToDocument(v);
+    if (auto e = CheckHasContent(d, "")) return *e;
+    return d;
+  });
 }
 
 ApiResult<DocumentBatchRequest> ParseDocumentBatch(std::string_view body, const ParseLimits& limits) {
@@ -164,6 +185,7 @@ ApiResult<DocumentBatchRequest> ParseDocumentBatch(std::string_view body, const 
         r.documents.reserve(docs.size());
         for (size_t i = 0; i < docs.size(); ++i) {
           DocumentInput d = ToDocument(docs[i]);
+          if (auto e = CheckHasContent(d, "documents[" + std::to_string(i) + "].")) return *e;
           // Ids are per tenant; an item without a tenant is in the caller's.
           const std::string key = d.tenant.value_or("") + '\n' + d.id;
           auto [it, inserted] = seen.emplace(key, i);

@@ -114,10 +114,12 @@ const ObjectSchema& DocumentInputSchema() {
            .description = "Tenant that owns the document (admin credentials only); default: the caller's."},
           {.name = "title", .type = FieldType::kString, .min = 0, .max = 1000, .default_json = "\"\"",
            .description = "Title, 0..1000 characters."},
-          {.name = "text", .type = FieldType::kString, .required = true, .min = 1, .normalize = false,
-           .length_in_bytes = true, .allow_controls = true, .max_from_limits = true,
-           .description = "The document body, stored as given: 1 byte up to the server's document limit "
-                          "(default 4 MiB); not blank; no NUL characters."},
+          {.name = "text", .type = FieldType::kString, .min = 0, .normalize = false, .length_in_bytes = true,
+           .allow_controls = true, .max_from_limits = true, .default_json = "\"\"",
+           .description = "The document body, stored as given: up to the server's document limit (default "
+                          "4 MiB); no NUL characters. May be empty or blank when the title has words (a "
+                          "title-only document is one chunk holding its title); otherwise it must have text "
+                          "after extraction."},
           {.name = "content_type", .type = FieldType::kString, .enum_values = {"text", "markdown", "html"},
            .normalize = false, .default_json = "\"text\"",
            .description = "How to parse text: text, markdown or html."},
