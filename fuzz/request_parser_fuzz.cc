@@ -38,7 +38,12 @@ void CheckFilters(const RequestFilters& f) {
 
 void CheckDocument(const DocumentInput& d, const ParseLimits& limits) {
   FUZZ_CHECK(!d.id.empty() && d.id.size() <= 256);
-  FUZZ_CHECK(!d.text.empty() && d.text.size() <= limits.max_document_bytes);
+  FUZZ_CHECK(d.text.size() <= limits.max_document_bytes);
+  // A body, or a title (a title-only document).
+  auto blank = [](std::string_view s) {
+    return s.find_first_not_of(" \t\n\v\f\r") == std::string_view::npos;
+  };
+  FUZZ_CHECK(!blank(d.text) || !blank(d.title));
   FUZZ_CHECK(d.content_type == "text" || d.content_type == "markdown" || d.content_type == "html");
   FUZZ_CHECK(d.acl_groups.size() <= 64 && d.metadata.size() <= 64);
   if (d.tenant) FUZZ_CHECK(ValidTenant(*d.tenant));
