@@ -227,10 +227,14 @@ TEST(HttpServerTest, InteractivePoolOverloadAnswers503) {
   options.interactive_queue = 1;
   TestServer server(std::move(router), options);
   std::vector<std::unique_ptr<Client>> clients;
+  // Two requests taken by the two workers (each waits until its worker has it: a request still in
+  // the queue when the next arrives would take the next one's place), then one that waits in the
+  // queue.
   for (int i = 0; i < 3; ++i) {
     clients.push_back(std::make_unique<Client>(server.port()));
     ASSERT_TRUE(clients.back()->Send(Get("/slow")));
     ASSERT_TRUE(WaitFor([&] { return server.server().in_flight() == static_cast<size_t>(i + 1); }));
+    if (i < 2) ASSERT_TRUE(WaitFor([&] { return started.load() == i + 1; }));
   }
   EXPECT_EQ(started.load(), 2);
   Client extra(server.port());
