@@ -20,22 +20,13 @@ using nlohmann::json;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::BearerRequest;
 using testing_support::CreateApiKey;
 using testing_support::RunAttest;
 using testing_support::SetPrincipal;
 using testing_support::SseEvent;
 using testing_support::SseRequest;
 using testing_support::TempDir;
-
-HttpReply Request(uint16_t port, const std::string& method, const std::string& path, const std::string& key,
-                  const std::string& body) {
-  HttpCall c;
-  c.method = method;
-  c.path = path;
-  c.body = body;
-  if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
-  return HttpRequest(port, c);
-}
 
 class ServeAccessTest : public ::testing::Test {
  protected:
@@ -68,7 +59,7 @@ class ServeAccessTest : public ::testing::Test {
   }
   static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
                         const std::string& body = "") {
-    return Request(server_->port(), method, path, key, body);
+    return BearerRequest(server_->port(), method, path, key, body);
   }
   static json Search(const std::string& key, const std::string& q, const std::string& mode = "bm25") {
     HttpReply r = Call("POST", "/v1/search", key, json{{"query", q}, {"mode", mode}, {"top_k", 10}}.dump());
@@ -222,7 +213,7 @@ class ServeHiddenMatchTest : public ::testing::Test {
   }
   static HttpReply Call(const std::string& method, const std::string& path, const std::string& key,
                         const std::string& body = "") {
-    return Request(server_->port(), method, path, key, body);
+    return BearerRequest(server_->port(), method, path, key, body);
   }
   static json Post(const std::string& route, const std::string& key, const json& body) {
     HttpReply r = Call("POST", route, key, body.dump());

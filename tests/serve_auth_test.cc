@@ -25,6 +25,7 @@ using testing_support::Hs256Token;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::BearerRequest;
 using testing_support::CreateApiKey;
 using testing_support::RunAttest;
 using testing_support::SetPrincipal;
@@ -41,16 +42,6 @@ constexpr char kSecret[] = "serve-auth-test-secret-0123456789abcdef";  // 39 byt
 std::string Jwt(json claims) {
   if (!claims.contains("exp")) claims["exp"] = UnixSeconds() + 600;
   return Hs256Token(R"({"alg":"HS256","typ":"JWT"})", claims.dump(), kSecret);
-}
-
-HttpReply Call(uint16_t port, const std::string& method, const std::string& path, const std::string& credential,
-               const std::string& body = "") {
-  HttpCall c;
-  c.method = method;
-  c.path = path;
-  c.body = body;
-  if (!credential.empty()) c.headers["Authorization"] = "Bearer " + credential;
-  return HttpRequest(port, c);
 }
 
 json Body(const HttpReply& r) {
@@ -83,9 +74,9 @@ class ServeAuthTest : public ::testing::Test {
     gina_ = CreateApiKey(data_, {"--tenant", "globex", "--user", "gina"});
     server_ = new ServeProcess(data_, {}, {"--jwt-hs256-secret-env", kSecretEnv, "--group-cache-ttl-ms", "0"});
     ASSERT_NE(server_->port(), 0) << server_->child().out();
-    HttpReply r = Call(server_->port(), "POST", "/v1/documents", globex_admin_, Secret().dump());
+    HttpReply r = BearerRequest(server_->port(), "POST", "/v1/documents", globex_admin_, Secret().dump());
     ASSERT_EQ(r.status, 200) << r.body;
-    r = Call(server_->port(), "POST", "/v1/documents", acme_admin_,
+    r = BearerRequest(server_->port(), "POST", "/v1/documents", acme_admin_,
              json{{"id", "handbook"}, {"text", "The acme handbook says office hours are nine to five."}}.dump());
     ASSERT_EQ(r.status, 200) << r.body;
   }
@@ -100,7 +91,7 @@ class ServeAuthTest : public ::testing::Test {
   }
   static HttpReply Do(const std::string& method, const std::string& path, const std::string& credential,
                       const std::string& body = "") {
-    return Call(server_->port(), method, path, credential, body);
+    return BearerRequest(server_->port(), method, path, credential, body);
   }
   // The confidential document is still there, unchanged, as globex's own admin sees it.
   static void ExpectGlobexIntact() {
@@ -277,17 +268,18 @@ TEST_F(ServeAuthTest, Regression_JwtOperatorClaimIsRefusedUnlessTheDeploymentOpt
   ASSERT_NE(opted.port(), 0) << opted.child().out();
   json doc = Secret();
   doc["tenant"] = "globex";
-  HttpReply put = Call(opted.port(), "POST", "/v1/documents", token, doc.dump());
+  HttpReply put = BearerRequest(opted.port(), "POST", "/v1/documents", token, doc.dump());
   ASSERT_EQ(put.status, 200) << put.body;
-  HttpReply crossed = Call(opted.port(), "POST", "/v1/search", token, R"({"query":"salary band","tenant":"globex"})");
+  HttpReply crossed =
+      BearerRequest(opted.port(), "POST", "/v1/search", token, R"({"query":"salary band","tenant":"globex"})");
   ASSERT_EQ(crossed.status, 200) << crossed.body;
   EXPECT_NE(crossed.body.find("zebra"), std::string::npos);
   const std::string reader = Jwt({{"sub", "gina"}, {"tenant", "globex"}});
-  EXPECT_NE(Call(opted.port(), "GET", "/v1/documents/salaries", reader).body.find("zebra"), std::string::npos)
+  EXPECT_NE(BearerRequest(opted.port(), "GET", "/v1/documents/salaries", reader).body.find("zebra"), std::string::npos)
       << "written into globex";
   // The admin claim alone still does not cross tenants there.
   const std::string admin = Jwt({{"sub", "root"}, {"tenant", "acme"}, {"admin", true}});
-  ExpectError(Call(opted.port(), "POST", "/v1/search", admin, R"({"query":"salary","tenant":"globex"})"), 403,
+  ExpectError(BearerRequest(opted.port(), "POST", "/v1/search", admin, R"({"query":"salary","tenant":"globex"})"), 403,
               "forbidden", "tenant");
 }
 
@@ -377,9 +369,9 @@ TEST_F(ServeJwtConfigTest, Regression_Hs256AndRs256TogetherNeedAnExplicitFlag) {
                      "--jwt-allow-hs256-and-rs256"});
   ASSERT_NE(both.port(), 0) << both.child().out();
   const json claims = {{"sub", "u"}, {"tenant", "acme"}, {"exp", UnixSeconds() + 600}};
-  EXPECT_EQ(Call(both.port(), "POST", "/v1/search", Jwt(claims), R"({"query":"x"})").status, 200);
+  EXPECT_EQ(BearerRequest(both.port(), "POST", "/v1/search", Jwt(claims), R"({"query":"x"})").status, 200);
   const std::string rs = rsa_.Token(R"({"alg":"RS256"})", claims.dump());
-  EXPECT_EQ(Call(both.port(), "POST", "/v1/search", rs, R"({"query":"x"})").status, 200);
+  EXPECT_EQ(BearerRequest(both.port(), "POST", "/v1/search", rs, R"({"query":"x"})").status, 200);
 }
 
 // ------------------------------------------------------------------ expiry and revocation mid-stream
@@ -400,7 +392,7 @@ class ServeAuthStreamTest : public ::testing::Test {
     json doc = {{"id", "deploys"}, {"title", "Deployment procedure"}, {"acl_groups", {"eng"}},
                 {"text", "The deployment procedure uses blue green releases. Every deployment is approved by the "
                          "platform team before traffic moves."}};
-    ASSERT_EQ(Call(server_->port(), "POST", "/v1/documents", admin_, doc.dump()).status, 200);
+    ASSERT_EQ(BearerRequest(server_->port(), "POST", "/v1/documents", admin_, doc.dump()).status, 200);
   }
 
   void ScriptPausedReply(std::chrono::milliseconds pause) {

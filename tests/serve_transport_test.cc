@@ -32,6 +32,7 @@ using nlohmann::json;
 using testing_support::HttpCall;
 using testing_support::HttpReply;
 using testing_support::HttpRequest;
+using testing_support::BearerRequest;
 using testing_support::CreateApiKey;
 using testing_support::RunAttest;
 using testing_support::SetPrincipal;
@@ -150,16 +151,6 @@ std::string ErrorCode(const std::string& body) {
   return j.is_object() && j.contains("error") ? j["error"].value("code", "") : "";
 }
 
-HttpReply Call(uint16_t port, const std::string& method, const std::string& path, const std::string& key,
-               const std::string& body = "") {
-  HttpCall c;
-  c.method = method;
-  c.path = path;
-  c.body = body;
-  if (!key.empty()) c.headers["Authorization"] = "Bearer " + key;
-  return HttpRequest(port, c);
-}
-
 const char kSearchBody[] = R"({"query":"refund policy returns","top_k":3})";
 
 // A search request's head (no terminating blank line) with `extra` header lines.
@@ -183,7 +174,7 @@ class ServeTransportTest : public ::testing::Test {
                      {"text", "Refund policy: returns within thirty days of purchase are refunded to the card."}},
                     {{"id", "secret"}, {"title", "Secret plan"},
                      {"text", "The secret plan is kept in the vault and never shown to smugglers."}}}}};
-    HttpReply r = Call(port(), "POST", "/v1/documents:batch", admin_, batch.dump());
+    HttpReply r = BearerRequest(port(), "POST", "/v1/documents:batch", admin_, batch.dump());
     ASSERT_EQ(r.status, 200) << r.body;
   }
   static void TearDownTestSuite() {
@@ -267,14 +258,14 @@ TEST_F(ServeTransportTest, Regression_OverlongHeadersGet431Not500) {
 }
 
 TEST_F(ServeTransportTest, Regression_RepeatedQueryParameterIsRefusedNamingIt) {
-  HttpReply r = Call(port(), "GET", "/v1/documents/refunds?tenant=ta&tenant=tb", admin_);
+  HttpReply r = BearerRequest(port(), "GET", "/v1/documents/refunds?tenant=ta&tenant=tb", admin_);
   EXPECT_EQ(r.status, 400) << r.body;
   auto j = json::parse(r.body, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.body;
   EXPECT_EQ(j["error"].value("code", ""), "invalid_request");
   EXPECT_EQ(j["error"].value("field", ""), "tenant");
   EXPECT_NE(j["error"].value("message", "").find("tenant"), std::string::npos);
-  EXPECT_EQ(Call(port(), "GET", "/v1/documents/refunds?tenant=ta", admin_).status, 200);
+  EXPECT_EQ(BearerRequest(port(), "GET", "/v1/documents/refunds?tenant=ta", admin_).status, 200);
 }
 
 // The hostile checks that held up on main, kept: each is refused with 400 and never reaches a route.
@@ -317,13 +308,13 @@ TEST_F(ServeTransportTest, NonReadingStreamsAndResetsLeaveTheServerHealthy) {
     r.Reset();
   }
   auto t0 = Clock::now();
-  HttpReply health = Call(port(), "GET", "/healthz", "");
+  HttpReply health = BearerRequest(port(), "GET", "/healthz", "");
   EXPECT_EQ(health.status, 200) << health.error;
-  HttpReply search = Call(port(), "POST", "/v1/search", reader_, kSearchBody);
+  HttpReply search = BearerRequest(port(), "POST", "/v1/search", reader_, kSearchBody);
   EXPECT_EQ(search.status, 200) << search.body;
   EXPECT_LT(MsSince(t0), 5000);
   streams.clear();
-  EXPECT_EQ(Call(port(), "POST", "/v1/search", reader_, kSearchBody).status, 200);
+  EXPECT_EQ(BearerRequest(port(), "POST", "/v1/search", reader_, kSearchBody).status, 200);
 }
 
 // ---- half-open connections (slowloris) ----------------------------------------------------------
@@ -428,7 +419,7 @@ std::string Batch(const std::string& prefix, int docs, int words) {
 
 // In-flight requests as /metrics reports them (the /metrics request itself included).
 int InFlight(uint16_t port) {
-  HttpReply r = Call(port, "GET", "/metrics", "");
+  HttpReply r = BearerRequest(port, "GET", "/metrics", "");
   size_t at = r.body.find("\nattest_in_flight ");
   return at == std::string::npos ? -1 : std::atoi(r.body.c_str() + at + 18);
 }
@@ -454,7 +445,7 @@ TEST(ServeBulkFairnessTest, Regression_OneTenantsBulkFloodStallsAnotherTenantsIn
   std::vector<std::future<Timed>> flood;
   for (int i = 0; i < kFlood; ++i) {
     flood.push_back(std::async(std::launch::async, [&, i] {
-      HttpReply r = Call(server.port(), "POST", "/v1/documents:batch", a, bodies[i]);
+      HttpReply r = BearerRequest(server.port(), "POST", "/v1/documents:batch", a, bodies[i]);
       return Timed{r.status, r.body, Clock::now()};
     }));
   }
@@ -465,7 +456,7 @@ TEST(ServeBulkFairnessTest, Regression_OneTenantsBulkFloodStallsAnotherTenantsIn
   }
   const auto b_sent = Clock::now();
   json one = {{"id", "b1"}, {"title", "B"}, {"text", Words(7, 50)}};
-  HttpReply rb = Call(server.port(), "POST", "/v1/documents", b, one.dump());
+  HttpReply rb = BearerRequest(server.port(), "POST", "/v1/documents", b, one.dump());
   const auto b_done = Clock::now();
   EXPECT_EQ(rb.status, 200) << rb.body;
 
@@ -495,12 +486,14 @@ TEST(ServeBulkFairnessTest, OneTenantCannotFillTheBulkQueue) {
   for (int i = 0; i < kFlood; ++i) {
     const std::string body = Batch("a" + std::to_string(i) + "_", 120, 250);
     flood.push_back(std::async(std::launch::async,
-                               [&, body] { return Call(server.port(), "POST", "/v1/documents:batch", a, body); }));
+                               [&, body] {
+                                 return BearerRequest(server.port(), "POST", "/v1/documents:batch", a, body);
+                               }));
   }
   // B is still admitted while A is over its share.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   json one = {{"id", "b1"}, {"title", "B"}, {"text", Words(7, 50)}};
-  HttpReply rb = Call(server.port(), "POST", "/v1/documents", b, one.dump());
+  HttpReply rb = BearerRequest(server.port(), "POST", "/v1/documents", b, one.dump());
   EXPECT_EQ(rb.status, 200) << rb.body;
 
   int ok = 0, limited = 0;

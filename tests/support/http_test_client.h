@@ -47,6 +47,14 @@ inline HttpCall MakeCall(std::string method, std::string path, std::map<std::str
 
 HttpReply HttpRequest(uint16_t port, const HttpCall& call);
 
+// One request with `credential` (an API key or JWT; "" = none) as a bearer token.
+inline HttpReply BearerRequest(uint16_t port, const std::string& method, const std::string& path,
+                               const std::string& credential, const std::string& body = "") {
+  std::map<std::string, std::string> headers;
+  if (!credential.empty()) headers["Authorization"] = "Bearer " + credential;
+  return HttpRequest(port, MakeCall(method, path, std::move(headers), body));
+}
+
 // Sends `call` and reads an SSE response. `on_event` returns false to hang up (disconnect).
 // Returns the status line/headers in the reply (body empty) and every event read.
 HttpReply SseRequest(uint16_t port, const HttpCall& call, std::vector<SseEvent>* events,
