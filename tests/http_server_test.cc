@@ -178,7 +178,9 @@ TEST(HttpServerTest, FullBulkQueueGets503AndNeverDelaysInteractive) {
   options.bulk_workers = 1;
   options.bulk_queue = 1;
   options.interactive_workers = 1;
-  options.interactive_queue = 0;
+  // One waiting place: a worker counts as busy until its handler returns, which is just after the
+  // client has its reply, so the next request may arrive before the worker is free.
+  options.interactive_queue = 1;
   TestServer server(std::move(router), options);
 
   std::string bulk = "POST /bulk HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
