@@ -23,7 +23,14 @@ enum class StatusCode : int {
   kCancelled,
   kInternal,          // a bug: an invariant of Attest itself was broken
   kNoSpace,           // the device holding the data directory is full (ENOSPC, EDQUOT, SQLITE_FULL)
+  // A service Attest depends on (a model server: embeddings, chat, rerank) failed. None of these
+  // blame the caller; adapters map them to 5xx (docs/design.md, "Errors").
+  kDeadlineExceeded,  // a time limit passed before the work finished (a request deadline, a model timeout)
+  kUnavailable,       // a dependency cannot serve now and may later (model 429/503): retry_after_seconds()
+  kUpstreamError,     // a dependency answered with an error or a malformed body (model 5xx, 4xx to us)
 };
+// Number of codes, for exhaustive tables and tests.
+inline constexpr int kStatusCodeCount = static_cast<int>(StatusCode::kUpstreamError) + 1;
 
 std::string_view StatusCodeName(StatusCode code);
 
@@ -44,10 +51,16 @@ class [[nodiscard]] Status {
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status NoSpace(std::string m) { return {StatusCode::kNoSpace, std::move(m)}; }
+  static Status DeadlineExceeded(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
+  // `retry_after_seconds` > 0: when the dependency said a retry may succeed (Retry-After).
+  static Status Unavailable(std::string m, int retry_after_seconds = 0);
+  static Status UpstreamError(std::string m) { return {StatusCode::kUpstreamError, std::move(m)}; }
 
   bool ok() const { return rep_ == nullptr; }
   StatusCode code() const { return rep_ ? rep_->code : StatusCode::kOk; }
   const std::string& message() const;
+  // Seconds after which a retry may succeed (kUnavailable from a dependency that said so); 0 = unknown.
+  int retry_after_seconds() const { return rep_ ? rep_->retry_after_seconds : 0; }
   // "InvalidArgument: message" or "OK".
   std::string ToString() const;
   // Returns a copy whose message is prefixed with `context: `.
@@ -57,6 +70,7 @@ class [[nodiscard]] Status {
   struct Rep {
     StatusCode code;
     std::string message;
+    int retry_after_seconds = 0;
   };
   std::shared_ptr<const Rep> rep_;
 };

@@ -16,12 +16,21 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kCancelled: return "Cancelled";
     case StatusCode::kInternal: return "Internal";
     case StatusCode::kNoSpace: return "NoSpace";
+    case StatusCode::kDeadlineExceeded: return "DeadlineExceeded";
+    case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kUpstreamError: return "UpstreamError";
   }
   return "Unknown";
 }
 
 Status::Status(StatusCode code, std::string message) {
   if (code != StatusCode::kOk) rep_ = std::make_shared<const Rep>(Rep{code, std::move(message)});
+}
+
+Status Status::Unavailable(std::string m, int retry_after_seconds) {
+  Status s;
+  s.rep_ = std::make_shared<const Rep>(Rep{StatusCode::kUnavailable, std::move(m), retry_after_seconds});
+  return s;
 }
 
 const std::string& Status::message() const {
@@ -42,7 +51,9 @@ Status Status::WithContext(std::string_view context) const {
   std::string m(context);
   m += ": ";
   m += rep_->message;
-  return Status(code(), std::move(m));
+  Status s;
+  s.rep_ = std::make_shared<const Rep>(Rep{code(), std::move(m), rep_->retry_after_seconds});
+  return s;
 }
 
 }  // namespace attest
