@@ -78,12 +78,13 @@ int CompareVersions(const std::string& a, const std::string& b) {
   return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
 }
 
-PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
-                         const SourceHierarchy& hierarchy, const PackOptions& options) {
-  static const Analyzer analyzer;
-  PackResult result;
+namespace {
 
-  // 1. Dedupe sources: order candidates by tier then retrieval rank, keep the first of each key.
+// Step 1: dedupe sources. Candidates are ordered by tier then retrieval rank, and the first of each
+// canonical URL or content fingerprint is kept (with every other chunk of a kept document).
+std::vector<size_t> DedupeSources(const std::vector<EvidenceCandidate>& candidates, const SourceHierarchy& hierarchy,
+                                  PackResult* out) {
+  PackResult& result = *out;
   std::vector<size_t> order(candidates.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -116,129 +117,143 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
     kept.push_back(i);
   }
 
-  // 2. Score every sentence of every kept chunk.
-  std::unordered_set<std::string> qterms(query.terms.begin(), query.terms.end());
-  std::unordered_set<std::string> excluded(query.exclude_terms.begin(), query.exclude_terms.end());
-  std::unordered_set<std::string> scope(query.scope_terms.begin(), query.scope_terms.end());
-  double idf_total = 0;
-  for (const auto& t : qterms) idf_total += query.idf ? query.idf(t) : 1.0;
-  float max_vector = 0;
-  for (size_t i : kept) max_vector = std::max(max_vector, candidates[i].hit.vector_score);
+  return kept;
+}
 
-  std::vector<Scored> scored;
-  for (size_t i : kept) {
-    const EvidenceCandidate& c = candidates[i];
-    const SourceTier& tier = hierarchy.TierOf(c.hit.source_type);
-    std::vector<std::string> title_terms = analyzer.Terms(c.hit.title + " " + c.hit.section);
-    size_t title_hits = 0;
-    for (const auto& t : std::unordered_set<std::string>(title_terms.begin(), title_terms.end())) {
-      title_hits += qterms.count(t);
-    }
-    const double title_match = qterms.empty() ? 0 : double(title_hits) / double(qterms.size());
-    double meta = tier.weight;
-    if (!query.resolved_version.empty()) {
-      if (c.hit.version.empty()) {
-        meta *= 0.8;
-      } else if (CompareVersions(c.hit.version, query.resolved_version) != 0) {
-        meta *= 0.3;
-      }
-    }
-    if (query.from || query.to) {
-      std::optional<DayNumber> d = c.hit.date.empty() ? std::nullopt : ParseDate(c.hit.date);
-      const bool inside = d && (!query.from || *d >= *query.from) && (!query.to || *d <= *query.to);
-      meta *= inside ? 1.0 : 0.6;
-    }
-    const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
-    // Each sentence is analyzed once; the chunk's terms are their union with the title, section and
-    // version terms (words never span sentences, so this equals analyzing the whole chunk).
-    struct AnalyzedSentence {
-      SentenceSpan span;
-      std::vector<Token> tokens;
-    };
-    std::vector<AnalyzedSentence> sentences;
-    std::unordered_set<std::string> chunk_terms(title_terms.begin(), title_terms.end());
-    for (const std::string& t : analyzer.Terms(c.hit.version)) chunk_terms.insert(t);
-    for (const SentenceSpan& span : SplitSentences(c.text)) {
-      AnalyzedSentence a{span, {}};
-      analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
-      for (const Token& t : a.tokens) chunk_terms.insert(t.term);
-      sentences.push_back(std::move(a));
-    }
-    double chunk_coverage = 0;
-    {
-      // How much of each sub-query the source as a whole (title, section, text) speaks to.
-      // The document's version label counts as mentioned ("... in ExampleDB 17" vs a v17 page).
-      auto coverage_of = [&](const std::vector<std::string>& terms) {
-        double covered = 0, total = 0;
-        for (const auto& t : std::unordered_set<std::string>(terms.begin(), terms.end())) {
-          const double w = query.idf ? query.idf(t) : 1.0;
-          total += w;
-          if (chunk_terms.count(t)) covered += w;
-        }
-        return total > 0 ? covered / total : 0.0;
-      };
-      chunk_coverage = coverage_of(query.terms);
-      result.best_coverage = std::max(result.best_coverage, chunk_coverage);
-      for (const auto& [id, terms] : query.subquery_terms) {
-        result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
-      }
-    }
-    for (AnalyzedSentence& a : sentences) {
-      const SentenceSpan& span = a.span;
-      std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
-      std::vector<Token>& tokens = a.tokens;
-      if (tokens.empty()) continue;
-      std::unordered_set<std::string> sterms;
-      for (const Token& t : tokens) sterms.insert(t.term);
-      bool has_excluded = false;
-      for (const auto& t : sterms) has_excluded |= excluded.count(t) > 0;
-      if (has_excluded) {
-        ++result.excluded_sentences;
-        continue;
-      }
-      double covered = 0;
-      for (const auto& t : qterms) {
-        if (sterms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
-      }
-      const double coverage = idf_total > 0 ? covered / idf_total : 0;
-      double phrase = 0;
-      const std::string folded = Analyzer::Fold(sentence);
-      for (const auto& p : query.phrases) phrase += folded.find(p) != std::string::npos ? 1.0 : 0.0;
-      if (!query.phrases.empty()) phrase /= double(query.phrases.size());
-      double scope_bonus = 0;
-      for (const auto& t : scope) scope_bonus += sterms.count(t) ? 1.0 : 0.0;
-      if (!scope.empty()) scope_bonus /= double(scope.size());
-      // A sentence is read in its source: part of the weight is the whole chunk's coverage. A scope
-      // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
-      double features = 0.4 * coverage + 0.15 * chunk_coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase +
-                        0.1 * title_match + 0.1 * vec + (scope.empty() ? 0.05 * coverage : 0.25 * scope_bonus);
-      if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
-      Scored s;
-      s.coverage = coverage;
-      s.words = CountWords(sentence);
-      s.candidate = i;
-      EvidencePassage& p = s.passage;
-      p.doc_id = c.hit.doc_id;
-      p.chunk_id = c.hit.chunk_id;
-      p.url = c.hit.url;
-      p.title = c.hit.title;
-      p.site = c.hit.site;
-      p.date = c.hit.date;
-      p.version = c.hit.version;
-      p.source_type = c.hit.source_type;
-      p.authority = tier.name;
-      p.text = std::string(sentence);
-      p.score = features * meta;
-      p.subquery = c.subquery;
-      scored.push_back(std::move(s));
+// What every sentence of the kept chunks is scored against.
+struct SentenceScoring {
+  const EvidenceQuery& query;
+  const PackOptions& options;
+  std::unordered_set<std::string> qterms, excluded, scope;
+  double idf_total = 0;
+  float max_vector = 0;
+};
+
+// Step 2 for one chunk: the chunk's coverage of the question and of each sub-query (into
+// result->best_coverage), and a scored passage for each of its sentences.
+void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& candidates, size_t i,
+                const SourceHierarchy& hierarchy, const SentenceScoring& sc, std::vector<Scored>* out,
+                PackResult* result_out) {
+  PackResult& result = *result_out;
+  std::vector<Scored>& scored = *out;
+  const EvidenceQuery& query = sc.query;
+  const PackOptions& options = sc.options;
+  const auto& qterms = sc.qterms;
+  const auto& excluded = sc.excluded;
+  const auto& scope = sc.scope;
+  const double idf_total = sc.idf_total;
+  const float max_vector = sc.max_vector;
+  const EvidenceCandidate& c = candidates[i];
+  const SourceTier& tier = hierarchy.TierOf(c.hit.source_type);
+  std::vector<std::string> title_terms = analyzer.Terms(c.hit.title + " " + c.hit.section);
+  size_t title_hits = 0;
+  for (const auto& t : std::unordered_set<std::string>(title_terms.begin(), title_terms.end())) {
+    title_hits += qterms.count(t);
+  }
+  const double title_match = qterms.empty() ? 0 : double(title_hits) / double(qterms.size());
+  double meta = tier.weight;
+  if (!query.resolved_version.empty()) {
+    if (c.hit.version.empty()) {
+      meta *= 0.8;
+    } else if (CompareVersions(c.hit.version, query.resolved_version) != 0) {
+      meta *= 0.3;
     }
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-    if (a.passage.score != b.passage.score) return a.passage.score > b.passage.score;
-    return a.passage.chunk_id < b.passage.chunk_id;
-  });
+  if (query.from || query.to) {
+    std::optional<DayNumber> d = c.hit.date.empty() ? std::nullopt : ParseDate(c.hit.date);
+    const bool inside = d && (!query.from || *d >= *query.from) && (!query.to || *d <= *query.to);
+    meta *= inside ? 1.0 : 0.6;
+  }
+  const double vec = max_vector > 0 ? std::max(0.0f, c.hit.vector_score) / max_vector : 0.0;
+  // Each sentence is analyzed once; the chunk's terms are their union with the title, section and
+  // version terms (words never span sentences, so this equals analyzing the whole chunk).
+  struct AnalyzedSentence {
+    SentenceSpan span;
+    std::vector<Token> tokens;
+  };
+  std::vector<AnalyzedSentence> sentences;
+  std::unordered_set<std::string> chunk_terms(title_terms.begin(), title_terms.end());
+  for (const std::string& t : analyzer.Terms(c.hit.version)) chunk_terms.insert(t);
+  for (const SentenceSpan& span : SplitSentences(c.text)) {
+    AnalyzedSentence a{span, {}};
+    analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
+    for (const Token& t : a.tokens) chunk_terms.insert(t.term);
+    sentences.push_back(std::move(a));
+  }
+  double chunk_coverage = 0;
+  {
+    // How much of each sub-query the source as a whole (title, section, text) speaks to.
+    // The document's version label counts as mentioned ("... in ExampleDB 17" vs a v17 page).
+    auto coverage_of = [&](const std::vector<std::string>& terms) {
+      double covered = 0, total = 0;
+      for (const auto& t : std::unordered_set<std::string>(terms.begin(), terms.end())) {
+        const double w = query.idf ? query.idf(t) : 1.0;
+        total += w;
+        if (chunk_terms.count(t)) covered += w;
+      }
+      return total > 0 ? covered / total : 0.0;
+    };
+    chunk_coverage = coverage_of(query.terms);
+    result.best_coverage = std::max(result.best_coverage, chunk_coverage);
+    for (const auto& [id, terms] : query.subquery_terms) {
+      result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
+    }
+  }
+  for (AnalyzedSentence& a : sentences) {
+    const SentenceSpan& span = a.span;
+    std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
+    std::vector<Token>& tokens = a.tokens;
+    if (tokens.empty()) continue;
+    std::unordered_set<std::string> sterms;
+    for (const Token& t : tokens) sterms.insert(t.term);
+    bool has_excluded = false;
+    for (const auto& t : sterms) has_excluded |= excluded.count(t) > 0;
+    if (has_excluded) {
+      ++result.excluded_sentences;
+      continue;
+    }
+    double covered = 0;
+    for (const auto& t : qterms) {
+      if (sterms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
+    }
+    const double coverage = idf_total > 0 ? covered / idf_total : 0;
+    double phrase = 0;
+    const std::string folded = Analyzer::Fold(sentence);
+    for (const auto& p : query.phrases) phrase += folded.find(p) != std::string::npos ? 1.0 : 0.0;
+    if (!query.phrases.empty()) phrase /= double(query.phrases.size());
+    double scope_bonus = 0;
+    for (const auto& t : scope) scope_bonus += sterms.count(t) ? 1.0 : 0.0;
+    if (!scope.empty()) scope_bonus /= double(scope.size());
+    // A sentence is read in its source: part of the weight is the whole chunk's coverage. A scope
+    // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
+    double features = 0.4 * coverage + 0.15 * chunk_coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase +
+                      0.1 * title_match + 0.1 * vec + (scope.empty() ? 0.05 * coverage : 0.25 * scope_bonus);
+    if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
+    Scored s;
+    s.coverage = coverage;
+    s.words = CountWords(sentence);
+    s.candidate = i;
+    EvidencePassage& p = s.passage;
+    p.doc_id = c.hit.doc_id;
+    p.chunk_id = c.hit.chunk_id;
+    p.url = c.hit.url;
+    p.title = c.hit.title;
+    p.site = c.hit.site;
+    p.date = c.hit.date;
+    p.version = c.hit.version;
+    p.source_type = c.hit.source_type;
+    p.authority = tier.name;
+    p.text = std::string(sentence);
+    p.score = features * meta;
+    p.subquery = c.subquery;
+    scored.push_back(std::move(s));
+  }
+}
 
-  // 3. Pack: first the best passage of each sub-query that clears the threshold, then greedily.
+// Step 3: pack. First the best passage of each sub-query that clears the threshold, then greedily
+// by score within the limits of passages, per source, per site and words. Ids S1.. by final order.
+void PackPassages(const std::vector<Scored>& scored, const PackOptions& options, PackResult* out) {
+  PackResult& result = *out;
   std::vector<const Scored*> chosen;
   std::map<std::string, size_t> per_doc;
   std::map<std::string, std::set<std::string>> site_docs;  // site -> documents in the pack
@@ -279,6 +294,31 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
     p.id = "S" + std::to_string(n + 1);
     result.pack.push_back(std::move(p));
   }
+}
+
+}  // namespace
+
+PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
+                         const SourceHierarchy& hierarchy, const PackOptions& options) {
+  static const Analyzer analyzer;
+  PackResult result;
+  const std::vector<size_t> kept = DedupeSources(candidates, hierarchy, &result);
+
+  // 2. Score every sentence of every kept chunk.
+  SentenceScoring sc{query, options, {query.terms.begin(), query.terms.end()},
+                     {query.exclude_terms.begin(), query.exclude_terms.end()},
+                     {query.scope_terms.begin(), query.scope_terms.end()}};
+  for (const auto& t : sc.qterms) sc.idf_total += query.idf ? query.idf(t) : 1.0;
+  for (size_t i : kept) sc.max_vector = std::max(sc.max_vector, candidates[i].hit.vector_score);
+  std::vector<Scored> scored;
+  for (size_t i : kept) ScoreChunk(analyzer, candidates, i, hierarchy, sc, &scored, &result);
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.passage.score != b.passage.score) return a.passage.score > b.passage.score;
+    return a.passage.chunk_id < b.passage.chunk_id;
+  });
+
+
+  PackPassages(scored, options, &result);
   return result;
 }
 
