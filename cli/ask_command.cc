@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "answer/answer_pipeline.h"
+#include "answer/sentence_gate.h"
 #include "attest/answer.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
@@ -45,6 +47,21 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
     return kExitFailure;
+  }
+  // --stream: the sentences of a streaming writer pass the sentence gate as they complete (the
+  // same check the HTTP event stream applies); what it decides goes to stderr.
+  SentenceGate gate;
+  AnswerEvents events;
+  if (a.stream) {
+    events.on_sources = [&gate](const std::vector<AnswerSource>& sources) { gate.SetSources(sources); };
+    events.on_delta = [](std::string_view) {};  // asks the writer to stream; the text is printed per sentence
+    events.on_sentence = [&gate](std::string_view text, const std::vector<std::string>& cites) {
+      std::optional<GateVerdict> v = gate.Check(text, cites);
+      if (!v) return;
+      std::fprintf(stderr, "%s %s (%s): %.*s\n", v->release ? "verified" : "retracted", v->sentence_id.c_str(),
+                   v->release ? v->verified.c_str() : v->reason.c_str(), static_cast<int>(text.size()), text.data());
+    };
+    ao.events = &events;
   }
   auto r = (*engine)->Ask(ao);
   if (!r.ok()) {

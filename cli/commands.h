@@ -115,6 +115,7 @@ struct AskArgs {
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
   uint32_t deadline_ms = 0;        // planning + retrieval + reranking budget; 0 = none
   std::string judge = "builtin";   // or "llm": the chat model also judges support
+  bool stream = false;             // print each streamed sentence as the sentence gate decides it (stderr)
 };
 
 struct ServeArgs {

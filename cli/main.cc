@@ -133,6 +133,8 @@ int main(int argc, char** argv) {
   ask->add_option("--deadline-ms", aa.deadline_ms,
                   "budget for planning, retrieval and reranking; past it reranking is skipped (degraded)");
   ask->add_flag("--explain", aa.explain, "show the plan, verdicts, timings and manifest hash");
+  ask->add_flag("--stream", aa.stream,
+                "llm writer: print each sentence to stderr as it streams, verified or retracted by the sentence gate");
   ask->add_option("--manifest", aa.manifest_out, "write the evidence manifest to this file");
   ask->add_option("--manifest-key-env", aa.manifest_key_env, "variable holding the HMAC key")->capture_default_str();
 

@@ -174,3 +174,39 @@ TEST(CliAskRerankTest, CrossEncoderReordersAndFailuresDegrade) {
 
 }  // namespace
 }  // namespace attest
+
+namespace attest {
+namespace {
+
+// `attest ask --stream` runs the streamed sentences through the answer path's sentence gate: a
+// sentence whose citation holds is verified as it completes, one that cites nothing is retracted.
+TEST(CliAskLlmTest, StreamedSentencesPassTheSentenceGate) {
+  testing_support::ChatTestServer chat;
+  testing_support::TempDir tmp;
+  const std::string data = tmp.str("data");
+  testing_support::WriteFile(tmp.path() / "d.jsonl",
+                             "{\"_id\":\"notes\",\"title\":\"Release 17 notes\",\"text\":\"Subscribers can now apply "
+                             "large streamed transactions with parallel workers.\"}\n");
+  ASSERT_EQ(testing_support::RunAttest({"--data", data, "ingest", tmp.str("d.jsonl")}).exit_code, 0);
+  chat.set_reject_response_format(true);  // the prose path: the model's text streams
+  testing_support::ChatReply reply;
+  reply.content = "Subscribers can now apply large streamed transactions with parallel workers [1]. "
+                  "It is the best release ever.";
+  reply.piece_bytes = 8;
+  chat.PushReply(reply);
+  testing_support::ChatReply repair;  // the repair round keeps the cited sentence
+  repair.content = "Subscribers can now apply large streamed transactions with parallel workers [1].";
+  chat.PushReply(repair);
+  auto r = testing_support::RunAttest({"--data", data, "--llm-url", chat.base_url(), "--llm-model", "m", "ask",
+                                       "--writer", "llm", "--stream",
+                                       "Can subscribers apply streamed transactions with parallel workers?"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("verified c1 (supported): Subscribers can now apply large streamed transactions"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("retracted c2 (uncited): It is the best release ever."), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("parallel workers"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace attest

@@ -1,7 +1,9 @@
 // Black-box tests of `attest serve` streaming with the LLM writer against a local chat server that
 // streams slowly: sentences are released at their boundaries and retracted when their source is
 // deleted or the caller's group is revoked mid-stream; a failing claim is retracted after
-// verification; a client that hangs up cancels the answer.
+// verification; a client that hangs up cancels the answer; a cached replay ends with the same done
+// fields as the fresh answer.
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -227,6 +229,52 @@ TEST_F(ServeStreamTest, ClientThatHangsUpCancelsTheAnswer) {
               m.body.find("attest_slow_clients_dropped_total") != std::string::npos;
   }
   EXPECT_TRUE(counted);
+}
+
+}  // namespace
+}  // namespace attest
+
+namespace attest {
+namespace {
+
+std::set<std::string> Keys(const nlohmann::json& j) {
+  std::set<std::string> out;
+  for (auto it = j.begin(); it != j.end(); ++it) out.insert(it.key());
+  return out;
+}
+
+// Both paths of Service::RunAnswer end a stream with one builder of `done`: a replay from the
+// whole-answer cache carries the same fields as the fresh answer (degraded: [] included), and the
+// JSON body of the same answer agrees with it.
+TEST_F(ServeStreamTest, CachedReplayEndsWithTheSameDoneFieldsAsTheFreshAnswer) {
+  auto stream = [&] {
+    HttpCall c;
+    c.method = "POST";
+    c.path = "/v1/answer";
+    c.headers = {{"Authorization", "Bearer " + alice_}, {"Accept", "text/event-stream"}};
+    c.body = R"({"query":"How are deployments released and approved?"})";
+    std::vector<SseEvent> events;
+    EXPECT_EQ(SseRequest(port_, c, &events).status, 200);
+    EXPECT_FALSE(Named(events, "done").empty());
+    return Named(events, "done").empty() ? json() : json::parse(Named(events, "done").back());
+  };
+  json fresh = stream();
+  json cached = stream();
+  ASSERT_TRUE(fresh.is_object() && cached.is_object());
+  EXPECT_EQ(fresh.value("cached", true), false);
+  EXPECT_EQ(cached.value("cached", false), true);
+  EXPECT_EQ(Keys(fresh), Keys(cached));
+  EXPECT_EQ(cached["degraded"], json::array());
+  EXPECT_EQ(cached["retracted"], 0);
+  EXPECT_EQ(fresh["outcome"], "answer");
+  EXPECT_EQ(cached["answer"], fresh["answer"]);
+  EXPECT_EQ(cached["snapshot_version"], fresh["snapshot_version"]);
+  EXPECT_NE(cached["answer_id"], fresh["answer_id"]) << "every answer delivered has its own id";
+  HttpReply body = Call("POST", "/v1/answer", alice_, R"({"query":"How are deployments released and approved?"})");
+  ASSERT_EQ(body.status, 200) << body.body;
+  json j = json::parse(body.body);
+  EXPECT_EQ(j["answer"], fresh["answer"]);
+  EXPECT_EQ(j.value("cached", false), true);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "answer/answer_retrieval.h"
 
+#include "answer/answer_stages.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -140,6 +142,54 @@ SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
   if (plan.operators.after) f.date_from = *plan.operators.after;
   if (plan.operators.before) f.date_to = *plan.operators.before;
   return f;
+}
+
+// --- the retrieve stage (answer_stages.h) ---
+
+Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
+                                             const SearchFilter& filter, const AskOptions& options) {
+  RetrievedForAnswer out;
+  ATTEST_ASSIGN_OR_RETURN(out.got, Retrieve(ctx, plan, options, filter));
+  out.multi_hop = options.multi_hop && IsMultiHopPlan(plan);
+  const bool bridge_hop = options.multi_hop && !out.multi_hop && plan.intent != Intent::kCalculation &&
+                          plan.intent != Intent::kGreeting && plan.intent != Intent::kNavigational;
+  auto report = [&](const MultiHopResult& r) {
+    for (const HopStep& h : r.hops) {
+      out.answer_hops.push_back(AnswerHop{h.id, h.query, h.value, h.doc_id, h.sentence, h.supported});
+    }
+  };
+  if (bridge_hop) {
+    ATTEST_ASSIGN_OR_RETURN(out.bridges, RunBridgeHop(ctx, plan, filter, out.got.candidates, MultiHopOptions{}));
+    for (auto& c : out.bridges.candidates) out.got.candidates.push_back(c);
+    report(out.bridges);
+  }
+  if (out.multi_hop) {
+    ATTEST_ASSIGN_OR_RETURN(out.hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
+    out.got.hits += out.hops.candidates.size();
+    for (auto& c : out.hops.candidates) out.got.candidates.push_back(c);
+    report(out.hops);
+  }
+  return out;
+}
+
+const char* NoDocumentsReason(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                              const AskOptions& options) {
+  SearchFilter unrestricted = filter;
+  unrestricted.groups.reset();
+  unrestricted.clearance.reset();
+  unrestricted.labels.reset();
+  bool hidden = false;
+  if (options.report_access_filtered && (filter.groups || filter.labels)) {
+    SearchOptions so;
+    so.query = plan.subqueries.empty() ? plan.standalone : plan.subqueries.front().text;
+    so.k = 1;
+    so.filter = unrestricted;
+    so.mode = SearchMode::kBm25;
+    so.with_snippets = false;
+    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
+    hidden = r.ok() && !r->hits.empty();
+  }
+  return hidden ? "filtered_by_access" : "no_documents";
 }
 
 }  // namespace attest

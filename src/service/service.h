@@ -112,6 +112,10 @@ class Service {
   struct ThreadTurn;  // the thread a message belongs to (service_internal.h)
   ApiResult<std::string> RunAnswer(const Identity& who, const AnswerRequest& req, const RequestContext& ctx,
                                    EventSink* sink, const ThreadTurn* thread);
+  struct AnswerRun;  // one answer request (service_answer.cc)
+  void LookUpCachedAnswer(AnswerRun& run);
+  ApiResult<std::string> ReplayCachedAnswer(AnswerRun& run);
+  ApiResult<std::string> RunFreshAnswer(AnswerRun& run);
   ApiResult<std::string> EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const;
   SearchFilter FilterFor(const Identity& who, const std::string& tenant) const;
   uint32_t RemainingMs(const RequestContext& ctx, std::optional<uint32_t> deadline) const;

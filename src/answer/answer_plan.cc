@@ -1,0 +1,61 @@
+// The plan stage of the answer path (answer_stages.h): the thread's earlier turns, the planner's
+// configuration, the source hierarchy and the resolution of "latest".
+#include <ctime>
+#include <optional>
+
+#include "answer/answer_stages.h"
+
+namespace attest {
+namespace {
+
+std::string TodayUtc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& options) {
+  PlannerConfig config = PlannerConfig::Defaults();
+  if (!options.planner_config_json.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(config, PlannerConfig::FromJson(options.planner_config_json));
+  }
+  SourceHierarchy hierarchy = SourceHierarchy::Defaults();
+  if (!options.source_hierarchy_json.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(hierarchy, SourceHierarchy::FromJson(options.source_hierarchy_json));
+  }
+  const std::string today = options.today.empty() ? TodayUtc() : options.today;
+  // Earlier turns first, so a follow-up inherits the previous plan.
+  std::optional<QueryPlan> previous;
+  for (const std::string& earlier : options.thread) {
+    PlanArgs pa{earlier, today, previous ? &*previous : nullptr};
+    auto p = PlanQuestion(pa, config);
+    if (!p.ok()) continue;  // an earlier turn that does not plan cannot help this one
+    auto v = ResolveVersion(ctx, *p, FilterOf(options, *p));
+    if (v.ok()) p->resolved_version = v->version;
+    previous = std::move(p).value();
+  }
+  ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
+                          PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
+  PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}};
+  out.filter = FilterOf(options, out.plan);
+  if (out.plan.resolved_version.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(VersionResolution vr, ResolveVersion(ctx, out.plan, out.filter));
+    out.plan.resolved_version = vr.version;
+    if (!vr.warning.empty()) out.warnings.push_back(vr.warning);
+  }
+  return out;
+}
+
+std::vector<std::string> RetrieveQueries(const QueryPlan& plan) {
+  std::vector<std::string> queries;
+  for (const auto& sq : plan.subqueries) queries.push_back(sq.text);
+  if (queries.empty()) queries.push_back(plan.standalone);
+  return queries;
+}
+
+}  // namespace attest

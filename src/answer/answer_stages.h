@@ -1,0 +1,198 @@
+// The stages of the answer path (docs/answer.md, "Pipeline"), each a function with its own input
+// and output, composed by RunAnswer (answer_pipeline.cc):
+//
+//   PlanForAnswer      thread turns, planner configuration, source hierarchy, version resolution
+//   RetrieveForAnswer  one search per sub-query, bridge hop or hop chain        (answer_retrieval.cc)
+//   NoDocumentsReason  the access probe when nothing is visible                 (answer_retrieval.cc)
+//   PackForAnswer      evidence query, BuildEvidence, cross-encoder fusion, hop sentences first,
+//                      injection screening                                      (answer_pack.cc)
+//   SourcesOf / Abstain / SelectWriterPack                                      (answer_pack.cc)
+//   VerifyForAnswer    built-in checks, the optional judge, one repair round    (answer_verify.cc)
+//   ClaimsForAnswer    kept claims, unsupported actions, conflicts and attribution, the text with
+//                      [n] markers                                              (answer_claims.cc)
+//
+// The model-backed pieces are interfaces (AnswerModels) so tests substitute fakes; RunAnswer(ctx,
+// options) adapts the engine's LlmWriter and LlmJudge to them.
+//
+// Thread-safety: every stage is reentrant; the models state their own contracts.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "answer/answer_pipeline.h"
+#include "answer/answer_retrieval.h"
+#include "answer/multi_hop.h"
+#include "answer/source_hierarchy.h"
+#include "plan/query_plan.h"
+#include "write/writer.h"
+
+namespace attest {
+
+// A writer that can be asked once to repair the claims the verifier rejected (the LLM writer).
+class RepairingWriter : public AnswerWriter {
+ public:
+  virtual Result<Draft> Repair(const WriteArgs& args, const Draft& draft,
+                               const std::vector<ClaimVerdict>& verdicts) = 0;
+};
+
+// A second opinion on claims that can only confirm or downgrade the built-in verdicts (the LLM
+// judge). `mechanical` holds one verdict per claim, in order.
+class ClaimJudge {
+ public:
+  virtual ~ClaimJudge() = default;
+  virtual Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>& pack,
+                                                  const std::vector<DraftClaim>& claims,
+                                                  const std::vector<ClaimVerdict>& mechanical) const = 0;
+};
+
+struct AnswerModels {
+  RepairingWriter* llm_writer = nullptr;  // for WriterKind::kLlm; null = not configured
+  const ClaimJudge* judge = nullptr;      // for AskOptions::llm_judge; null = not configured
+  const Reranker* reranker = nullptr;     // an external cross-encoder; null = built-in features only
+};
+
+// RunAnswer with the models given (tests pass fakes); RunAnswer(ctx, options) calls it with the
+// context's models.
+Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels& models, const AskOptions& options);
+
+// --- plan ---
+struct PlannedAnswer {
+  QueryPlan plan;              // with resolved_version set
+  SearchFilter filter;         // the caller's filter narrowed by the plan
+  SourceHierarchy hierarchy;   // from AskOptions::source_hierarchy_json or the defaults
+  std::vector<std::string> warnings;  // a stale-sources warning from version resolution
+};
+
+// Plans the question after the earlier turns of its thread (a follow-up inherits the previous
+// plan; an earlier turn that does not plan is skipped) and resolves "latest".
+Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& options);
+
+// The queries announced with the "retrieve" progress event: the sub-queries, or the standalone
+// question.
+std::vector<std::string> RetrieveQueries(const QueryPlan& plan);
+
+// --- retrieve ---
+struct RetrievedForAnswer {
+  Retrieved got;              // candidates of every round (hops included), the result list, hits
+  bool multi_hop = false;     // the plan is a hop chain and AskOptions::multi_hop is on
+  MultiHopResult hops;        // the hop chain (multi_hop)
+  MultiHopResult bridges;     // the bridge hop (questions the planner did not split)
+  std::vector<AnswerHop> answer_hops;  // bridges then hops, as reported
+};
+
+Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
+                                             const SearchFilter& filter, const AskOptions& options);
+
+// Nothing was visible: "filtered_by_access" when documents of the tenant matched that the
+// caller's groups or labels do not admit (asked only with AskOptions::report_access_filtered; the
+// tenant is never widened), else "no_documents".
+const char* NoDocumentsReason(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                              const AskOptions& options);
+
+// --- pack ---
+// What the evidence builder scores passages against: the question's content terms (frame words,
+// excluded words and entity names no readable text contains removed), per sub-query terms,
+// phrases, scope, version and dates (not for hop chains), IDF over what the caller may read.
+EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                 bool multi_hop);
+
+struct PackInput {
+  const AnswerContext* ctx = nullptr;
+  const AnswerModels* models = nullptr;
+  const PlannedAnswer* planned = nullptr;
+  const RetrievedForAnswer* retrieved = nullptr;
+  std::string question;
+  std::function<bool()> past_deadline;  // asked before packing and before the cross-encoder; optional
+};
+
+struct PackedAnswer {
+  std::vector<EvidencePassage> pack;  // ids S1.. in order
+  double best_coverage = 0;
+  std::vector<std::string> degraded;  // rerank_skipped_deadline, rerank_failed: ...
+  std::vector<std::string> warnings;  // flagged sources
+};
+
+PackedAnswer PackForAnswer(const PackInput& in);
+
+// The cross-encoder reorders `pack`: each passage's score is scaled by 0.5 + its min-max
+// normalized cross-encoder score; ids are renumbered. On failure the pack is unchanged and a
+// "rerank_failed: ..." string is returned.
+std::optional<std::string> FuseCrossEncoder(const Reranker& reranker, const std::string& question,
+                                            std::vector<EvidencePassage>* pack);
+
+// The hop chain's supported sentences lead the pack, in hop order (added from the candidates when
+// packing left them out), scored at least as the top passage; ids are renumbered.
+void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidate>& candidates,
+                  const SourceHierarchy& hierarchy, std::vector<EvidencePassage>* pack);
+
+// Flags passages with text addressed to the model or reader (links judged against every
+// retrieved document); returns one warning per flagged passage.
+std::vector<std::string> ScreenPack(const std::vector<EvidenceCandidate>& candidates,
+                                    std::vector<EvidencePassage>* pack);
+
+std::vector<AnswerSource> SourcesOf(const std::vector<EvidencePassage>& pack);
+
+// Abstain when no unflagged passage is usable, the evidence covers less than half the question,
+// or only sources that cannot carry an answer alone speak to it (then `warning` says so).
+bool ShouldAbstain(const std::vector<EvidencePassage>& pack, double best_coverage, const SourceHierarchy& hierarchy,
+                   std::string* warning);
+
+struct WriterPack {
+  std::vector<EvidencePassage> pack;
+  bool version_scoped = true;  // false: no passage of the resolved version; all passages are given
+};
+
+// The passages the writer sees: the resolved version's (or unversioned) first, narrowed to the
+// question's scope when some passages speak to it, and to the hop chain's sentences for hop chains.
+WriterPack SelectWriterPack(const Analyzer& analyzer, const QueryPlan& plan, const std::vector<EvidencePassage>& pack,
+                            const MultiHopResult* hop_chain);
+
+// --- write ---
+WriteArgs WriteArgsFor(const std::string& question, const std::vector<EvidencePassage>& writer_pack,
+                       size_t max_sentences, const AnswerEvents* events);
+
+// --- verify ---
+struct VerifyInput {
+  const std::vector<EvidencePassage>* pack = nullptr;  // the whole pack (claims may cite any of it)
+  const ClaimJudge* judge = nullptr;                   // null = built-in checks only
+  RepairingWriter* repairer = nullptr;                 // null = no repair round
+  const WriteArgs* write_args = nullptr;               // what the draft was written from (for repair)
+};
+
+struct VerifiedAnswer {
+  Draft draft;                         // the repaired draft when a repair succeeded
+  std::vector<ClaimVerdict> verdicts;  // one per draft claim
+  uint64_t repair_prompt_tokens = 0;
+  uint64_t repair_completion_tokens = 0;
+  std::vector<std::string> degraded;   // llm_judge_failed: ..., repair_failed: ...
+  std::vector<std::string> warnings;   // the repair round ran
+};
+
+VerifiedAnswer VerifyForAnswer(const VerifyInput& in, Draft draft);
+
+// --- claims ---
+struct ClaimsInput {
+  const std::vector<EvidencePassage>* pack = nullptr;
+  const Draft* draft = nullptr;
+  const std::vector<ClaimVerdict>* verdicts = nullptr;
+  const SourceHierarchy* hierarchy = nullptr;
+  std::string resolved_version;
+};
+
+struct AnswerClaims {
+  std::vector<AnswerClaim> claims;
+  std::string text;                   // kept claims with [n] markers by pack position
+  size_t dropped = 0;
+  std::set<std::string> cited;        // source ids the kept claims cite
+  std::vector<std::string> warnings;  // disagreeing sources
+};
+
+AnswerClaims ClaimsForAnswer(const ClaimsInput& in);
+
+}  // namespace attest
