@@ -94,8 +94,8 @@ std::optional<Identity> Admit(Call& c) {
                    : c.ctx->limiter->Acquire(who.value().credential_id);
   if (!d.allowed) {
     c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
-    http::Response r = ErrorResponse(ApiError{ApiErrorCode::kRateLimited, "rate limit exceeded for this credential", ""},
-                                      c.rc.request_id, c.version);
+    http::Response r = ErrorResponse(
+        ApiError{ApiErrorCode::kRateLimited, "rate limit exceeded for this credential", ""}, c.rc.request_id, c.version);
     r.headers.emplace_back("Retry-After", std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))));
     c.ex->Respond(std::move(r));
     return std::nullopt;

@@ -67,6 +67,10 @@ AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {
   return r;
 }
 
+// A dependency's own message names its URL and model: logged, not shown.
+constexpr std::string_view kUpstreamMessage =
+    "a model server failed or answered something unusable (logged with the request id)";
+
 ApiError FromStatus(const Status& status, const std::string& field, LimitsOf limits) {
   using C = ApiErrorCode;
   switch (status.code()) {
@@ -79,8 +83,8 @@ ApiError FromStatus(const Status& status, const std::string& field, LimitsOf lim
       return ApiError{C::kCorruptDocument, status.message(), ""};
     case StatusCode::kResourceExhausted:
       if (limits == LimitsOf::kCallerInput) return ApiError{C::kPayloadTooLarge, status.message(), field};
-      spdlog::warn("model server: {}", status.ToString());
-      return ApiError{C::kUpstreamError, "a model server's reply was over a limit: " + status.message(), "model"};
+      spdlog::warn("model server over a limit: {}", status.ToString());
+      return ApiError{C::kUpstreamError, std::string(kUpstreamMessage), "model"};
     case StatusCode::kBusy:
       return ApiError{C::kUnavailable, "the index is busy; retry", ""};
     case StatusCode::kCancelled:
@@ -95,13 +99,16 @@ ApiError FromStatus(const Status& status, const std::string& field, LimitsOf lim
     case StatusCode::kUnavailable: {
       spdlog::warn("model server unavailable: {}", status.ToString());
       const int after = status.retry_after_seconds() > 0 ? status.retry_after_seconds() : kDefaultRetryAfterSeconds;
-      return ApiError{C::kModelUnavailable, status.message(), "model", after};
+      return ApiError{C::kModelUnavailable,
+                      "a model server is rate limiting or unavailable; retry after " + std::to_string(after) + " s",
+                      "model", after};
     }
     case StatusCode::kUpstreamError:
       spdlog::warn("model server failed: {}", status.ToString());
-      return ApiError{C::kUpstreamError, status.message(), "model"};
+      return ApiError{C::kUpstreamError, std::string(kUpstreamMessage), "model"};
     case StatusCode::kDeadlineExceeded:
-      return ApiError{C::kDeadlineExceeded, status.message(), ""};
+      spdlog::warn("deadline exceeded: {}", status.ToString());
+      return ApiError{C::kDeadlineExceeded, "the work did not finish in time (logged with the request id)", ""};
     // No engine call the service makes returns these for a reason of the caller's or a
     // dependency's: they are bugs or failures of this server. The detail is logged, not shown.
     case StatusCode::kOk:

@@ -61,8 +61,9 @@ inline constexpr int kDefaultRetryAfterSeconds = 2;
 // cancelled; kNoSpace -> storage_full; kUnavailable -> model_unavailable on "model" with
 // retry_after_seconds (kDefaultRetryAfterSeconds when the model did not say); kUpstreamError ->
 // upstream_error on "model"; kDeadlineExceeded -> deadline_exceeded; anything else (kOk,
-// kAlreadyExists, kIOError, kUnsupported, kInternal) -> internal with a generic message, the
-// detail logged, never shown. A dependency's failure is never a 4xx.
+// kAlreadyExists, kIOError, kUnsupported, kInternal) -> internal. Internal, dependency and deadline
+// errors get a generic message (a model client's names the server's URL): the detail is logged,
+// never shown. A dependency's failure is never a 4xx.
 ApiError FromStatus(const Status& status, const std::string& field, LimitsOf limits);
 
 }  // namespace attest::service::internal
