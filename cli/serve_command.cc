@@ -229,9 +229,9 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   rc.in_flight = [&srv] { return srv ? srv->in_flight() : 0; };
   auto errors = [&svc](int status, std::string code, std::string message, std::string field) {
     // The transport's own errors (404, 405, 413, 503...): the request was not parsed as far as its
-    // X-Request-Id, so it gets an assigned one.
-    return server::ErrorResponse(service::ApiError{std::move(code), std::move(message), std::move(field)},
-                                 service::internal::RandomId("req_"), svc.VersionHeader());
+    // X-Request-Id, so it gets an assigned one. The status comes from the error table.
+    return server::TransportErrorResponse(code, std::move(message), std::move(field),
+                                          service::internal::RandomId("req_"), svc.VersionHeader());
   };
   auto created = http::Server::Create(ho, server::BuildRoutes(&rc), errors);
   if (!created.ok()) {

@@ -98,7 +98,7 @@ bool Printable(std::string_view s) {
 }
 
 void CheckRefusal(const ApiError& e) {
-  FUZZ_CHECK(e.code == "unauthorized");
+  FUZZ_CHECK(e.code == attest::service::ApiErrorCode::kUnauthorized);
   FUZZ_CHECK(!e.message.empty());
   FUZZ_CHECK(Printable(e.message));  // it is sent back in a JSON error body
 }
@@ -172,7 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto created = JwtVerifier::Create(std::move(o));
   if (input.find("-----BEGIN") != std::string_view::npos) FUZZ_CHECK(!created.ok());
   if (!created.ok()) {
-    FUZZ_CHECK(created.error().code == "invalid_request");
+    FUZZ_CHECK(created.error().code == attest::service::ApiErrorCode::kInvalidRequest);
     FUZZ_CHECK(!created.error().field.empty());
   }
   return 0;

@@ -16,7 +16,8 @@ namespace {
 using namespace attest::service;
 
 void CheckError(const ApiError& e) {
-  static const std::set<std::string> kCodes = {"invalid_json", "invalid_request", "payload_too_large"};
+  static const std::set<ApiErrorCode> kCodes = {ApiErrorCode::kInvalidJson, ApiErrorCode::kInvalidRequest,
+                                                ApiErrorCode::kPayloadTooLarge};
   FUZZ_CHECK(kCodes.count(e.code) == 1);
   FUZZ_CHECK(!e.message.empty());
   FUZZ_CHECK(!attest::ingest::FindInvalidUtf8(e.message).has_value());  // safe to put in a JSON response

@@ -12,6 +12,7 @@ namespace attest::server {
 namespace {
 
 using service::ApiError;
+using service::ApiErrorCode;
 using service::ApiResult;
 using service::Identity;
 using service::RequestContext;
@@ -93,8 +94,8 @@ std::optional<Identity> Admit(Call& c) {
                    : c.ctx->limiter->Acquire(who.value().credential_id);
   if (!d.allowed) {
     c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
-    http::Response r = ErrorResponse(ApiError{"rate_limited", "rate limit exceeded for this credential", ""},
-                                      c.rc.request_id, c.version);
+    http::Response r = ErrorResponse(
+        ApiError{ApiErrorCode::kRateLimited, "rate limit exceeded for this credential", ""}, c.rc.request_id, c.version);
     r.headers.emplace_back("Retry-After", std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))));
     c.ex->Respond(std::move(r));
     return std::nullopt;
@@ -117,12 +118,12 @@ void Answer(Call& c, const Identity& who, const service::AnswerRequest& req, con
                      : c.ctx->service->Answer(who, req, c.rc, &sink);
   if (!r.ok()) {
     if (!sink.started()) return c.Fail(r.error());
-    nlohmann::json n = {{"code", r.error().code}, {"message", r.error().message}};
+    nlohmann::json n = {{"code", service::ApiErrorCodeName(r.error().code)}, {"message", r.error().message}};
     sink.Emit("notice", n.dump());
   }
   if (!sink.started()) {
     // Nothing was emitted (the client left before the first event): end the exchange.
-    c.Fail(ApiError{"cancelled", "the client went away", ""});
+    c.Fail(ApiError{ApiErrorCode::kCancelled, "the client went away", ""});
     return;
   }
   sink.Finish();
@@ -136,7 +137,7 @@ void DocumentRoute(Call& c, Fn fn) {
   const auto& q = c.ex->request().query;
   const std::string tenant = q.count("tenant") ? q.at("tenant") : "";
   if (!tenant.empty() && !service::ValidTenant(tenant)) {
-    return c.Fail(ApiError{"invalid_request", "tenant must match [a-z0-9_-]{1,32}", "tenant"});
+    return c.Fail(ApiError{ApiErrorCode::kInvalidRequest, "tenant must match [a-z0-9_-]{1,32}", "tenant"});
   }
   c.Reply(fn(id.value(), tenant));
 }
@@ -168,7 +169,7 @@ http::Handler Bulk(RouteContext* ctx, const char* route, Fn fn) {
         return;
       case http::Admission::kKeyFull: {
         http::Response r = ErrorResponse(
-            ApiError{"rate_limited",
+            ApiError{ApiErrorCode::kRateLimited,
                      "tenant '" + tenant + "' already has its share of the bulk queue waiting; retry when one finishes",
                      ""},
             c.rc.request_id, c.version);
@@ -176,9 +177,9 @@ http::Handler Bulk(RouteContext* ctx, const char* route, Fn fn) {
         return c.ex->Respond(std::move(r));
       }
       case http::Admission::kPoolFull:
-        return c.Fail(ApiError{"overloaded", "the bulk work queue is full; retry later", ""});
+        return c.Fail(ApiError{ApiErrorCode::kOverloaded, "the bulk work queue is full; retry later", ""});
       case http::Admission::kStopped:
-        return c.Fail(ApiError{"unavailable", "the server is shutting down", ""});
+        return c.Fail(ApiError{ApiErrorCode::kUnavailable, "the server is shutting down", ""});
     }
   };
 }
@@ -248,12 +249,12 @@ http::Router BuildRoutes(RouteContext* ctx) {
   r.Add("GET", "/readyz", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/readyz");
     if (ctx->ready && !ctx->ready()) {
-      return c.Fail(ApiError{"unavailable", "not ready (starting or shutting down)", ""});
+      return c.Fail(ApiError{ApiErrorCode::kUnavailable, "not ready (starting or shutting down)", ""});
     }
     if (std::vector<std::string> why = ctx->service->NotReadyReasons(); !why.empty()) {
       std::string message = "not ready: ";
       for (size_t i = 0; i < why.size(); ++i) message += (i ? "; " : "") + why[i];
-      return c.Fail(ApiError{"unavailable", message, ""});
+      return c.Fail(ApiError{ApiErrorCode::kUnavailable, message, ""});
     }
     c.Reply(nlohmann::json{{"status", "ready"}, {"versions", ctx->service->Versions()}}.dump());
   });
@@ -272,7 +273,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
   });
   r.Add("GET", "/v1/openapi.json", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/v1/openapi.json");
-    static const std::string doc = service::OpenApiJson(ATTEST_VERSION);
+    static const std::string doc = service::OpenApiJson(ATTEST_VERSION, &HttpStatusOf);
     c.Reply(doc);
   });
   return r;

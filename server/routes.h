@@ -2,7 +2,7 @@
 // (docs/http_api.md). Every route: request id (accepted from X-Request-Id or assigned) and the
 // component versions echoed; authentication, then the per-credential rate limit; a strict body
 // parse; the Service call; errors as {"error":{"code","message","field"}} with the status of
-// their code.
+// their code (HttpStatusOf) and Retry-After when the error says when to retry.
 #pragma once
 
 #include <atomic>
@@ -32,14 +32,24 @@ struct RouteContext {
 
 http::Router BuildRoutes(RouteContext* ctx);
 
-// HTTP status of an ApiError code (400 invalid_json/invalid_request/bad_http, 401 unauthorized,
-// 403 forbidden, 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict,
-// 413 payload_too_large, 429 rate_limited/quota_exceeded, 431 headers_too_large, 499 cancelled,
-// 501 not_implemented, 503 overloaded/unavailable/storage_full/audit_unavailable/vector_leg_unavailable,
-// 504 deadline_exceeded, 500 internal/corrupt_document; an unknown code is 500).
-int HttpStatusOf(const std::string& code);
+// The HTTP status of each ApiErrorCode: the one table (server/error_response.cc; docs/design.md,
+// "Errors"). 400 invalid_json/invalid_request/bad_http, 401 unauthorized, 403 forbidden,
+// 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict, 413 payload_too_large (the
+// caller's input only), 415 unsupported_media_type, 429 rate_limited/quota_exceeded,
+// 431 headers_too_large, 499 cancelled, 500 internal/corrupt_document, 501 not_implemented,
+// 502 upstream_error (a model server failed), 503 overloaded/unavailable/storage_full/
+// audit_unavailable/vector_leg_unavailable/model_unavailable (a model server is rate limiting or
+// down; Retry-After), 504 deadline_exceeded. Every code has a status (error_response_test); 0 only
+// for a value outside the enum, which ErrorResponse answers as 500. The OpenAPI document is
+// generated from this function too (service::OpenApiJson).
+int HttpStatusOf(service::ApiErrorCode code);
 // The JSON error response, with the request id and version headers.
 http::Response ErrorResponse(const service::ApiError& error, const std::string& request_id,
                              const std::string& version_header);
+// An error the transport raises itself (http::ErrorResponder: 400 bad_http, 404, 405, 408, 413,
+// 431, 501, 503 overloaded...) through the same table: the transport names its code, the table
+// gives the status. A name that is not an ApiErrorCode is logged and answered as internal (500).
+http::Response TransportErrorResponse(std::string_view code, std::string message, std::string field,
+                                      const std::string& request_id, const std::string& version_header);
 
 }  // namespace attest::server

@@ -273,7 +273,7 @@ class AuthenticatorTest : public ::testing::Test {
     EXPECT_TRUE(k.ok());
     return k->plaintext;
   }
-  static std::string Error(const ApiResult<Identity>& r) { return r.ok() ? "" : r.error().code + ": " + r.error().message; }
+  static std::string Error(const ApiResult<Identity>& r) { return r.ok() ? "" : std::string(ApiErrorCodeName(r.error().code)) + ": " + r.error().message; }
   TempDir tmp_;
   std::unique_ptr<AuthStore> store_;
 };

@@ -37,7 +37,7 @@ std::unique_ptr<JwtVerifier> Verifier(JwtVerifierOptions o) {
 std::string Rejection(const JwtVerifier& v, const std::string& token) {
   auto r = v.Verify(token);
   if (r.ok()) return "";
-  EXPECT_EQ(r.error().code, "unauthorized");
+  EXPECT_EQ(r.error().code, ApiErrorCode::kUnauthorized);
   return r.error().message;
 }
 
@@ -268,7 +268,7 @@ TEST(Jwt, Regression_Hs256SecretIsThePublicKeyPemWithoutItsTrailingNewline) {
     o.hs256_secret = secret;
     auto r = JwtVerifier::Create(o);
     ASSERT_FALSE(r.ok()) << "accepted as an HS256 secret: " << secret.substr(0, 40);
-    EXPECT_EQ(r.error().code, "invalid_request");
+    EXPECT_EQ(r.error().code, ApiErrorCode::kInvalidRequest);
     EXPECT_EQ(r.error().field, "jwt_hs256_secret");
     EXPECT_NE(r.error().message.find("public key"), std::string::npos) << r.error().message;
   }

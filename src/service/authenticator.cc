@@ -19,7 +19,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr size_t kMaxCacheEntries = 10000;
 
-ApiError Unauthorized(std::string message) { return ApiError{"unauthorized", std::move(message), ""}; }
+ApiError Unauthorized(std::string message) { return ApiError{ApiErrorCode::kUnauthorized, std::move(message), ""}; }
 
 std::string Trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
@@ -192,7 +192,7 @@ class AuthenticatorImpl final : public Authenticator {
     if (!principal.ok()) return principal.error();
     const auto& p = principal.value();
     if (!p) return false;
-    if (p->disabled) return ApiError{"forbidden", "principal disabled", ""};
+    if (p->disabled) return ApiError{ApiErrorCode::kForbidden, "principal disabled", ""};
     id->groups = p->groups;
     id->clearance = p->clearance;
     return true;
@@ -206,7 +206,7 @@ class AuthenticatorImpl final : public Authenticator {
       if (auto hit = keys_.Get(key_id, now)) return std::move(*hit);
     }
     auto rec = store_->LookupKey(key_id);
-    if (!rec.ok()) return ApiError{"unavailable", "auth database: " + rec.status().message(), ""};
+    if (!rec.ok()) return ApiError{ApiErrorCode::kUnavailable, "auth database: " + rec.status().message(), ""};
     std::lock_guard<std::mutex> lock(mu_);
     keys_.Put(key_id, *rec, now + options_.group_cache_ttl, now);
     return std::move(*rec);
@@ -221,7 +221,7 @@ class AuthenticatorImpl final : public Authenticator {
       if (auto hit = principals_.Get(key, now)) return std::move(*hit);
     }
     auto p = store_->GetPrincipal(tenant, user);
-    if (!p.ok()) return ApiError{"unavailable", "auth database: " + p.status().message(), ""};
+    if (!p.ok()) return ApiError{ApiErrorCode::kUnavailable, "auth database: " + p.status().message(), ""};
     std::lock_guard<std::mutex> lock(mu_);
     principals_.Put(key, *p, now + options_.group_cache_ttl, now);
     return std::move(*p);

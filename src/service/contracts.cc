@@ -82,11 +82,11 @@ ApiResult<T> Parse(std::string_view body, const ObjectSchema& schema, const Pars
     if (!valid.ok()) return valid.error();
     return convert(valid.value());
   } catch (const std::bad_alloc&) {
-    return ApiError{"payload_too_large", "the request is too large to process", ""};
+    return ApiError{ApiErrorCode::kPayloadTooLarge, "the request is too large to process", ""};
   } catch (const std::exception& e) {
-    return ApiError{"internal", std::string("request parsing failed: ") + e.what(), ""};
+    return ApiError{ApiErrorCode::kInternal, std::string("request parsing failed: ") + e.what(), ""};
   } catch (...) {
-    return ApiError{"internal", "request parsing failed", ""};
+    return ApiError{ApiErrorCode::kInternal, "request parsing failed", ""};
   }
 }
 
@@ -117,7 +117,7 @@ ApiResult<std::string> ParseDocumentId(std::string_view id, std::string_view fie
     const FieldSpec& spec = DocumentInputSchema().fields.front();
     return ValidateString(id, spec, std::string(field), ParseLimits{});
   } catch (...) {
-    return ApiError{"internal", "document id validation failed", std::string(field)};
+    return ApiError{ApiErrorCode::kInternal, "document id validation failed", std::string(field)};
   }
 }
 

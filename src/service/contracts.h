@@ -116,7 +116,10 @@ bool ValidRequestId(std::string_view id);
 ApiResult<std::string> ParseDocumentId(std::string_view id, std::string_view field = "id");
 
 // The OpenAPI 3.0 document of the v1 API (request schemas from the same tables the parsers use,
-// responses and routes described), as pretty JSON. Served at GET /v1/openapi.json.
-std::string OpenApiJson(std::string_view server_version);
+// responses and routes described), as pretty JSON. Served at GET /v1/openapi.json. The error
+// responses come from `status_of`, the HTTP adapter's one table (server::HttpStatusOf): this
+// layer knows no status numbers of its own.
+using ErrorStatusTable = int (*)(ApiErrorCode code);
+std::string OpenApiJson(std::string_view server_version, ErrorStatusTable status_of);
 
 }  // namespace attest::service

@@ -26,7 +26,7 @@ constexpr int kMinRsaBits = 2048;
 constexpr int kMaxJsonDepth = 8;
 constexpr size_t kMaxGroups = 1024;
 
-ApiError Unauthorized(std::string message) { return ApiError{"unauthorized", std::move(message), ""}; }
+ApiError Unauthorized(std::string message) { return ApiError{ApiErrorCode::kUnauthorized, std::move(message), ""}; }
 ApiError BadConfig(std::string field, std::string message) { return InvalidField(std::move(field), std::move(message)); }
 
 // `s` for an error message: printable ASCII (anything else as '?'), at most `max` bytes.
@@ -213,7 +213,7 @@ ApiResult<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(JwtVerifierOptions o
   if (rs256) {
     BIO* bio = BIO_new_mem_buf(options.rs256_public_key_pem.data(),
                                static_cast<int>(options.rs256_public_key_pem.size()));
-    if (bio == nullptr) return ApiError{"internal", "BIO_new_mem_buf failed", ""};
+    if (bio == nullptr) return ApiError{ApiErrorCode::kInternal, "BIO_new_mem_buf failed", ""};
     keys->rsa = PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr);
     BIO_free(bio);
     ERR_clear_error();
@@ -282,7 +282,7 @@ ApiResult<JwtClaims> JwtVerifier::Verify(std::string_view token, std::chrono::sy
     if (HMAC(EVP_sha256(), options_.hs256_secret.data(), static_cast<int>(options_.hs256_secret.size()),
              reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size(), mac,
              &mac_len) == nullptr) {
-      return ApiError{"internal", "HMAC-SHA256 failed", ""};
+      return ApiError{ApiErrorCode::kInternal, "HMAC-SHA256 failed", ""};
     }
     if (signature->size() != mac_len || CRYPTO_memcmp(mac, signature->data(), mac_len) != 0) {
       return Unauthorized("invalid token signature");
@@ -290,7 +290,7 @@ ApiResult<JwtClaims> JwtVerifier::Verify(std::string_view token, std::chrono::sy
   } else {
     if (keys_->rsa == nullptr) return Unauthorized("RS256 tokens are not accepted (no RS256 public key configured)");
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    if (ctx == nullptr) return ApiError{"internal", "EVP_MD_CTX_new failed", ""};
+    if (ctx == nullptr) return ApiError{ApiErrorCode::kInternal, "EVP_MD_CTX_new failed", ""};
     EVP_PKEY_CTX* pctx = nullptr;
     int ok = EVP_DigestVerifyInit(ctx, &pctx, EVP_sha256(), nullptr, keys_->rsa) == 1 &&
              EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1 &&

@@ -18,7 +18,7 @@
 // and aud (string or array) must contain the configured audience when those are set; sub required;
 // tenant required, [a-z0-9_-]{1,32}; groups optional array of strings; clearance optional string;
 // admin optional bool; operator optional bool, and `true` only when the deployment allows operator
-// tokens. Every failure is ApiError{"unauthorized", <precise message>}.
+// tokens. Every failure is ApiError{ApiErrorCode::kUnauthorized, <precise message>}.
 //
 // Thread-safety: a JwtVerifier is immutable after Create(); Verify() from any thread.
 #pragma once

@@ -3,6 +3,7 @@
 // docs/http_api.md (the answer is the `attest ask --json` object plus answer_id, request_id and
 // versions; see src/answer/answer_output.cc).
 #include <exception>
+#include <map>
 
 #include "service/contracts.h"
 #include "service/schema.h"
@@ -41,21 +42,57 @@ constexpr const char* kSseDescription =
     "dropped_claims, degraded, thread?} the last event (`thread` on messages of a thread). An error after the stream started is sent as "
     "`event: error` with the Error object, then the stream ends.";
 
-json Components() {
+json Security();
+json Parameters();
+
+// Error responses, generated from the HTTP adapter's table: one component per status, "Error400",
+// listing the codes answered with it.
+std::string ErrorResponseName(int status) { return "Error" + std::to_string(status); }
+
+json ErrorResponses(ErrorStatusTable status_of) {
+  std::map<int, std::string> by_status;
+  for (int i = 0; i < kApiErrorCodeCount; ++i) {
+    const auto code = static_cast<ApiErrorCode>(i);
+    std::string& text = by_status[status_of(code)];
+    text += (text.empty() ? "" : " ") + std::string(ApiErrorCodeName(code)) + ": " +
+            std::string(ApiErrorCodeDescription(code)) + ".";
+  }
+  json responses = json::object();
+  for (const auto& [status, text] : by_status) {
+    responses[ErrorResponseName(status)] = {{"description", text},
+                                            {"content", {{"application/json", {{"schema", Ref("Error")}}}}}};
+  }
+  return responses;
+}
+
+// The codes every authenticated operation may answer; those of operations that may call a model
+// server (embeddings on indexing and search, chat and rerank on answers); not_found.
+constexpr ApiErrorCode kOperationErrors[] = {
+    ApiErrorCode::kInvalidJson,  ApiErrorCode::kInvalidRequest, ApiErrorCode::kUnauthorized,
+    ApiErrorCode::kForbidden,    ApiErrorCode::kPayloadTooLarge, ApiErrorCode::kRateLimited,
+    ApiErrorCode::kQuotaExceeded, ApiErrorCode::kOverloaded,    ApiErrorCode::kUnavailable,
+    ApiErrorCode::kAuditUnavailable, ApiErrorCode::kInternal};
+constexpr ApiErrorCode kModelErrors[] = {ApiErrorCode::kVectorLegUnavailable, ApiErrorCode::kModelUnavailable,
+                                         ApiErrorCode::kUpstreamError, ApiErrorCode::kDeadlineExceeded};
+
+void AddErrorResponse(ErrorStatusTable status_of, ApiErrorCode code, json* responses) {
+  const int status = status_of(code);
+  (*responses)[std::to_string(status)] = {{"$ref", "#/components/responses/" + ErrorResponseName(status)}};
+}
+
+json Components(ErrorStatusTable status_of) {
   json schemas = json::object();
   for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
 
+  json code_names = json::array();
+  for (int i = 0; i < kApiErrorCodeCount; ++i) code_names.push_back(ApiErrorCodeName(static_cast<ApiErrorCode>(i)));
   schemas["Error"] = Object(
       {{"error", Object({{"code", {{"type", "string"},
-                                   {"enum", {"invalid_json", "invalid_request", "unauthorized", "forbidden",
-                                             "not_found", "conflict", "payload_too_large", "rate_limited",
-                                             "quota_exceeded", "overloaded", "unavailable", "storage_full",
-                                             "audit_unavailable", "vector_leg_unavailable", "deadline_exceeded",
-                                             "corrupt_document", "internal"}},
-                                   {"description", "Stable machine-readable code."}}},
+                                   {"enum", code_names},
+                                   {"description", "Stable machine-readable code (docs/http_api.md, \"Errors\")."}}},
                          {"message", Str("What was wrong, for people.")},
                          {"field", Str("JSON path of the offending request field, e.g. filters.sites[2]; "
-                                       "\"\" when none.")}},
+                                       "\"model\" when a model server failed; \"\" when none.")}},
                         {"code", "message", "field"})}},
       {"error"});
   schemas["Versions"] = {{"type", "object"},
@@ -197,32 +234,22 @@ json Components() {
                                       {"request_id", Str("Request id.")},
                                       {"versions", Ref("Versions")}});
 
-  auto error_response = [](const char* description) {
-    return json{{"description", description},
-                {"content", {{"application/json", {{"schema", Ref("Error")}}}}}};
-  };
-  json responses = {
-      {"BadRequest", error_response("invalid_json or invalid_request: the error names the field.")},
-      {"Unauthorized", error_response("unauthorized: missing, invalid or expired credential.")},
-      {"Forbidden", error_response("forbidden: the credential may not do this (e.g. another tenant).")},
-      {"NotFound", error_response("not_found.")},
-      {"PayloadTooLarge", error_response("payload_too_large: the body is over the limit.")},
-      {"RateLimited", error_response("rate_limited: over the credential's rate (see Retry-After; feedback has a "
-                                     "rate of its own); or quota_exceeded: a thread or feedback quota, named in "
-                                     "the message.")},
-      {"Unavailable", error_response("overloaded or unavailable: try again later. audit_unavailable: the request "
-                                     "was not run because its audit record could not be kept (Retry-After). "
-                                     "vector_leg_unavailable: mode vector or hybrid while the tenant's vector "
-                                     "model cannot be loaded (the message names the file; mode auto still works).")},
-  };
-  json security = {
+  return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
+          {"parameters", Parameters()}};
+}
+
+json Security() {
+  return {
       {"bearer", {{"type", "http"}, {"scheme", "bearer"}, {"bearerFormat", "JWT"},
                   {"description", "JWT (HS256 or RS256) with exp, nbf, iss and aud checked; claims give tenant, "
                                   "user, groups and clearance."}}},
       {"apiKey", {{"type", "apiKey"}, {"in", "header"}, {"name", "X-API-Key"},
                   {"description", "API key (stored hashed by the server)."}}},
   };
-  json parameters = {
+}
+
+json Parameters() {
+  return {
       {"RequestId", {{"name", "X-Request-Id"}, {"in", "header"}, {"required", false},
                      {"description", "1..128 of [A-Za-z0-9._:-]; echoed. Otherwise the server assigns one."},
                      {"schema", {{"type", "string"}, {"pattern", "^[A-Za-z0-9._:-]{1,128}$"}}}}},
@@ -230,7 +257,6 @@ json Components() {
               {"description", "Document or thread id (percent-encoded)."},
               {"schema", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}}}},
   };
-  return {{"schemas", schemas}, {"responses", responses}, {"securitySchemes", security}, {"parameters", parameters}};
 }
 
 json JsonBody(const std::string& schema) {
@@ -241,16 +267,23 @@ json Ok(const char* description, const std::string& schema) {
   return {{"description", description}, {"content", {{"application/json", {{"schema", Ref(schema)}}}}}};
 }
 
-// An authenticated operation with the usual error responses.
-json Operation(const char* summary, const char* tag, json responses, bool with_id, bool not_found) {
-  for (const auto& [code, name] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"400", "BadRequest"}, {"401", "Unauthorized"}, {"403", "Forbidden"}, {"413", "PayloadTooLarge"},
-           {"429", "RateLimited"}, {"503", "Unavailable"}}) {
-    responses[code] = {{"$ref", std::string("#/components/responses/") + name}};
+// What an authenticated operation takes and may fail with.
+struct OperationShape {
+  bool with_id = false;    // the {id} path parameter
+  bool not_found = false;  // may answer not_found
+  bool models = false;     // may call a model server
+};
+
+// An authenticated operation with its error responses (from the HTTP adapter's table).
+json Operation(ErrorStatusTable status_of, const char* summary, const char* tag, json responses,
+               OperationShape shape) {
+  for (ApiErrorCode code : kOperationErrors) AddErrorResponse(status_of, code, &responses);
+  if (shape.models) {
+    for (ApiErrorCode code : kModelErrors) AddErrorResponse(status_of, code, &responses);
   }
-  if (not_found) responses["404"] = {{"$ref", "#/components/responses/NotFound"}};
+  if (shape.not_found) AddErrorResponse(status_of, ApiErrorCode::kNotFound, &responses);
   json params = json::array({{{"$ref", "#/components/parameters/RequestId"}}});
-  if (with_id) params.push_back({{"$ref", "#/components/parameters/Id"}});
+  if (shape.with_id) params.push_back({{"$ref", "#/components/parameters/Id"}});
   return {{"summary", summary}, {"tags", json::array({tag})}, {"parameters", params}, {"responses", responses}};
 }
 
@@ -264,48 +297,49 @@ json AnswerResponses() {
                                 {"text/event-stream", {{"schema", {{"type", "string"}, {"description", kSseDescription}}}}}}}}}};
 }
 
-json Paths() {
+json Paths(ErrorStatusTable status_of) {
   json p = json::object();
-  json create = Operation("Index one document (idempotent by id).", "documents",
-                          {{"200", Ok("Indexed.", "PutDocumentsResult")}}, false, false);
+  json create = Operation(status_of, "Index one document (idempotent by id).", "documents",
+                          {{"200", Ok("Indexed.", "PutDocumentsResult")}}, {.models = true});
   create["requestBody"] = JsonBody("DocumentInput");
   p["/v1/documents"]["post"] = create;
 
-  json batch = Operation("Index up to 1000 documents (bulk queue).", "documents",
-                         {{"200", Ok("Indexed in one atomic commit.", "PutDocumentsResult")}}, false, false);
+  json batch = Operation(status_of, "Index up to 1000 documents (bulk queue).", "documents",
+                         {{"200", Ok("Indexed in one atomic commit.", "PutDocumentsResult")}}, {.models = true});
   batch["requestBody"] = JsonBody("DocumentBatchRequest");
   p["/v1/documents:batch"]["post"] = batch;
 
-  p["/v1/documents/{id}"]["get"] = Operation(
+  p["/v1/documents/{id}"]["get"] = Operation(status_of, 
       "A document's metadata and text, if the caller may read it.", "documents",
       {{"200", Ok("The document.", "Document")}},
-      true, true);
-  p["/v1/documents/{id}"]["delete"] = Operation("Delete a document (idempotent).", "documents",
-                                                {{"200", Ok("Deleted.", "DeleteResult")}}, true, true);
+      {.with_id = true, .not_found = true});
+  p["/v1/documents/{id}"]["delete"] = Operation(status_of, "Delete a document (idempotent).", "documents",
+                                                {{"200", Ok("Deleted.", "DeleteResult")}},
+                                                {.with_id = true, .not_found = true});
 
-  json search = Operation("Ranked chunks for a query.", "search", {{"200", Ok("The hits.", "SearchResponse")}},
-                          false, false);
+  json search = Operation(status_of, "Ranked chunks for a query.", "search", {{"200", Ok("The hits.", "SearchResponse")}},
+                          {.models = true});
   search["requestBody"] = JsonBody("SearchRequest");
   p["/v1/search"]["post"] = search;
 
-  json answer = Operation("A cited answer, as JSON or streamed as server-sent events.", "answer", AnswerResponses(),
-                          false, false);
+  json answer = Operation(status_of, "A cited answer, as JSON or streamed as server-sent events.", "answer", AnswerResponses(),
+                          {.models = true});
   answer["requestBody"] = JsonBody("AnswerRequest");
   p["/v1/answer"]["post"] = answer;
 
-  json thread = Operation("Start a conversation.", "threads", {{"201", Ok("The thread.", "Thread")}}, false, false);
+  json thread = Operation(status_of, "Start a conversation.", "threads", {{"201", Ok("The thread.", "Thread")}}, {});
   thread["requestBody"] = JsonBody("ThreadCreateRequest");
   p["/v1/threads"]["post"] = thread;
 
-  json message = Operation("Ask in a thread: a follow-up is planned with the earlier questions; the response "
+  json message = Operation(status_of, "Ask in a thread: a follow-up is planned with the earlier questions; the response "
                            "shows the last turns again, re-checked for the caller.", "threads",
-                           AnswerResponses(), true, true);
+                           AnswerResponses(), {.with_id = true, .not_found = true, .models = true});
   message["requestBody"] = JsonBody("AnswerRequest");
   p["/v1/threads/{id}/messages"]["post"] = message;
 
-  json feedback = Operation("Flag an answer, claim or source as wrong, unsupported or stale.", "feedback",
+  json feedback = Operation(status_of, "Flag an answer, claim or source as wrong, unsupported or stale.", "feedback",
                             {{"201", Ok("Recorded durably in conversations.db; a repeat for the same answer, claim and "
-                                        "user replaces the earlier record.", "FeedbackResult")}}, false, true);
+                                        "user replaces the earlier record.", "FeedbackResult")}}, {.not_found = true});
   feedback["requestBody"] = JsonBody("FeedbackRequest");
   p["/v1/feedback"]["post"] = feedback;
 
@@ -313,7 +347,8 @@ json Paths() {
   p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "
                                "is written and has room, and the server is not shutting down.",
                                {{"200", {{"description", "ready"}}},
-                                {"503", {{"description", "not ready; the error message lists every reason"}}}});
+                                {std::to_string(status_of(ApiErrorCode::kUnavailable)),
+                                 {{"description", "not ready (unavailable); the error message lists every reason"}}}});
   p["/metrics"]["get"] = Public(
       "Prometheus metrics: per-stage latency histograms, cache hits, retractions, fallbacks by reason, audit "
       "failures.",
@@ -327,7 +362,7 @@ json Paths() {
 
 }  // namespace
 
-std::string OpenApiJson(std::string_view server_version) {
+std::string OpenApiJson(std::string_view server_version, ErrorStatusTable status_of) {
   try {
     json doc = {
         {"openapi", "3.0.3"},
@@ -336,8 +371,8 @@ std::string OpenApiJson(std::string_view server_version) {
                   {"description", "Grounded answers with citations over your documents. Every error is "
                                   "{\"error\":{\"code\",\"message\",\"field\"}}; every response echoes "
                                   "X-Request-Id and the component versions."}}},
-        {"paths", Paths()},
-        {"components", Components()},
+        {"paths", Paths(status_of)},
+        {"components", Components(status_of)},
         {"security", json::array({{{"bearer", json::array()}}, {{"apiKey", json::array()}}})},
     };
     return doc.dump(2, ' ', false, json::error_handler_t::replace);

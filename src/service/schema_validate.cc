@@ -77,7 +77,7 @@ class StrictSax {
   bool key(std::string& k) {
     json* object = stack_.back();
     if (object->contains(k)) {
-      duplicate_ = ApiError{"invalid_request", "duplicate key \"" + Shorten(k, 64) + "\": each key may appear once",
+      duplicate_ = ApiError{ApiErrorCode::kInvalidRequest, "duplicate key \"" + Shorten(k, 64) + "\": each key may appear once",
                             JoinPath(paths_.back(), k)};
       return false;
     }
@@ -354,7 +354,7 @@ ApiResult<json> ValidateValue(const json& value, const FieldSpec& spec, const st
       return out;
     }
   }
-  return ApiError{"internal", "unknown field type in the schema of " + path, path};
+  return ApiError{ApiErrorCode::kInternal, "unknown field type in the schema of " + path, path};
 }
 
 bool IsForbiddenIdentityField(std::string_view name) {
@@ -391,7 +391,7 @@ ApiResult<std::string> ValidateString(std::string_view value, const FieldSpec& s
   std::string s;
   if (spec.normalize) {
     std::optional<std::string> normalized = NormalizeNfcTrim(value);
-    if (!normalized) return ApiError{"internal", "Unicode normalization failed for " + path, path};
+    if (!normalized) return ApiError{ApiErrorCode::kInternal, "Unicode normalization failed for " + path, path};
     s = std::move(*normalized);
   } else {
     s.assign(value);
@@ -427,7 +427,7 @@ ApiResult<std::string> ValidateString(std::string_view value, const FieldSpec& s
   }
   if (length > max) {
     std::string message = path + " is " + std::to_string(length) + unit + "; the limit is " + std::to_string(max);
-    if (spec.max_from_limits) return ApiError{"payload_too_large", std::move(message), path};
+    if (spec.max_from_limits) return ApiError{ApiErrorCode::kPayloadTooLarge, std::move(message), path};
     return InvalidField(path, std::move(message));
   }
   return s;
@@ -436,10 +436,10 @@ ApiResult<std::string> ValidateString(std::string_view value, const FieldSpec& s
 ApiResult<json> ParseJsonBody(std::string_view body) {
   try {
     if (ingest::TrimWhitespace(body).empty()) {
-      return ApiError{"invalid_json", "the request body is empty; expected a JSON object", ""};
+      return ApiError{ApiErrorCode::kInvalidJson, "the request body is empty; expected a JSON object", ""};
     }
     if (auto bad = ingest::FindInvalidUtf8(body)) {
-      return ApiError{"invalid_json", "the request body is not valid UTF-8 (bad byte at offset " +
+      return ApiError{ApiErrorCode::kInvalidJson, "the request body is not valid UTF-8 (bad byte at offset " +
                                           std::to_string(*bad) + ")", ""};
     }
     if (JsonNestingExceeds(body, kMaxJsonDepth)) {
@@ -450,7 +450,7 @@ ApiResult<json> ParseJsonBody(std::string_view body) {
     const bool ok = json::sax_parse(body, &sax, json::input_format_t::json, /*strict=*/true);
     if (sax.duplicate()) return *sax.duplicate();
     if (!ok) {
-      return ApiError{"invalid_json", "the request body is not valid JSON (byte offset " +
+      return ApiError{ApiErrorCode::kInvalidJson, "the request body is not valid JSON (byte offset " +
                                           std::to_string(sax.error_offset()) + "): " + sax.error_text(), ""};
     }
     if (!sax.root().is_object()) {
@@ -458,9 +458,9 @@ ApiResult<json> ParseJsonBody(std::string_view body) {
     }
     return std::move(sax.root());
   } catch (const std::exception& e) {
-    return ApiError{"invalid_json", std::string("the request body could not be read: ") + e.what(), ""};
+    return ApiError{ApiErrorCode::kInvalidJson, std::string("the request body could not be read: ") + e.what(), ""};
   } catch (...) {
-    return ApiError{"internal", "unexpected error while reading the request body", ""};
+    return ApiError{ApiErrorCode::kInternal, "unexpected error while reading the request body", ""};
   }
 }
 

@@ -45,7 +45,7 @@ ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::
   if (!requested || *requested == who.tenant) return who.tenant;
   // Only the deployment operator crosses tenants; a tenant admin administers its own tenant only.
   if (who.deployment_operator) return *requested;
-  return ApiError{"forbidden", "your credential is for tenant '" + who.tenant + "', not '" + *requested + "'",
+  return ApiError{ApiErrorCode::kForbidden, "your credential is for tenant '" + who.tenant + "', not '" + *requested + "'",
                   "tenant"};
 }
 
@@ -71,7 +71,7 @@ ApiResult<AuditSlot> Service::ReserveAudit() {
   Result<AuditSlot> slot = audit_->Reserve();
   if (slot.ok()) return std::move(slot).value();
   metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full")->Add();
-  return ApiError{"audit_unavailable",
+  return ApiError{ApiErrorCode::kAuditUnavailable,
                   "the request was not run: its audit record could not be kept (" + slot.status().message() +
                       "); retry later",
                   ""};
@@ -118,7 +118,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
   if (so.mode == SearchMode::kVector || so.mode == SearchMode::kHybrid) {
     // The caller asked for the vector leg: say plainly when it cannot run (auto mode degrades).
     if (Status v = engine_.CheckVectorLeg(so.filter.tenant); !v.ok()) {
-      return ApiError{"vector_leg_unavailable",
+      return ApiError{ApiErrorCode::kVectorLegUnavailable,
                       v.message() + "; mode auto or bm25 still searches this tenant (BM25 only)", ""};
     }
   }
@@ -149,7 +149,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                         {{"cache", "retrieval"}, {"result", "miss"}})->Add();
   }
   Result<SearchResult> r = engine_.Search(so);
-  if (!r.ok()) return internal::FromStatus(r.status(), "query");
+  if (!r.ok()) return internal::FromStatus(r.status(), "query", internal::LimitsOf::kDependency);
   metrics_.GetHistogram("attest_stage_seconds", "Latency of each pipeline stage", {{"stage", "search"}})
       ->Observe(r->took_ms / 1000.0);
   json hits = json::array();

@@ -450,7 +450,8 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
       metrics_.GetCounter("attest_cancelled_total", "Answers cancelled because the client went away")->Add();
     }
     if (stream && stream->ended()) return std::string();
-    return internal::FromStatus(got.status(), ao.writer == WriterKind::kLlm ? "writer" : "query");
+    return internal::FromStatus(got.status(), ao.writer == WriterKind::kLlm ? "writer" : "query",
+                                internal::LimitsOf::kDependency);
   }
   AnswerResult r = std::move(got).value();
   ObserveAnswer(r);

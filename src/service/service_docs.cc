@@ -33,7 +33,7 @@ DocumentSpec SpecOf(DocumentInput in, const std::string& tenant) {
 }
 
 ApiError AdminOnly(const char* what) {
-  return ApiError{"forbidden", std::string(what) + " needs an admin credential", ""};
+  return ApiError{ApiErrorCode::kForbidden, std::string(what) + " needs an admin credential", ""};
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
   ApiResult<AuditSlot> slot = ReserveAudit();  // a write that could not be audited is not applied
   if (!slot.ok()) return slot.error();
   Result<PutDocumentsReport> r = engine_.PutDocuments(specs);
-  if (!r.ok()) return internal::FromStatus(r.status(), "documents");
+  if (!r.ok()) return internal::FromStatus(r.status(), "documents", internal::LimitsOf::kCallerInput);
   if (!r->superseded_chunks.empty()) answer_cache_.InvalidateChunks(r->superseded_chunks);
   json ids = json::array();
   for (const DocumentSpec& s : specs) ids.push_back({{"id", s.id}, {"tenant", s.tenant.empty() ? internal::kDefaultTenant : s.tenant}});
@@ -83,9 +83,9 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
   Result<DocumentInfo> d = engine_.GetDocument(FilterFor(who, tenant.value()), id);
   if (!d.ok()) {
     if (d.status().code() == StatusCode::kNotFound) {
-      return ApiError{"not_found", "no document '" + id + "' that you can read", "id"};
+      return ApiError{ApiErrorCode::kNotFound, "no document '" + id + "' that you can read", "id"};
     }
-    return internal::FromStatus(d.status(), "id");
+    return internal::FromStatus(d.status(), "id", internal::LimitsOf::kCallerInput);
   }
   AuditRecord rec;
   rec.tenant = tenant.value();
@@ -131,9 +131,9 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kNotFound) {
       // Idempotent: deleting what is not there is not an error of the caller's request shape.
-      return ApiError{"not_found", "no document '" + id + "' in tenant '" + tenant.value() + "'", "id"};
+      return ApiError{ApiErrorCode::kNotFound, "no document '" + id + "' in tenant '" + tenant.value() + "'", "id"};
     }
-    return internal::FromStatus(r.status(), "id");
+    return internal::FromStatus(r.status(), "id", internal::LimitsOf::kCallerInput);
   }
   if (!chunks.empty()) answer_cache_.InvalidateChunks(chunks);
   AuditRecord rec;

@@ -67,31 +67,59 @@ AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {
   return r;
 }
 
-ApiError FromStatus(const Status& status, const std::string& field) {
+// A dependency's own message names its URL and model: logged, not shown.
+constexpr std::string_view kUpstreamMessage =
+    "a model server failed or answered something unusable (logged with the request id)";
+
+ApiError FromStatus(const Status& status, const std::string& field, LimitsOf limits) {
+  using C = ApiErrorCode;
   switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+      return ApiError{C::kInvalidRequest, status.message(), field};
+    case StatusCode::kNotFound:
+      return ApiError{C::kNotFound, status.message(), ""};
     case StatusCode::kCorruption:  // stored data failed a check: refused, never served (store_format.md)
       spdlog::error("refused to serve corrupt data: {}", status.ToString());
-      return ApiError{"corrupt_document", status.message(), ""};
-    case StatusCode::kInvalidArgument:
-      return ApiError{"invalid_request", status.message(), field};
-    case StatusCode::kNotFound:
-      return ApiError{"not_found", status.message(), ""};
-    case StatusCode::kCancelled:
-      return ApiError{"cancelled", status.message(), ""};
+      return ApiError{C::kCorruptDocument, status.message(), ""};
     case StatusCode::kResourceExhausted:
-      return ApiError{"payload_too_large", status.message(), field};
+      if (limits == LimitsOf::kCallerInput) return ApiError{C::kPayloadTooLarge, status.message(), field};
+      spdlog::warn("model server over a limit: {}", status.ToString());
+      return ApiError{C::kUpstreamError, std::string(kUpstreamMessage), "model"};
     case StatusCode::kBusy:
-      return ApiError{"unavailable", "the index is busy; retry", ""};
+      return ApiError{C::kUnavailable, "the index is busy; retry", ""};
+    case StatusCode::kCancelled:
+      return ApiError{C::kCancelled, status.message(), ""};
     case StatusCode::kNoSpace:
       spdlog::error("write refused: {}", status.ToString());
-      return ApiError{"storage_full",
+      return ApiError{C::kStorageFull,
                       "no space left on the device of the data directory (ENOSPC): the write was not applied; "
                       "retry once space is freed",
                       ""};
-    default:
-      spdlog::error("internal error: {}", status.ToString());
-      return ApiError{"internal", "internal error (logged with the request id)", ""};
+    // A dependency failed: never the caller's fault, never a 4xx (docs/design.md, "Errors").
+    case StatusCode::kUnavailable: {
+      spdlog::warn("model server unavailable: {}", status.ToString());
+      const int after = status.retry_after_seconds() > 0 ? status.retry_after_seconds() : kDefaultRetryAfterSeconds;
+      return ApiError{C::kModelUnavailable,
+                      "a model server is rate limiting or unavailable; retry after " + std::to_string(after) + " s",
+                      "model", after};
+    }
+    case StatusCode::kUpstreamError:
+      spdlog::warn("model server failed: {}", status.ToString());
+      return ApiError{C::kUpstreamError, std::string(kUpstreamMessage), "model"};
+    case StatusCode::kDeadlineExceeded:
+      spdlog::warn("deadline exceeded: {}", status.ToString());
+      return ApiError{C::kDeadlineExceeded, "the work did not finish in time (logged with the request id)", ""};
+    // No engine call the service makes returns these for a reason of the caller's or a
+    // dependency's: they are bugs or failures of this server. The detail is logged, not shown.
+    case StatusCode::kOk:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kIOError:
+    case StatusCode::kUnsupported:
+    case StatusCode::kInternal:
+      break;
   }
+  spdlog::error("internal error: {}", status.ToString());
+  return ApiError{C::kInternal, "internal error (logged with the request id)", ""};
 }
 
 }  // namespace attest::service::internal

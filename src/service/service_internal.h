@@ -45,10 +45,25 @@ SearchMode ParseMode(const std::string& mode);
 // Case-folded, whitespace-collapsed: the retrieval and answer caches' query key.
 std::string NormalizeQuery(const std::string& q);
 AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant);
-// An engine Status as an ApiError (kInvalidArgument -> invalid_request on `field`, kNotFound ->
-// not_found, kCancelled -> cancelled, kDeadlineExceeded -> deadline_exceeded, kCorruption ->
-// corrupt_document with the message, which names the document and is logged; else internal with a
-// generic message; the detail is logged, never shown).
-ApiError FromStatus(const Status& status, const std::string& field);
+// Whose limit a kResourceExhausted from an engine call is about: the caller's input (a document
+// over the HTML limits) or what a dependency sent back (a model server's reply over a limit; until
+// the model clients report a model's 413/429 as kUpstreamError/kUnavailable, those too).
+enum class LimitsOf { kCallerInput, kDependency };
+
+// Retry-After of model_unavailable when the model server did not say (Status::retry_after_seconds()
+// is 0): long enough that a client does not hammer a rate-limited model, short enough for a blip.
+inline constexpr int kDefaultRetryAfterSeconds = 2;
+
+// An engine Status as an ApiError; every StatusCode deliberately (docs/design.md, "Errors"):
+// kInvalidArgument -> invalid_request on `field`; kNotFound -> not_found; kCorruption ->
+// corrupt_document with the message (logged); kResourceExhausted -> payload_too_large on `field`
+// when `limits` is kCallerInput, else upstream_error on "model"; kBusy -> unavailable; kCancelled ->
+// cancelled; kNoSpace -> storage_full; kUnavailable -> model_unavailable on "model" with
+// retry_after_seconds (kDefaultRetryAfterSeconds when the model did not say); kUpstreamError ->
+// upstream_error on "model"; kDeadlineExceeded -> deadline_exceeded; anything else (kOk,
+// kAlreadyExists, kIOError, kUnsupported, kInternal) -> internal. Internal, dependency and deadline
+// errors get a generic message (a model client's names the server's URL): the detail is logged,
+// never shown. A dependency's failure is never a 4xx.
+ApiError FromStatus(const Status& status, const std::string& field, LimitsOf limits);
 
 }  // namespace attest::service::internal

@@ -20,7 +20,7 @@ namespace {
 constexpr size_t kShownTurns = 5;
 
 ApiError NoStore() {
-  return ApiError{"unavailable", "conversations are not available on this server (no conversation store)", ""};
+  return ApiError{ApiErrorCode::kUnavailable, "conversations are not available on this server (no conversation store)", ""};
 }
 
 std::string Format(double v) {
@@ -39,10 +39,10 @@ ApiError Service::ConversationError(const Status& status) {
     const std::string& m = status.message();
     metrics_.GetCounter("attest_quota_refusals_total", "Requests refused by a conversation or feedback quota",
                         {{"quota", m.substr(0, m.find(':'))}})->Add();
-    return ApiError{"quota_exceeded", m, ""};
+    return ApiError{ApiErrorCode::kQuotaExceeded, m, ""};
   }
   spdlog::error("conversation store: {}", status.ToString());
-  return ApiError{"unavailable", "the conversation store could not take the request; retry", ""};
+  return ApiError{ApiErrorCode::kUnavailable, "the conversation store could not take the request; retry", ""};
 }
 
 ApiResult<std::string> Service::CreateThread(const Identity& who, const ThreadCreateRequest& req,
@@ -68,12 +68,12 @@ ApiResult<std::string> Service::PostMessage(const Identity& who, const std::stri
   if (!options_.conversations) return NoStore();
   ConversationStore& store = *options_.conversations;
   // Another caller's thread is indistinguishable from a missing one.
-  const ApiError missing{"not_found", "no thread '" + thread_id + "' of yours", "thread_id"};
+  const ApiError missing{ApiErrorCode::kNotFound, "no thread '" + thread_id + "' of yours", "thread_id"};
   auto found = store.FindThread(who.tenant, who.user, thread_id);
   if (!found.ok()) return ConversationError(found.status());
   if (!found->has_value()) return missing;
   if (req.tenant && *req.tenant != (*found)->answer_tenant) {
-    return ApiError{"invalid_request", "the thread belongs to tenant '" + (*found)->answer_tenant + "'", "tenant"};
+    return ApiError{ApiErrorCode::kInvalidRequest, "the thread belongs to tenant '" + (*found)->answer_tenant + "'", "tenant"};
   }
   auto turn_lock = thread_locks_.Lock(thread_id);
   // Read again under the lock: a message just before this one added a turn, or the thread went.
@@ -152,14 +152,14 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
     metrics_.GetCounter("attest_feedback_rate_limited_total", "Feedback refused by the per-credential feedback rate")
         ->Add();
     const int retry = std::max(1, static_cast<int>(std::ceil(d.retry_after_seconds)));
-    return ApiError{"rate_limited",
+    return ApiError{ApiErrorCode::kRateLimited,
                     "feedback rate limit exceeded for this credential (" + Format(options_.feedback_rate.rate_per_second) +
                         " per second, burst " + Format(options_.feedback_rate.burst) + "); retry in " +
                         std::to_string(retry) + " s",
                     "", retry};
   }
   // An answer the caller could not see is indistinguishable from one that does not exist.
-  const ApiError hidden{"not_found", "no answer '" + req.answer_id + "' that you can see", "answer_id"};
+  const ApiError hidden{ApiErrorCode::kNotFound, "no answer '" + req.answer_id + "' that you can see", "answer_id"};
   auto found = store.FindAnswer(req.answer_id);
   if (!found.ok()) return ConversationError(found.status());
   if (!found->has_value()) return hidden;
@@ -173,10 +173,10 @@ ApiResult<std::string> Service::Feedback(const Identity& who, const FeedbackRequ
     return false;
   };
   if (!req.claim_id.empty() && !has_id("claims", req.claim_id)) {
-    return ApiError{"invalid_request", "answer '" + req.answer_id + "' has no claim '" + req.claim_id + "'", "claim_id"};
+    return ApiError{ApiErrorCode::kInvalidRequest, "answer '" + req.answer_id + "' has no claim '" + req.claim_id + "'", "claim_id"};
   }
   if (!req.source_id.empty() && !has_id("sources", req.source_id)) {
-    return ApiError{"invalid_request", "answer '" + req.answer_id + "' has no source '" + req.source_id + "'",
+    return ApiError{ApiErrorCode::kInvalidRequest, "answer '" + req.answer_id + "' has no source '" + req.source_id + "'",
                     "source_id"};
   }
   FeedbackInput in{internal::RandomId("fb_"), req.answer_id, req.claim_id, req.source_id, who.tenant, who.user,
