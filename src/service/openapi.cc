@@ -80,10 +80,9 @@ void AddErrorResponse(ErrorStatusTable status_of, ApiErrorCode code, json* respo
   (*responses)[std::to_string(status)] = {{"$ref", "#/components/responses/" + ErrorResponseName(status)}};
 }
 
-json Components(ErrorStatusTable status_of) {
-  json schemas = json::object();
-  for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
-
+// The error object, component versions and highlights.
+void AddErrorSchemas(json* out) {
+  json& schemas = *out;
   json code_names = json::array();
   for (int i = 0; i < kApiErrorCodeCount; ++i) code_names.push_back(ApiErrorCodeName(static_cast<ApiErrorCode>(i)));
   schemas["Error"] = Object(
@@ -99,6 +98,11 @@ json Components(ErrorStatusTable status_of) {
                          {"additionalProperties", {{"type", "string"}}},
                          {"description", "Component versions (attest, pipeline, index format, models)."}};
   schemas["Highlight"] = Object({{"start", Int("Byte offset into snippet.")}, {"end", Int("Byte offset, exclusive.")}});
+}
+
+// /v1/search.
+void AddSearchSchemas(json* out) {
+  json& schemas = *out;
   schemas["SearchHit"] = Object(
       {{"doc_id", Str("Document id.")},
        {"chunk_id", Int("Chunk id.")},
@@ -126,6 +130,11 @@ json Components(ErrorStatusTable status_of) {
        {"notices", ArrayOf({{"type", "string"}}, "E.g. stages skipped for the deadline.")},
        {"versions", Ref("Versions")}},
       {"request_id", "snapshot_version", "hits", "versions"});
+}
+
+// /v1/answer and thread messages.
+void AddAnswerSchemas(json* out) {
+  json& schemas = *out;
   schemas["AnswerClaim"] = Object(
       {{"id", Str("Claim id, e.g. c1.")},
        {"text", Str("The sentence.")},
@@ -171,6 +180,11 @@ json Components(ErrorStatusTable status_of) {
        {"thread", Ref("ThreadView")},
        {"versions", Ref("Versions")}},
       {"answer_id", "request_id", "outcome", "answer", "claims", "sources", "snapshot_version", "versions"});
+}
+
+// /v1/documents.
+void AddDocumentSchemas(json* out) {
+  json& schemas = *out;
   schemas["PutDocumentsResult"] = Object(
       {{"snapshot_version", Int("Snapshot that holds the documents (unchanged when nothing changed).")},
        {"added", Int("Documents new to the store.")},
@@ -197,6 +211,11 @@ json Components(ErrorStatusTable status_of) {
        {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
        {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},
        {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
+}
+
+// Threads and feedback.
+void AddThreadSchemas(json* out) {
+  json& schemas = *out;
   schemas["EarlierTurn"] = Object(
       {{"turn", Int("1-based position in the thread.")},
        {"question", Str("The question asked.")},
@@ -233,6 +252,16 @@ json Components(ErrorStatusTable status_of) {
                                       {"cache_invalidated", Bool("Whether a cached copy of the answer was removed.")},
                                       {"request_id", Str("Request id.")},
                                       {"versions", Ref("Versions")}});
+}
+
+json Components(ErrorStatusTable status_of) {
+  json schemas = json::object();
+  for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
+  AddErrorSchemas(&schemas);
+  AddSearchSchemas(&schemas);
+  AddAnswerSchemas(&schemas);
+  AddDocumentSchemas(&schemas);
+  AddThreadSchemas(&schemas);
 
   return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
           {"parameters", Parameters()}};
