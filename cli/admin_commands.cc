@@ -15,6 +15,7 @@ namespace attest::cli {
 int RunStats(const GlobalArgs& g, bool json) {
   EngineOptions eo;
   eo.data_dir = g.data_dir;
+  eo.credentials = KeyFromEnvironment;
   eo.read_only = true;
   auto engine = Engine::Open(eo);
   if (!engine.ok()) {
@@ -133,6 +134,7 @@ int RunMigrate(const GlobalArgs& g) {
 int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& tenant) {
   EngineOptions eo;
   eo.data_dir = g.data_dir;
+  eo.credentials = KeyFromEnvironment;
   auto engine = Engine::Open(eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),

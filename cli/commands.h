@@ -181,6 +181,9 @@ std::string FailureText(const Status& s, const std::string& data_dir);
 // Crash tests only: the engine's fault hook from ATTEST_FAULT_TRACE / ATTEST_FAULT_KILL
 // (cli/fault_points.cc); an empty function when neither is set.
 Result<std::function<Status(std::string_view)>> FaultHookFromEnvironment();
+// EngineOptions::credentials for the CLI and the server: a key's variable name -> its value in the
+// environment ("" when unset). The only place model keys are read from the environment.
+std::string KeyFromEnvironment(const std::string& variable);
 // Applies the mode and fusion flags; kInvalidArgument naming the bad flag.
 Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so);
 Result<SearchMode> ParseSearchMode(const std::string& name);

@@ -1,14 +1,24 @@
 // Translating CLI flags into engine and search options.
 #include "cli/commands.h"
+
+#include <cstdlib>
+
 #include "embed/embedder_factory.h"
 
 namespace attest::cli {
+
+std::string KeyFromEnvironment(const std::string& variable) {
+  if (variable.empty()) return "";
+  const char* v = std::getenv(variable.c_str());
+  return v != nullptr ? v : "";
+}
 
 Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   EngineOptions eo;
   eo.data_dir = g.data_dir;
   eo.read_only = read_only;
   eo.threads = g.threads;
+  eo.credentials = KeyFromEnvironment;
   if (!g.access_levels.empty()) {
     eo.access_levels = SplitList(g.access_levels);
     for (size_t i = 0; i < eo.access_levels.size(); ++i) {

@@ -91,6 +91,7 @@ TEST_F(CliOpenAiEmbedderTest, ServerFailuresAreClearAndKeepTheDocuments) {
   ASSERT_FALSE(j["hits"].empty());
 
   // Wrong dimension on the chunks' batch after a good probe: reembed fails, naming the dimensions.
+  // The server's answer is at fault, not the command line: exit 1 (kUpstreamError), not 2 (usage).
   server_ = nullptr;
   OpenAiTestServerOptions o;
   o.dim = 24;
@@ -100,7 +101,7 @@ TEST_F(CliOpenAiEmbedderTest, ServerFailuresAreClearAndKeepTheDocuments) {
   wrong.wrong_dim = 7;
   server_->PushFault(wrong, 10);
   auto re = RunAttest(With({"reembed"}));
-  EXPECT_EQ(re.exit_code, 2) << re.err;
+  EXPECT_EQ(re.exit_code, 1) << re.err;
   EXPECT_NE(re.err.find("24"), std::string::npos) << re.err;
   EXPECT_NE(re.err.find("7"), std::string::npos) << re.err;
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "llm/sse_stream.h"
+#include "support/fake_clock.h"
 #include "support/chat_test_server.h"
 
 namespace attest {
@@ -23,29 +24,17 @@ using testing_support::ChatTestServer;
 using testing_support::OpenAiFault;
 using ::testing::HasSubstr;
 
-struct SleepRecorder {
-  std::mutex mu;
-  std::vector<int64_t> delays_ms;
-  std::function<void(std::chrono::milliseconds)> fn() {
-    return [this](std::chrono::milliseconds d) {
-      std::lock_guard<std::mutex> lock(mu);
-      delays_ms.push_back(d.count());
-    };
-  }
-};
-
 class ChatClientTest : public ::testing::Test {
  protected:
   ChatClientOptions Options() {
     ChatClientOptions o;
-    o.base_url = server_.base_url();
-    o.model = "test-chat";
-    o.api_key_env = "ATTEST_TEST_UNSET_LLM_KEY";
-    o.timeout_ms = 3000;
-    o.connect_timeout_ms = 500;
-    o.backoff_initial_ms = 5;
-    o.backoff_max_ms = 20;
-    o.sleep = sleeps_.fn();
+    o.endpoint.base_url = server_.base_url();
+    o.endpoint.model = "test-chat";
+    o.endpoint.timeout_ms = 3000;
+    o.endpoint.connect_timeout_ms = 500;
+    o.endpoint.backoff_initial_ms = 5;
+    o.endpoint.backoff_max_ms = 20;
+    o.endpoint.clock = &clock_;
     return o;
   }
   std::unique_ptr<ChatClient> Make(ChatClientOptions o) {
@@ -56,7 +45,7 @@ class ChatClientTest : public ::testing::Test {
   static ChatRequest Hello() { return ChatRequest{{{"system", "be brief"}, {"user", "hello"}}, "", std::nullopt}; }
 
   ChatTestServer server_;
-  SleepRecorder sleeps_;
+  testing_support::FakeClock clock_;
 };
 
 TEST_F(ChatClientTest, CompleteReturnsContentUsageAndSendsTheRequestFields) {
@@ -92,22 +81,20 @@ TEST_F(ChatClientTest, CompleteReturnsContentUsageAndSendsTheRequestFields) {
   EXPECT_EQ(client->stats().prompt_tokens, 42u);
 }
 
-TEST_F(ChatClientTest, ApiKeyFromEnvironmentIsSent) {
-  ::setenv("ATTEST_TEST_LLM_KEY", "sekrit", 1);
+TEST_F(ChatClientTest, ApiKeyIsSentAsBearer) {
   ChatClientOptions o = Options();
-  o.api_key_env = "ATTEST_TEST_LLM_KEY";
+  o.endpoint.api_key = "sekrit";
   auto client = Make(o);
-  ::unsetenv("ATTEST_TEST_LLM_KEY");
   ASSERT_TRUE(client->Complete(Hello()).ok());
   EXPECT_EQ(server_.server().requests().back().header("authorization"), "Bearer sekrit");
 }
 
 TEST_F(ChatClientTest, BadOptionsAndRequestsAreRejectedWithoutSending) {
   ChatClientOptions o = Options();
-  o.model = "";
+  o.endpoint.model = "";
   EXPECT_EQ(ChatClient::Create(o).status().code(), StatusCode::kInvalidArgument);
   o = Options();
-  o.base_url = "ftp://x";
+  o.endpoint.base_url = "ftp://x";
   EXPECT_EQ(ChatClient::Create(o).status().code(), StatusCode::kInvalidArgument);
   o = Options();
   o.temperature = 3;
@@ -145,7 +132,7 @@ TEST_F(ChatClientTest, StreamDeliversDeltasAndUsageEvenWhenSplitAtEveryByte) {
       reply.completion_tokens = 9;
       server_.PushReply(reply);
       ChatClientOptions o = Options();
-      o.max_retries = 0;  // a retry would hide a framing bug behind the next reply
+      o.endpoint.max_retries = 0;  // a retry would hide a framing bug behind the next reply
       auto client = Make(o);
       std::string seen;
       int deltas = 0;
@@ -219,10 +206,10 @@ TEST_F(ChatClientTest, MalformedStreamChunksAreErrorsNotCrashes) {
   ASSERT_TRUE(a.Apply(R"({"choices": [{"delta": {"content": "ab"}}]})", &d).ok());
   EXPECT_EQ(d, "ab");
   auto cut = a.Finish();
-  EXPECT_EQ(cut.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(cut.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(cut.status().message(), HasSubstr("truncated"));
   auto err = a.Apply(R"({"error": {"message": "model overloaded", "type": "server_error"}})", &d);
-  EXPECT_EQ(err.code(), StatusCode::kIOError);
+  EXPECT_EQ(err.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(err.message(), HasSubstr("model overloaded"));
 }
 
@@ -233,7 +220,7 @@ TEST_F(ChatClientTest, TruncatedStreamAndMidStreamErrorAreReported) {
   server_.PushReply(cut);
   auto client = Make(Options());
   auto r = client->Stream(Hello(), [](std::string_view) { return true; });
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(r.status().message(), HasSubstr("truncated"));
 
   ChatReply err;
@@ -241,7 +228,7 @@ TEST_F(ChatClientTest, TruncatedStreamAndMidStreamErrorAreReported) {
   err.error_event = "the GPU caught fire";
   server_.PushReply(err);
   r = client->Stream(Hello(), [](std::string_view) { return true; });
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(r.status().message(), HasSubstr("the GPU caught fire"));
 }
 
@@ -271,18 +258,18 @@ TEST_F(ChatClientTest, ServerThatIgnoresStreamIsAcceptedAsOneDelta) {
   EXPECT_EQ(r->model, "m");
 }
 
-TEST_F(ChatClientTest, MalformedCompletionsAreCorruptionNamingTheField) {
+TEST_F(ChatClientTest, MalformedCompletionsAreUpstreamErrorsNamingTheField) {
   auto client = Make(Options());
   server_.server().PushFault(OpenAiFault{.malformed_json = true});
   auto r = client->Complete(Hello());
-  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(r.status().message(), HasSubstr("malformed JSON"));
   server_.PushReply(ChatReply{.raw_body = R"({"choices": [{"message": {"content": 5}}]})"});
   r = client->Complete(Hello());
-  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(r.status().message(), HasSubstr("choices[0].message.content"));
   server_.PushReply(ChatReply{.raw_body = R"({"choices": []})"});
-  EXPECT_EQ(client->Complete(Hello()).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(client->Complete(Hello()).status().code(), StatusCode::kUpstreamError);
   server_.PushReply(ChatReply{.raw_body = R"({"object": "list"})"});
   EXPECT_THAT(client->Complete(Hello()).status().message(), HasSubstr("choices"));
 }
@@ -294,9 +281,9 @@ TEST_F(ChatClientTest, RateLimitThenOkRetriesHonouringRetryAfter) {
   auto r = client->Complete(Hello());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(client->stats().retries, 2u);
-  ASSERT_EQ(sleeps_.delays_ms.size(), 2u);
-  EXPECT_EQ(sleeps_.delays_ms[0], 0);  // Retry-After: 0
-  EXPECT_LE(sleeps_.delays_ms[1], 10);  // backoff: 5 ms * 2^1 with jitter
+  ASSERT_EQ(clock_.delays_ms().size(), 2u);
+  EXPECT_EQ(clock_.delays_ms()[0], 0);  // Retry-After: 0
+  EXPECT_LE(clock_.delays_ms()[1], 10);  // backoff: 5 ms * 2^1 with jitter
 }
 
 TEST_F(ChatClientTest, RetriesAreBoundedAndClientErrorsAreNotRetried) {
@@ -304,29 +291,29 @@ TEST_F(ChatClientTest, RetriesAreBoundedAndClientErrorsAreNotRetried) {
   server_.server().PushFault(OpenAiFault{.status = 500}, 3);
   ChatCallInfo info;
   auto r = client->Complete(Hello(), &info);
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(r.status().message(), HasSubstr("after 3 attempts"));
   EXPECT_EQ(info.attempts, 3u);
   server_.server().PushFault(OpenAiFault{.status = 400});
   r = client->Complete(Hello(), &info);
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   EXPECT_EQ(info.http_status, 400);
   EXPECT_EQ(info.attempts, 1u);
   server_.server().PushFault(OpenAiFault{.status = 404});
-  EXPECT_EQ(client->Complete(Hello()).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(client->Complete(Hello()).status().code(), StatusCode::kUpstreamError);
 }
 
 TEST_F(ChatClientTest, SlowServerTimesOut) {
   ChatClientOptions o = Options();
-  o.timeout_ms = 200;
-  o.max_retries = 0;
+  o.endpoint.timeout_ms = 200;
+  o.endpoint.max_retries = 0;
   auto client = Make(o);
   server_.server().PushFault(OpenAiFault{.delay_ms = 2000});
   const auto t0 = std::chrono::steady_clock::now();
   ChatCallInfo info;
   auto r = client->Complete(Hello(), &info);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(info.failure, HttpFailure::kTimeout);
   EXPECT_LT(ms.count(), 1500);
   // A stream whose pieces come too slowly times out too.
@@ -336,7 +323,7 @@ TEST_F(ChatClientTest, SlowServerTimesOut) {
   slow.piece_delay_ms = 150;
   server_.PushReply(slow);
   r = client->Stream(Hello(), [](std::string_view) { return true; });
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
 }
 
 TEST_F(ChatClientTest, RefusalsAreSurfaced) {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/fake_clock.h"
 #include "support/openai_test_server.h"
 
 namespace attest {
@@ -27,32 +28,19 @@ using ::testing::HasSubstr;
 
 constexpr uint32_t kDim = 32;
 
-// Records the delays the embedder asks for instead of sleeping.
-struct SleepRecorder {
-  std::mutex mu;
-  std::vector<int64_t> delays_ms;
-  std::function<void(std::chrono::milliseconds)> fn() {
-    return [this](std::chrono::milliseconds d) {
-      std::lock_guard<std::mutex> lock(mu);
-      delays_ms.push_back(d.count());
-    };
-  }
-};
-
 class OpenAiEmbedderTest : public ::testing::Test {
  protected:
   OpenAiEmbedderOptions Options(const OpenAiTestServer& server) {
     OpenAiEmbedderOptions o;
-    o.base_url = server.base_url();
-    o.model = "test-model";
-    o.api_key_env = "ATTEST_TEST_UNSET_KEY_VARIABLE";
+    o.endpoint.base_url = server.base_url();
+    o.endpoint.model = "test-model";
     o.dimension = kDim;
-    o.timeout_ms = 2000;
-    o.connect_timeout_ms = 500;
-    o.backoff_initial_ms = 10;
-    o.backoff_max_ms = 40;
+    o.endpoint.timeout_ms = 2000;
+    o.endpoint.connect_timeout_ms = 500;
+    o.endpoint.backoff_initial_ms = 10;
+    o.endpoint.backoff_max_ms = 40;
     o.version = "v1";
-    o.sleep = sleeps_.fn();
+    o.endpoint.clock = &clock_;
     return o;
   }
   std::unique_ptr<OpenAiEmbedder> MakeOrDie(const OpenAiEmbedderOptions& o) {
@@ -62,7 +50,7 @@ class OpenAiEmbedderTest : public ::testing::Test {
   }
   static std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
-  SleepRecorder sleeps_;
+  testing_support::FakeClock clock_;
 };
 
 std::vector<std::string> NumberedTexts(size_t n) {
@@ -151,26 +139,23 @@ TEST_F(OpenAiEmbedderTest, BatchesOf64Split150Inputs) {
   EXPECT_EQ(e->stats().texts, 150u);
 }
 
-TEST_F(OpenAiEmbedderTest, AuthorizationHeaderSentIffEnvironmentVariableSet) {
+TEST_F(OpenAiEmbedderTest, AuthorizationHeaderSentIffKeyGiven) {
   OpenAiTestServer server(OpenAiTestServerOptions{.dim = kDim, .required_api_key = "sk-secret"});
   auto o = Options(server);
-  o.api_key_env = "ATTEST_OPENAI_EMBEDDER_TEST_KEY";
-  ::unsetenv(o.api_key_env.c_str());
   const std::vector<std::string> texts = {"hello world"};
   {
     auto e = MakeOrDie(o);
     ASSERT_NE(e, nullptr);
     auto got = e->Embed(Views(texts), EmbedPurpose::kQuery);
     ASSERT_FALSE(got.ok());
-    EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError);  // our configuration, not the caller's input
     EXPECT_THAT(got.status().message(), HasSubstr("HTTP 401"));
     EXPECT_THAT(got.status().message(), HasSubstr("Incorrect API key provided."));
     ASSERT_EQ(server.request_count(), 1u);  // 401 is not retried
     EXPECT_EQ(server.requests()[0].header("authorization"), "");
   }
-  ::setenv(o.api_key_env.c_str(), "sk-secret", 1);
+  o.endpoint.api_key = "sk-secret";
   auto e = MakeOrDie(o);
-  ::unsetenv(o.api_key_env.c_str());
   ASSERT_NE(e, nullptr);
   auto got = e->Embed(Views(texts), EmbedPurpose::kQuery);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -230,7 +215,7 @@ TEST_F(OpenAiEmbedderTest, PrefixesFollowPurposeAndBlankTextsGetZeroRowsWithoutR
 TEST_F(OpenAiEmbedderTest, RateLimitedThenSucceedsHonouringRetryAfter) {
   OpenAiTestServer server(OpenAiTestServerOptions{.dim = kDim});
   auto o = Options(server);
-  o.retry_after_max_ms = 1500;
+  o.endpoint.retry_after_max_ms = 1500;
   auto e = MakeOrDie(o);
   ASSERT_NE(e, nullptr);
   server.PushFault(OpenAiFault{.status = 429, .retry_after = "1"});
@@ -242,34 +227,34 @@ TEST_F(OpenAiEmbedderTest, RateLimitedThenSucceedsHonouringRetryAfter) {
   ExpectRowsMatchServer(*got, texts, "");
   EXPECT_EQ(server.request_count(), 4u);
   EXPECT_EQ(e->stats().retries, 3u);
-  ASSERT_EQ(sleeps_.delays_ms.size(), 3u);
-  EXPECT_EQ(sleeps_.delays_ms[0], 1000);
-  EXPECT_EQ(sleeps_.delays_ms[1], 1500);
+  ASSERT_EQ(clock_.delays_ms().size(), 3u);
+  EXPECT_EQ(clock_.delays_ms()[0], 1000);
+  EXPECT_EQ(clock_.delays_ms()[1], 1500);
   // Third attempt (attempt index 2): 10 * 2^2 = 40 ms, jittered into [20, 40].
-  EXPECT_GE(sleeps_.delays_ms[2], 20);
-  EXPECT_LE(sleeps_.delays_ms[2], 40);
+  EXPECT_GE(clock_.delays_ms()[2], 20);
+  EXPECT_LE(clock_.delays_ms()[2], 40);
 }
 
 TEST_F(OpenAiEmbedderTest, ServerErrorsExhaustRetriesAndNameTheStatus) {
   OpenAiTestServer server(OpenAiTestServerOptions{.dim = kDim});
   auto o = Options(server);
-  o.max_retries = 3;
+  o.endpoint.max_retries = 3;
   auto e = MakeOrDie(o);
   ASSERT_NE(e, nullptr);
   server.PushFault(OpenAiFault{.status = 500}, 4);
   const std::vector<std::string> texts = {"x"};
   auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(got.status().message(), HasSubstr("HTTP 500 after 4 attempts"));
   EXPECT_THAT(got.status().message(), HasSubstr("injected fault"));
   EXPECT_THAT(got.status().message(), HasSubstr(server.base_url() + "/v1/embeddings"));
   EXPECT_EQ(server.request_count(), 4u);
-  ASSERT_EQ(sleeps_.delays_ms.size(), 3u);
+  ASSERT_EQ(clock_.delays_ms().size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     const int64_t full = std::min<int64_t>(10 << i, 40);
-    EXPECT_GE(sleeps_.delays_ms[i], full / 2) << i;
-    EXPECT_LE(sleeps_.delays_ms[i], full) << i;
+    EXPECT_GE(clock_.delays_ms()[i], full / 2) << i;
+    EXPECT_LE(clock_.delays_ms()[i], full) << i;
   }
 }
 
@@ -283,17 +268,17 @@ TEST_F(OpenAiEmbedderTest, BadRequestIsNotRetriedAndSurfacesTheServerMessage) {
   const std::vector<std::string> texts = {"too long"};
   auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(got.status().message(),
               HasSubstr("HTTP 400: invalid_request_error: This model's maximum context length is 8192 tokens"));
   EXPECT_EQ(server.request_count(), 1u);
-  EXPECT_TRUE(sleeps_.delays_ms.empty());
+  EXPECT_TRUE(clock_.delays_ms().empty());
 
-  // A non-JSON error body is quoted up to 200 bytes; 404 maps to kNotFound.
+  // A non-JSON error body is quoted up to 200 bytes; 404 (a wrong URL or model) is kUpstreamError too.
   server.PushFault(OpenAiFault{.status = 404, .body = std::string(200, 'a') + "TAIL"});
   got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(got.status().message(), HasSubstr(std::string(200, 'a')));
   EXPECT_EQ(got.status().message().find("TAIL"), std::string::npos);
 }
@@ -301,8 +286,8 @@ TEST_F(OpenAiEmbedderTest, BadRequestIsNotRetriedAndSurfacesTheServerMessage) {
 TEST_F(OpenAiEmbedderTest, SlowResponseTimesOutAndIsRetried) {
   OpenAiTestServer server(OpenAiTestServerOptions{.dim = kDim});
   auto o = Options(server);
-  o.timeout_ms = 200;
-  o.max_retries = 0;
+  o.endpoint.timeout_ms = 200;
+  o.endpoint.max_retries = 0;
   auto e = MakeOrDie(o);
   ASSERT_NE(e, nullptr);
   server.PushFault(OpenAiFault{.delay_ms = 700});
@@ -311,13 +296,13 @@ TEST_F(OpenAiEmbedderTest, SlowResponseTimesOutAndIsRetried) {
   auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   const auto elapsed = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(got.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(got.status().message(), HasSubstr("timed out"));
   EXPECT_THAT(got.status().message(), HasSubstr("timeout 200 ms"));
   EXPECT_LT(elapsed, std::chrono::milliseconds(600));
 
   // With one retry the second (fast) attempt succeeds.
-  o.max_retries = 1;
+  o.endpoint.max_retries = 1;
   auto e2 = MakeOrDie(o);
   ASSERT_NE(e2, nullptr);
   server.PushFault(OpenAiFault{.delay_ms = 700});
@@ -334,12 +319,12 @@ TEST_F(OpenAiEmbedderTest, WrongDimensionNamesExpectedAndGot) {
   const std::vector<std::string> texts = {"a", "b"};
   auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError);
   EXPECT_THAT(got.status().message(), HasSubstr("dimension mismatch: expected 32, got 16"));
   EXPECT_EQ(server.request_count(), 1u);  // a bad answer is not retried
 }
 
-TEST_F(OpenAiEmbedderTest, MalformedAnswersAreCorruptionErrors) {
+TEST_F(OpenAiEmbedderTest, MalformedAnswersAreUpstreamErrors) {
   OpenAiTestServer server(OpenAiTestServerOptions{.dim = kDim});
   auto e = MakeOrDie(Options(server));
   ASSERT_NE(e, nullptr);
@@ -368,7 +353,7 @@ TEST_F(OpenAiEmbedderTest, MalformedAnswersAreCorruptionErrors) {
     server.PushFault(c.fault);
     auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
     ASSERT_FALSE(got.ok()) << c.expect;
-    EXPECT_EQ(got.status().code(), StatusCode::kCorruption) << got.status().ToString();
+    EXPECT_EQ(got.status().code(), StatusCode::kUpstreamError) << got.status().ToString();
     EXPECT_THAT(got.status().message(), HasSubstr(c.expect));
   }
   EXPECT_EQ(server.request_count(), cases.size());
@@ -381,28 +366,28 @@ TEST_F(OpenAiEmbedderTest, ConnectionRefusedIsRetriedThenReported) {
     closed_port = gone.port();
   }
   OpenAiEmbedderOptions o;
-  o.base_url = "http://127.0.0.1:" + std::to_string(closed_port) + "/v1/";
-  o.model = "m";
+  o.endpoint.base_url = "http://127.0.0.1:" + std::to_string(closed_port) + "/v1/";
+  o.endpoint.model = "m";
   o.dimension = 8;
-  o.max_retries = 2;
-  o.backoff_initial_ms = 1;
-  o.backoff_max_ms = 2;
-  o.sleep = sleeps_.fn();
+  o.endpoint.max_retries = 2;
+  o.endpoint.backoff_initial_ms = 1;
+  o.endpoint.backoff_max_ms = 2;
+  o.endpoint.clock = &clock_;
   auto e = MakeOrDie(o);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->endpoint(), "http://127.0.0.1:" + std::to_string(closed_port) + "/v1/embeddings");
   const std::vector<std::string> texts = {"x"};
   auto got = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(got.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(got.status().message(), HasSubstr("connection failed"));
   EXPECT_THAT(got.status().message(), HasSubstr("127.0.0.1:" + std::to_string(closed_port)));
   EXPECT_THAT(got.status().message(), HasSubstr("after 3 attempts"));
-  EXPECT_EQ(sleeps_.delays_ms.size(), 2u);
+  EXPECT_EQ(clock_.delays_ms().size(), 2u);
 
   // With dimension 0 the probe fails inside Create().
   o.dimension = 0;
-  o.max_retries = 0;
+  o.endpoint.max_retries = 0;
   auto c = OpenAiEmbedder::Create(o);
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), HasSubstr("probing the embedding dimension"));
@@ -446,20 +431,20 @@ TEST(OpenAiEmbedderOptionsTest, CreateRejectsInvalidOptions) {
     EXPECT_THAT(e.status().message(), HasSubstr(needle));
   };
   OpenAiEmbedderOptions good;
-  good.base_url = "http://127.0.0.1:9";
-  good.model = "m";
+  good.endpoint.base_url = "http://127.0.0.1:9";
+  good.endpoint.model = "m";
   good.dimension = 4;
   auto o = good;
-  o.base_url = "ftp://host";
+  o.endpoint.base_url = "ftp://host";
   fails_with(o, "must start with http:// or https://");
-  o.base_url = "localhost:8080";
+  o.endpoint.base_url = "localhost:8080";
   fails_with(o, "must start with http:// or https://");
-  o.base_url = "http://";
+  o.endpoint.base_url = "http://";
   fails_with(o, "has no host");
-  o.base_url = "http://user:pw@host/v1?x=1";
+  o.endpoint.base_url = "http://user:pw@host/v1?x=1";
   fails_with(o, "must not contain a query");
   o = good;
-  o.model = "";
+  o.endpoint.model = "";
   fails_with(o, "model must not be empty");
   o = good;
   o.batch_size = 0;
@@ -467,14 +452,14 @@ TEST(OpenAiEmbedderOptionsTest, CreateRejectsInvalidOptions) {
   o.batch_size = 2049;
   fails_with(o, "got 2049");
   o = good;
-  o.timeout_ms = 0;
+  o.endpoint.timeout_ms = 0;
   fails_with(o, "timeout_ms must be positive");
   o = good;
-  o.backoff_initial_ms = 100;
-  o.backoff_max_ms = 50;
+  o.endpoint.backoff_initial_ms = 100;
+  o.endpoint.backoff_max_ms = 50;
   fails_with(o, "backoff");
   o = good;
-  o.max_retries = 1000;
+  o.endpoint.max_retries = 1000;
   fails_with(o, "max_retries");
   // A valid configuration with a known dimension needs no server.
   auto e = OpenAiEmbedder::Create(good);
@@ -490,13 +475,6 @@ TEST(OpenAiEmbedderOptionsTest, EndpointAcceptsBaseWithOrWithoutSlashAndV1) {
   auto r = ResolveEmbeddingsEndpoint("https://api.example.com/openai/v1");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, "https://api.example.com/openai/v1/embeddings");
-}
-
-TEST(OpenAiEmbedderOptionsTest, ErrorMessageExtraction) {
-  EXPECT_EQ(ExtractApiErrorMessage(R"({"error":{"message":"bad key","type":"auth"}})"), "auth: bad key");
-  EXPECT_EQ(ExtractApiErrorMessage(R"({"error":"model not found"})"), "model not found");
-  EXPECT_EQ(ExtractApiErrorMessage("plain\ntext"), "plain text");
-  EXPECT_EQ(ExtractApiErrorMessage(""), "(empty body)");
 }
 
 }  // namespace
@@ -517,7 +495,7 @@ TEST_F(OpenAiEmbedderTest, NumbersBeyondDoubleAreAnErrorNotACrash) {
   std::vector<std::string> texts = {"one"};
   auto r = e->Embed(Views(texts), EmbedPurpose::kDocument);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError) << r.status().ToString();
 }
 
 }  // namespace

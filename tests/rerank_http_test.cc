@@ -13,7 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "net/model_http_util.h"
+#include "models/model_http_client.h"
+#include "support/fake_clock.h"
 #include "support/rerank_test_server.h"
 
 namespace attest {
@@ -25,18 +26,6 @@ using testing_support::RerankAnswerFault;
 using testing_support::RerankTestServer;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// Records the delays the reranker asks for instead of sleeping.
-struct SleepRecorder {
-  std::mutex mu;
-  std::vector<int64_t> delays_ms;
-  std::function<void(std::chrono::milliseconds)> fn() {
-    return [this](std::chrono::milliseconds d) {
-      std::lock_guard<std::mutex> lock(mu);
-      delays_ms.push_back(d.count());
-    };
-  }
-};
 
 const std::string kQuery = "solar panel efficiency in winter";
 
@@ -53,15 +42,14 @@ class HttpRerankerTest : public ::testing::Test {
  protected:
   HttpRerankerOptions Options(RerankApi api = RerankApi::kJina) {
     HttpRerankerOptions o;
-    o.base_url = server_.base_url();
-    o.model = "test-reranker";
+    o.endpoint.base_url = server_.base_url();
+    o.endpoint.model = "test-reranker";
     o.api = api;
-    o.api_key_env = "ATTEST_TEST_UNSET_RERANK_KEY";
-    o.timeout_ms = 2000;
-    o.connect_timeout_ms = 500;
-    o.backoff_initial_ms = 10;
-    o.backoff_max_ms = 40;
-    o.sleep = sleeps_.fn();
+    o.endpoint.timeout_ms = 2000;
+    o.endpoint.connect_timeout_ms = 500;
+    o.endpoint.backoff_initial_ms = 10;
+    o.endpoint.backoff_max_ms = 40;
+    o.endpoint.clock = &clock_;
     return o;
   }
   std::unique_ptr<HttpReranker> MakeOrDie(const HttpRerankerOptions& o) {
@@ -77,7 +65,7 @@ class HttpRerankerTest : public ::testing::Test {
   }
 
   RerankTestServer server_;
-  SleepRecorder sleeps_;
+  testing_support::FakeClock clock_;
 };
 
 // ---- every API shape --------------------------------------------------------------------------
@@ -128,18 +116,18 @@ TEST_P(HttpRerankerApiTest, MissingIndexIsNamed) {
   ASSERT_NE(r, nullptr);
   server_.PushAnswerFault(RerankAnswerFault::kMissingIndex);
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("1 of 5 passages not scored (index 4)"));
   EXPECT_THAT(st.message(), HasSubstr(server_.base_url()));
   EXPECT_THAT(st.message(), HasSubstr("reranking passages 0..4 of 5"));
 }
 
-TEST_P(HttpRerankerApiTest, WrongShapeIsCorruption) {
+TEST_P(HttpRerankerApiTest, WrongShapeIsAnUpstreamError) {
   auto r = MakeOrDie(Options(GetParam()));
   ASSERT_NE(r, nullptr);
   server_.PushAnswerFault(RerankAnswerFault::kWrongShape);
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr(GetParam() == RerankApi::kTei ? "expected a JSON array" : "expected a JSON object"));
 }
 
@@ -238,11 +226,9 @@ TEST_F(HttpRerankerTest, LongPassagesAreCutAtCodePoints) {
 }
 
 TEST_F(HttpRerankerTest, ApiKeyIsSentAsBearer) {
-  ::setenv("ATTEST_TEST_RERANK_KEY", "sekret-123", 1);
   auto o = Options();
-  o.api_key_env = "ATTEST_TEST_RERANK_KEY";
+  o.endpoint.api_key = "sekret-123";
   auto r = MakeOrDie(o);
-  ::unsetenv("ATTEST_TEST_RERANK_KEY");
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->Score(kQuery, FivePassages()).ok());
   const auto reqs = server_.rerank_requests();
@@ -283,24 +269,24 @@ TEST_F(HttpRerankerTest, RetriesA429ThenSucceedsHonouringRetryAfter) {
   ASSERT_TRUE(scores.ok()) << scores.status().ToString();
   EXPECT_DOUBLE_EQ((*scores)[0], 1.0);
   EXPECT_EQ(server_.rerank_requests().size(), 2u);
-  EXPECT_THAT(sleeps_.delays_ms, ::testing::ElementsAre(3000));
+  EXPECT_THAT(clock_.delays_ms(), ::testing::ElementsAre(3000));
   EXPECT_EQ(r->stats().retries, 1u);
 }
 
 TEST_F(HttpRerankerTest, Persistent500FailsAfterTheRetries) {
   auto o = Options();
-  o.max_retries = 2;
+  o.endpoint.max_retries = 2;
   auto r = MakeOrDie(o);
   ASSERT_NE(r, nullptr);
   server_.server().PushFault(OpenAiFault{.status = 500}, 3);
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kIOError);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("HTTP 500 after 3 attempts"));
   EXPECT_THAT(st.message(), HasSubstr("injected fault"));
   EXPECT_THAT(st.message(), HasSubstr("POST " + server_.base_url() + "/v1/rerank (jina:test-reranker)"));
   EXPECT_EQ(server_.rerank_requests().size(), 3u);
-  ASSERT_EQ(sleeps_.delays_ms.size(), 2u);
-  for (int64_t d : sleeps_.delays_ms) {
+  ASSERT_EQ(clock_.delays_ms().size(), 2u);
+  for (int64_t d : clock_.delays_ms()) {
     EXPECT_GE(d, 5);
     EXPECT_LE(d, 40);
   }
@@ -312,11 +298,11 @@ TEST_F(HttpRerankerTest, BadRequestIsNotRetriedAndItsMessageSurfaces) {
   server_.server().PushFault(
       OpenAiFault{.status = 400, .body = R"({"id":"x","message":"invalid request: model 'test-reranker' not found"})"});
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("HTTP 400: invalid request: model 'test-reranker' not found"));
   EXPECT_THAT(st.message(), Not(HasSubstr("attempts")));
   EXPECT_EQ(server_.rerank_requests().size(), 1u);
-  EXPECT_TRUE(sleeps_.delays_ms.empty());
+  EXPECT_TRUE(clock_.delays_ms().empty());
 }
 
 TEST_F(HttpRerankerTest, ServerValidationErrorsSurfacePerShape) {
@@ -336,54 +322,54 @@ TEST_F(HttpRerankerTest, ServerValidationErrorsSurfacePerShape) {
   server_.server().PushFault(
       OpenAiFault{.status = 422, .body = R"({"error":"`texts` cannot be empty","error_type":"Validation"})"});
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("HTTP 422: `texts` cannot be empty"));
 }
 
-TEST_F(HttpRerankerTest, TimeoutIsAnIOErrorNamingTheUrl) {
+TEST_F(HttpRerankerTest, TimeoutIsDeadlineExceededNamingTheUrl) {
   auto o = Options();
-  o.timeout_ms = 200;
-  o.max_retries = 1;
+  o.endpoint.timeout_ms = 200;
+  o.endpoint.max_retries = 1;
   auto r = MakeOrDie(o);
   ASSERT_NE(r, nullptr);
   server_.server().PushFault(OpenAiFault{.delay_ms = 1500}, 2);
   const auto start = std::chrono::steady_clock::now();
   const Status st = ScoreError(*r, FivePassages());
   const auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_EQ(st.code(), StatusCode::kIOError);
+  EXPECT_EQ(st.code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(st.message(), HasSubstr("timed out"));
   EXPECT_THAT(st.message(), HasSubstr("after 2 attempts"));
   EXPECT_THAT(st.message(), HasSubstr(server_.base_url() + "/v1/rerank"));
   EXPECT_LT(elapsed, std::chrono::milliseconds(1200));
-  EXPECT_EQ(sleeps_.delays_ms.size(), 1u);
+  EXPECT_EQ(clock_.delays_ms().size(), 1u);
 }
 
-TEST_F(HttpRerankerTest, WrongPathIsNotFound) {
+TEST_F(HttpRerankerTest, WrongPathIsAnUpstreamError) {
   auto o = Options();
-  o.base_url = server_.base_url() + "/nothing/here";
+  o.endpoint.base_url = server_.base_url() + "/nothing/here";
   auto r = MakeOrDie(o);
   ASSERT_NE(r, nullptr);
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kNotFound);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("/nothing/here/v1/rerank"));
   EXPECT_EQ(server_.server().request_count(), 1u);
 }
 
 TEST_F(HttpRerankerTest, CredentialsInTheUrlAreRedacted) {
   auto o = Options();
-  o.base_url = "http://user:hunter2@127.0.0.1:" + std::to_string(server_.server().port());
+  o.endpoint.base_url = "http://user:hunter2@127.0.0.1:" + std::to_string(server_.server().port());
   auto r = MakeOrDie(o);
   ASSERT_NE(r, nullptr);
   server_.server().PushFault(OpenAiFault{.status = 403});
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("http://***@127.0.0.1:"));
   EXPECT_THAT(st.message(), Not(HasSubstr("hunter2")));
 }
 
 // ---- malformed answers ------------------------------------------------------------------------
 
-TEST_F(HttpRerankerTest, MalformedAnswersAreCorruptionNamingTheProblem) {
+TEST_F(HttpRerankerTest, MalformedAnswersAreUpstreamErrorsNamingTheProblem) {
   auto r = MakeOrDie(Options());
   ASSERT_NE(r, nullptr);
   struct Case {
@@ -399,14 +385,14 @@ TEST_F(HttpRerankerTest, MalformedAnswersAreCorruptionNamingTheProblem) {
   for (const Case& c : cases) {
     server_.PushAnswerFault(c.fault);
     const Status st = ScoreError(*r, FivePassages());
-    EXPECT_EQ(st.code(), StatusCode::kCorruption) << c.expect;
+    EXPECT_EQ(st.code(), StatusCode::kUpstreamError) << c.expect;
     EXPECT_THAT(st.message(), HasSubstr(c.expect));
   }
   server_.server().PushFault(OpenAiFault{.malformed_json = true});
   const Status st = ScoreError(*r, FivePassages());
-  EXPECT_EQ(st.code(), StatusCode::kCorruption);
+  EXPECT_EQ(st.code(), StatusCode::kUpstreamError);
   EXPECT_THAT(st.message(), HasSubstr("malformed JSON"));
-  EXPECT_TRUE(sleeps_.delays_ms.empty());  // a bad 2xx answer is not retried
+  EXPECT_TRUE(clock_.delays_ms().empty());  // a bad 2xx answer is not retried
 }
 
 TEST(RerankParseTest, RejectsEveryBadShape) {
@@ -461,8 +447,8 @@ TEST(RerankOptionsTest, EndpointResolution) {
 
 TEST(RerankOptionsTest, BadOptionsAreRejected) {
   HttpRerankerOptions good;
-  good.base_url = "http://127.0.0.1:1";
-  good.model = "m";
+  good.endpoint.base_url = "http://127.0.0.1:1";
+  good.endpoint.model = "m";
   ASSERT_TRUE(HttpReranker::Create(good).ok());
   auto bad = [&](auto mutate, const std::string& expect) {
     HttpRerankerOptions o = good;
@@ -472,13 +458,13 @@ TEST(RerankOptionsTest, BadOptionsAreRejected) {
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(r.status().message(), HasSubstr(expect));
   };
-  bad([](HttpRerankerOptions& o) { o.model.clear(); }, "model must not be empty");
+  bad([](HttpRerankerOptions& o) { o.endpoint.model.clear(); }, "model must not be empty");
   bad([](HttpRerankerOptions& o) { o.max_batch = 0; }, "max_batch must be in 1..1024");
   bad([](HttpRerankerOptions& o) { o.max_batch = 5000; }, "max_batch must be in 1..1024");
-  bad([](HttpRerankerOptions& o) { o.timeout_ms = 0; }, "timeout_ms must be positive");
-  bad([](HttpRerankerOptions& o) { o.max_retries = 50; }, "max_retries must be at most 20");
-  bad([](HttpRerankerOptions& o) { o.backoff_max_ms = 1; }, "backoff must satisfy");
-  bad([](HttpRerankerOptions& o) { o.base_url = "nope"; }, "base_url");
+  bad([](HttpRerankerOptions& o) { o.endpoint.timeout_ms = 0; }, "timeout_ms must be positive");
+  bad([](HttpRerankerOptions& o) { o.endpoint.max_retries = 50; }, "max_retries must be at most 20");
+  bad([](HttpRerankerOptions& o) { o.endpoint.backoff_max_ms = 1; }, "backoff must satisfy");
+  bad([](HttpRerankerOptions& o) { o.endpoint.base_url = "nope"; }, "base_url");
 }
 
 TEST(RerankOptionsTest, ApiNamesRoundTrip) {
@@ -490,17 +476,18 @@ TEST(RerankOptionsTest, ApiNamesRoundTrip) {
   EXPECT_FALSE(ParseRerankApi("openai").ok());
 }
 
-TEST(RerankOptionsTest, ConnectionRefusedIsIOErrorAfterRetries) {
+TEST(RerankOptionsTest, ConnectionRefusedIsUnavailableAfterRetries) {
   HttpRerankerOptions o;
-  o.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
-  o.model = "m";
-  o.max_retries = 1;
-  o.sleep = [](std::chrono::milliseconds) {};
+  o.endpoint.base_url = "http://127.0.0.1:1";  // nothing listens on port 1
+  o.endpoint.model = "m";
+  o.endpoint.max_retries = 1;
+  testing_support::FakeClock clock;
+  o.endpoint.clock = &clock;
   auto r = HttpReranker::Create(o);
   ASSERT_TRUE(r.ok());
   auto s = (*r)->Score("q", {"p"});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(s.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(s.status().message(), HasSubstr("http://127.0.0.1:1/v1/rerank"));
   EXPECT_THAT(s.status().message(), HasSubstr("after 2 attempts"));
 }

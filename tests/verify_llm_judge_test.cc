@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/chat_client.h"
 #include "support/chat_test_server.h"
 #include "verify/verifier.h"
 
@@ -67,11 +68,10 @@ class LlmJudgeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ChatClientOptions o;
-    o.base_url = server_.base_url();
-    o.model = "judge-model";
-    o.api_key_env = "";
-    o.timeout_ms = 3000;
-    o.max_retries = 0;
+    o.endpoint.base_url = server_.base_url();
+    o.endpoint.model = "judge-model";
+    o.endpoint.timeout_ms = 3000;
+    o.endpoint.max_retries = 0;
     auto c = ChatClient::Create(o);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     client_ = std::move(c).value();
@@ -231,10 +231,10 @@ TEST_F(LlmJudgeTest, MalformedRepliesAreErrorsAndCombineNothing) {
     EXPECT_THAT(r.status().message(), StartsWith("llm judge: judge reply: ")) << content;
   }
   EXPECT_EQ(judge.stats().failed_calls, bad.size());
-  // A body that is not a chat completion at all (ChatClient's kCorruption).
+  // A body that is not a chat completion at all (ChatClient's kUpstreamError).
   server_.PushReply(ChatReply{.raw_body = "{\"choices\": 5"});
   auto r = judge.Judge(pack_, claims_, mech_);
-  EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(r.status().code(), StatusCode::kUpstreamError);
   // A fenced but valid reply is accepted.
   server_.PushReply(ChatReply{.content = "```json\n" + Reply({{"c1", "supported", "ok"}, {"c2", "partial", "ok"}}) + "\n```"});
   EXPECT_TRUE(judge.Judge(pack_, claims_, mech_).ok());
@@ -248,15 +248,15 @@ TEST_F(LlmJudgeTest, RefusalIsUnsupported) {
   EXPECT_THAT(r.status().message(), HasSubstr("I cannot judge this."));
 }
 
-TEST_F(LlmJudgeTest, TimeoutIsAnIOError) {
+TEST_F(LlmJudgeTest, TimeoutIsDeadlineExceeded) {
   ChatClientOptions o = client_->options();
-  o.timeout_ms = 200;
+  o.endpoint.timeout_ms = 200;
   auto slow = ChatClient::Create(o);
   ASSERT_TRUE(slow.ok());
   server_.server().PushFault(OpenAiFault{.delay_ms = 2000});
   LlmJudge judge(**slow);
   auto r = judge.Judge(pack_, claims_, mech_);
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(r.status().message(), StartsWith("llm judge"));
   EXPECT_EQ(judge.stats().failed_calls, 1u);
 }

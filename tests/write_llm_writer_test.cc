@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/chat_client.h"
 #include "support/chat_test_server.h"
 #include "write/quote_recovery.h"
 
@@ -37,11 +38,10 @@ class LlmWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ChatClientOptions o;
-    o.base_url = server_.base_url();
-    o.model = "writer-model";
-    o.api_key_env = "";
-    o.timeout_ms = 3000;
-    o.max_retries = 0;
+    o.endpoint.base_url = server_.base_url();
+    o.endpoint.model = "writer-model";
+    o.endpoint.timeout_ms = 3000;
+    o.endpoint.max_retries = 0;
     auto c = ChatClient::Create(o);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     client_ = std::move(c).value();
@@ -214,13 +214,13 @@ TEST_F(LlmWriterTest, ProseModeStreamsCleanTextAndStopsAtTheSentenceCap) {
 
 TEST_F(LlmWriterTest, TimeoutIsAnErrorWithoutFallback) {
   ChatClientOptions o = client_->options();
-  o.timeout_ms = 200;
+  o.endpoint.timeout_ms = 200;
   auto slow = ChatClient::Create(o);
   ASSERT_TRUE(slow.ok());
   server_.server().PushFault(OpenAiFault{.delay_ms = 2000});
   LlmWriter writer(**slow);
   auto r = writer.Write(Args());
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError);
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(r.status().message(), HasSubstr("llm writer"));
   EXPECT_EQ(server_.server().request_count(), 1u);
 }

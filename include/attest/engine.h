@@ -15,12 +15,16 @@
 #include <utility>
 #include <vector>
 
+#include "attest/clock.h"
 #include "attest/status.h"
 
 namespace attest {
 
 struct AskOptions;    // attest/answer.h
 struct AnswerResult;  // attest/answer.h
+class Embedder;       // src/embed/embedder.h
+class ChatModel;      // src/llm/chat_model.h
+class Reranker;       // src/rerank/reranker.h
 
 // Which embedder makes the vector leg's vectors (docs/embedders.md).
 enum class EmbedderKind {
@@ -38,7 +42,8 @@ struct EmbedderOptions {
   // has grown by `retrain_growth` (0.5 = by half) since the model was trained.
   uint64_t min_chunks = 100;
   double retrain_growth = 0.5;
-  // OpenAI-compatible server (kOpenAi): base URL, model, and the environment variable with the key.
+  // OpenAI-compatible server (kOpenAi): base URL, model, and the name of the key's environment
+  // variable (stored with the configuration; EngineOptions::credentials turns it into the key).
   std::string base_url;
   std::string model;
   std::string api_key_env = "ATTEST_EMBED_API_KEY";
@@ -71,6 +76,18 @@ struct RerankOptions {
   uint32_t timeout_ms = 10000;
 };
 
+// Model clients given by the caller instead of the HTTP clients the options describe (tests with
+// fakes, programs embedding the library). Each is optional; the interfaces are in the headers named
+// above. Their errors should use the model codes of attest/status.h (docs/models.md).
+struct ModelClients {
+  // Used for the remote embedder (EmbedderKind::kOpenAi) whenever its identity is the one needed.
+  std::shared_ptr<const Embedder> embedder;
+  // The LLM writer's and judge's model; set, it is used even when llm.base_url is empty.
+  std::shared_ptr<const ChatModel> chat;
+  // The cross-encoder of answers; set, it is used even when rerank.base_url is empty.
+  std::shared_ptr<const Reranker> reranker;
+};
+
 struct EngineOptions {
   std::string data_dir = "attest-data";
   bool read_only = false;          // search/stats only; works while another process ingests
@@ -90,6 +107,14 @@ struct EngineOptions {
   // Crash tests only (empty otherwise): called at named points of commits, merges, training and
   // the embedder switch (docs/testing.md lists them); a non-OK Status fails the operation there.
   std::function<Status(std::string_view point)> fault_hook;
+  // Turns the name of a key's variable (embedder, llm and rerank `api_key_env`, also the one of a
+  // stored embedder configuration) into the key; "" = no key. The core never reads the environment:
+  // the adapters (cli/, server/) pass a function that does. Null = no key is ever sent.
+  std::function<std::string(const std::string& variable)> credentials;
+  // Injected dependencies (LevelDB's Env is the model): model clients, and the clock the model
+  // clients sleep and date with (null = RealClock()).
+  ModelClients models;
+  const Clock* clock = nullptr;
 };
 
 struct IngestOptions {

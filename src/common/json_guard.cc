@@ -42,4 +42,17 @@ std::string CleanJsonErrorMessage(std::string_view what) {
   return std::string(what);
 }
 
+std::string EscapeForDataBlock(std::string_view json_text) {
+  std::string out;
+  out.reserve(json_text.size() + 16);
+  for (char c : json_text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace attest

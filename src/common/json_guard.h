@@ -26,4 +26,8 @@ bool JsonNestingExceeds(std::string_view body, int max_depth);
 // An nlohmann::json exception message without its "[json.exception.parse_error.101] " tag.
 std::string CleanJsonErrorMessage(std::string_view what);
 
+// JSON text safe inside a delimited data block of a prompt: every '<' becomes "\u003c", so passage
+// text cannot close the block (`</evidence>`); decoding gives back the exact text.
+std::string EscapeForDataBlock(std::string_view json_text);
+
 }  // namespace attest

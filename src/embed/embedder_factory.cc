@@ -106,20 +106,43 @@ Result<TrainedModelInfo> TrainCorpusModel(EmbedderKind kind, const EmbedderOptio
   }
 }
 
-Result<std::unique_ptr<Embedder>> CreateRemoteEmbedder(const EmbedderOptions& o, uint32_t dim) {
+namespace {
+
+// An injected embedder behind the unique_ptr the factory returns (its owner shares it).
+class SharedEmbedder final : public Embedder {
+ public:
+  explicit SharedEmbedder(std::shared_ptr<const Embedder> e) : e_(std::move(e)) {}
+  const EmbedderIdentity& identity() const override { return e_->identity(); }
+  Result<std::vector<float>> Embed(std::span<const std::string_view> texts, EmbedPurpose purpose) const override {
+    return e_->Embed(texts, purpose);
+  }
+
+ private:
+  std::shared_ptr<const Embedder> e_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Embedder>> CreateRemoteEmbedder(const EmbedderOptions& o, uint32_t dim,
+                                                       const RemoteEmbedderEnv& env) {
   if (o.kind != EmbedderKind::kOpenAi) return Status::InvalidArgument("not a remote embedder");
+  if (env.injected != nullptr && (dim == 0 || env.injected->identity().dim == dim)) {
+    return std::unique_ptr<Embedder>(std::make_unique<SharedEmbedder>(env.injected));
+  }
   OpenAiEmbedderOptions oo;
-  oo.base_url = o.base_url;
-  oo.model = o.model;
-  oo.api_key_env = o.api_key_env;
+  oo.endpoint.base_url = o.base_url;
+  oo.endpoint.model = o.model;
+  if (env.credentials && !o.api_key_env.empty()) oo.endpoint.api_key = env.credentials(o.api_key_env);
+  oo.endpoint.timeout_ms = o.timeout_ms;
+  oo.endpoint.clock = env.clock;
   oo.dimension = dim;
   oo.batch_size = o.batch_size;
-  oo.timeout_ms = o.timeout_ms;
   ATTEST_ASSIGN_OR_RETURN(auto e, OpenAiEmbedder::Create(oo));
   return std::unique_ptr<Embedder>(std::move(e));
 }
 
-Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& rec, const std::filesystem::path& models_dir) {
+Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& rec, const std::filesystem::path& models_dir,
+                                               const RemoteEmbedderEnv& env) {
   ATTEST_ASSIGN_OR_RETURN(EmbedderOptions o, ParseEmbedderConfigJson(rec.config_json));
   std::unique_ptr<Embedder> e;
   if (o.kind == EmbedderKind::kCorpusLsa) {
@@ -127,7 +150,9 @@ Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& rec, const 
   } else if (o.kind == EmbedderKind::kCorpusFastTextSif) {
     ATTEST_ASSIGN_OR_RETURN(e, LoadFastTextSifModel(models_dir / rec.model_file));
   } else if (o.kind == EmbedderKind::kOpenAi) {
-    ATTEST_ASSIGN_OR_RETURN(e, CreateRemoteEmbedder(o, rec.dim));
+    RemoteEmbedderEnv http_env = env;
+    if (env.injected != nullptr && env.injected->identity().Key() != rec.key) http_env.injected = nullptr;
+    ATTEST_ASSIGN_OR_RETURN(e, CreateRemoteEmbedder(o, rec.dim, http_env));
     return e;  // a remote model's version is what the record says; nothing to compare it to
   } else {
     return Status::Corruption("the active embedder has kind none");

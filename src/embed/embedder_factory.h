@@ -6,9 +6,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "attest/clock.h"
 #include "attest/engine.h"
 #include "attest/status.h"
 #include "embed/embedder.h"
@@ -33,11 +35,22 @@ const char* VectorIndexTypeName(VectorIndexType type);
 Result<TrainedModelInfo> TrainCorpusModel(EmbedderKind kind, const EmbedderOptions& options,
                                           const CorpusTrainingArgs& args);
 
-// The remote embedder of `options` (kOpenAi). `dim` (0 = learn) is enforced on every response.
-Result<std::unique_ptr<Embedder>> CreateRemoteEmbedder(const EmbedderOptions& options, uint32_t dim);
+// What building a remote embedder needs besides its configuration (from EngineOptions).
+struct RemoteEmbedderEnv {
+  std::function<std::string(const std::string& variable)> credentials;  // api_key_env -> key; null = no key
+  std::shared_ptr<const Embedder> injected;  // used instead of an HTTP client (identity permitting)
+  const Clock* clock = nullptr;              // null = RealClock()
+};
+
+// The remote embedder of `options` (kOpenAi): `env.injected` when set and `dim` is 0 or its
+// dimension, else an OpenAI-compatible client. `dim` (0 = learn) is enforced on every response.
+Result<std::unique_ptr<Embedder>> CreateRemoteEmbedder(const EmbedderOptions& options, uint32_t dim,
+                                                       const RemoteEmbedderEnv& env);
 
 // Rebuilds the embedder of an active record: loads models/<model_file> for a corpus model, or
-// creates the client for a remote one. Fails when the result's identity differs from the record's.
-Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& record, const std::filesystem::path& models_dir);
+// creates the client for a remote one (the injected one when its identity is the record's). Fails
+// when the result's identity differs from the record's.
+Result<std::unique_ptr<Embedder>> LoadEmbedder(const EmbedderRecord& record, const std::filesystem::path& models_dir,
+                                               const RemoteEmbedderEnv& env);
 
 }  // namespace attest

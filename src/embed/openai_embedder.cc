@@ -1,13 +1,11 @@
 #include "embed/openai_embedder.h"
-#include "net/model_http_util.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "common/json_guard.h"
 
 namespace attest {
 namespace {
@@ -16,114 +14,30 @@ using nlohmann::json;
 
 constexpr uint32_t kMaxBatch = 2048;
 constexpr uint32_t kMaxDimension = 65536;
-constexpr uint32_t kMaxRetries = 20;
 constexpr int kMaxJsonDepth = 64;
-constexpr size_t kErrorSnippetBytes = 200;
 constexpr std::string_view kProbeText = "dimension probe";
-
-
-
-// Up to `n` bytes of `s`, cut at a UTF-8 boundary, with control characters replaced by spaces.
-std::string Snippet(std::string_view s, size_t n) {
-  if (s.size() > n) {
-    size_t cut = n;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut);
-  }
-  std::string out(s);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return out;
-}
+constexpr std::string_view kClient = "openai embedder";
+constexpr ModelPath kEmbeddingsPath{"/v1", "/embeddings", "/v1/embeddings"};
 
 bool IsBlank(std::string_view s) {
   return s.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos;
 }
 
-StatusCode CodeForHttpStatus(int status) {
-  if (status == 404) return StatusCode::kNotFound;
-  if (status == 413 || status == 429) return StatusCode::kResourceExhausted;
-  if (status >= 500) return StatusCode::kIOError;
-  return StatusCode::kInvalidArgument;
-}
-
-
-
 Status ValidateOptions(const OpenAiEmbedderOptions& o) {
-  auto bad = [](const std::string& m) { return Status::InvalidArgument("openai embedder: " + m); };
-  if (o.model.empty()) return bad("model must not be empty");
-  for (char c : o.model) {
-    if (static_cast<unsigned char>(c) < 0x20) return bad("model name contains a control character");
-  }
+  auto bad = [](const std::string& m) { return Status::InvalidArgument(std::string(kClient) + ": " + m); };
   if (o.batch_size < 1 || o.batch_size > kMaxBatch) {
     return bad("batch_size must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(o.batch_size));
   }
   if (o.dimension > kMaxDimension) {
     return bad("dimension must be at most " + std::to_string(kMaxDimension) + ", got " + std::to_string(o.dimension));
   }
-  if (o.timeout_ms <= 0) return bad("timeout_ms must be positive, got " + std::to_string(o.timeout_ms));
-  if (o.connect_timeout_ms < 0) return bad("connect_timeout_ms must not be negative");
-  if (o.max_retries > kMaxRetries) {
-    return bad("max_retries must be at most " + std::to_string(kMaxRetries) + ", got " + std::to_string(o.max_retries));
-  }
-  if (o.backoff_initial_ms < 0 || o.backoff_max_ms < o.backoff_initial_ms) {
-    return bad("backoff must satisfy 0 <= backoff_initial_ms <= backoff_max_ms, got " +
-               std::to_string(o.backoff_initial_ms) + " and " + std::to_string(o.backoff_max_ms));
-  }
-  if (o.retry_after_max_ms < 0) return bad("retry_after_max_ms must not be negative");
-  if (o.max_response_bytes < 1024) return bad("max_response_bytes must be at least 1024");
   return Status::Ok();
 }
 
 }  // namespace
 
 Result<std::string> ResolveEmbeddingsEndpoint(std::string_view base_url) {
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("openai embedder: base_url \"" + RedactUrl(base_url) + "\" " + why);
-  };
-  const size_t sep = base_url.find("://");
-  if (sep == std::string_view::npos) return bad("must start with http:// or https://");
-  std::string scheme(base_url.substr(0, sep));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (scheme != "http" && scheme != "https") return bad("must start with http:// or https://");
-  for (char c : base_url) {
-    if (static_cast<unsigned char>(c) <= 0x20) return bad("contains whitespace or a control character");
-  }
-  if (base_url.find_first_of("?#") != std::string_view::npos) return bad("must not contain a query or fragment");
-  std::string_view rest = base_url.substr(sep + 3);
-  if (rest.empty() || rest.front() == '/') return bad("has no host");
-  std::string_view url = base_url;
-  while (url.ends_with('/')) url.remove_suffix(1);
-  if (url.ends_with("/v1/embeddings")) return std::string(url);
-  if (url.ends_with("/v1")) url.remove_suffix(3);
-  return std::string(url) + "/v1/embeddings";
-}
-
-std::string ExtractApiErrorMessage(std::string_view body) {
-  if (!JsonNestingExceeds(body, kMaxJsonDepth)) {
-    try {
-      const json j = json::parse(body);
-      const json* err = j.is_object() && j.contains("error") ? &j["error"] : nullptr;
-      if (err != nullptr && err->is_object()) {
-        auto m = err->find("message");
-        if (m != err->end() && m->is_string()) {
-          std::string out;
-          auto t = err->find("type");
-          if (t != err->end() && t->is_string() && !t->get_ref<const std::string&>().empty()) {
-            out = Snippet(t->get_ref<const std::string&>(), 100) + ": ";
-          }
-          return out + Snippet(m->get_ref<const std::string&>(), 1000);
-        }
-      } else if (err != nullptr && err->is_string()) {  // {"error": "..."} (Ollama, llama.cpp)
-        return Snippet(err->get_ref<const std::string&>(), 1000);
-      }
-    } catch (const json::exception&) {
-      // not JSON: fall through to the raw snippet
-    }
-  }
-  if (body.empty()) return "(empty body)";
-  return Snippet(body, kErrorSnippetBytes);
+  return ResolveModelUrl(kClient, base_url, kEmbeddingsPath);
 }
 
 Status ParseEmbeddingsResponse(std::string_view body, size_t count, uint32_t expected_dim,
@@ -199,16 +113,10 @@ Status ParseEmbeddingsResponse(std::string_view body, size_t count, uint32_t exp
 
 Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOptions options) {
   ATTEST_RETURN_IF_ERROR(ValidateOptions(options));
-  ATTEST_ASSIGN_OR_RETURN(std::string endpoint, ResolveEmbeddingsEndpoint(options.base_url));
-  std::string api_key;
-  if (!options.api_key_env.empty()) {
-    if (const char* v = std::getenv(options.api_key_env.c_str()); v != nullptr) api_key = v;
-    if (api_key.find_first_of("\r\n") != std::string::npos) {
-      return Status::InvalidArgument("openai embedder: environment variable " + options.api_key_env +
-                                     " contains a line break");
-    }
-  }
-  std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(std::move(options), std::move(endpoint), std::move(api_key)));
+  const std::string label = "model " + options.endpoint.model;
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<ModelHttpClient> client,
+                          ModelHttpClient::Create(kClient, options.endpoint, kEmbeddingsPath, label));
+  std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(std::move(options), std::move(client)));
   if (e->identity_.dim == 0) {
     std::vector<float> probe;
     uint32_t dim = 0;
@@ -220,75 +128,27 @@ Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOpt
   return e;
 }
 
-OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::string endpoint, std::string api_key)
-    : options_(std::move(options)),
-      endpoint_(std::move(endpoint)),
-      api_key_(std::move(api_key)),
-      http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {
-  identity_.name = "openai:" + options_.model;
+OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<ModelHttpClient> client)
+    : options_(std::move(options)), client_(std::move(client)) {
+  identity_.name = "openai:" + options_.endpoint.model;
   identity_.dim = options_.dimension;
   identity_.version = options_.version;
 }
 
 OpenAiEmbedderStats OpenAiEmbedder::stats() const {
+  const ModelHttpStats http = client_->stats();
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  return OpenAiEmbedderStats{.requests = http.requests, .retries = http.retries, .texts = texts_};
 }
-
-
 
 Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32_t expected_dim,
                                   std::vector<float>* out, uint32_t* got_dim) const {
-  json body = {{"model", options_.model}, {"input", inputs}, {"encoding_format", "float"}};
-  HttpRequest request;
-  request.method = "POST";
-  request.url = endpoint_;
-  request.headers.push_back({"Content-Type", "application/json"});
-  request.headers.push_back({"Accept", "application/json"});
-  if (!api_key_.empty()) request.headers.push_back({"Authorization", "Bearer " + api_key_});
+  const json body = {{"model", options_.endpoint.model}, {"input", inputs}, {"encoding_format", "float"}};
   // Invalid UTF-8 in a text is replaced (U+FFFD) rather than failing the whole batch.
-  request.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  request.timeout_ms = options_.timeout_ms;
-  request.connect_timeout_ms = options_.connect_timeout_ms;
-
-  const uint32_t attempts = options_.max_retries + 1;
-  const std::string where = "POST " + RedactUrl(endpoint_);
-  for (uint32_t attempt = 0;; ++attempt) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.requests;
-      if (attempt > 0) ++stats_.retries;
-    }
-    const bool last = attempt + 1 >= attempts;
-    const std::string tries = attempts == 1 ? "" : " after " + std::to_string(attempt + 1) + " attempts";
-    HttpFailure failure = HttpFailure::kNone;
-    Result<HttpResponse> response = http_.Send(request, &failure);
-    if (!response.ok()) {
-      if (!IsTransientHttpFailure(failure) || last) {
-        const Status& st = response.status();
-        return Status(st.code(), st.message() + (IsTransientHttpFailure(failure) ? tries : ""));
-      }
-      backoff_.Sleep(backoff_.Delay(attempt));
-      continue;
-    }
-    const int status = response->status;
-    if (status >= 200 && status < 300) {
-      Status st = ParseEmbeddingsResponse(response->body, inputs.size(), expected_dim, out, got_dim);
-      if (!st.ok()) return st.WithContext(where + " (model " + options_.model + ")");
-      return Status::Ok();
-    }
-    if (!IsRetryableHttpStatus(status) || last) {
-      return Status(CodeForHttpStatus(status), where + ": HTTP " + std::to_string(status) +
-                                                   (IsRetryableHttpStatus(status) ? tries : "") + ": " +
-                                                   ExtractApiErrorMessage(response->body));
-    }
-    std::chrono::milliseconds delay = backoff_.Delay(attempt);
-    if (auto server_ms = ServerRetryDelayMs(*response)) {
-      delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
-    }
-    backoff_.Sleep(delay);
-  }
+  ATTEST_ASSIGN_OR_RETURN(HttpResponse response,
+                          client_->Post(body.dump(-1, ' ', false, json::error_handler_t::replace)));
+  Status st = ParseEmbeddingsResponse(response.body, inputs.size(), expected_dim, out, got_dim);
+  return st.ok() ? st : client_->MalformedAnswer(st);
 }
 
 Result<std::vector<float>> OpenAiEmbedder::Embed(std::span<const std::string_view> texts,
@@ -321,7 +181,7 @@ Result<std::vector<float>> OpenAiEmbedder::Embed(std::span<const std::string_vie
       NormalizeL2(std::span<float>(dst, dim));
     }
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.texts += end - begin;
+    texts_ += end - begin;
   }
   return result;
 }

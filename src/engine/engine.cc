@@ -46,23 +46,38 @@ class EngineImpl final : public Engine {
     if (!options_.read_only && options_.background_vectors) {
       ATTEST_RETURN_IF_ERROR(vectors_->AfterIngest());
     }
-    if (!options_.rerank.base_url.empty()) {
+    ATTEST_RETURN_IF_ERROR(BuildModelClients());
+    return Status::Ok();
+  }
+
+  // The injected model clients (EngineOptions::models), else the HTTP clients the options describe.
+  Status BuildModelClients() {
+    auto key = [this](const std::string& variable) {
+      return options_.credentials && !variable.empty() ? options_.credentials(variable) : std::string();
+    };
+    reranker_ = options_.models.reranker;
+    if (reranker_ == nullptr && !options_.rerank.base_url.empty()) {
       HttpRerankerOptions ro;
-      ro.base_url = options_.rerank.base_url;
-      ro.model = options_.rerank.model;
+      ro.endpoint.base_url = options_.rerank.base_url;
+      ro.endpoint.model = options_.rerank.model;
+      ro.endpoint.api_key = key(options_.rerank.api_key_env);
+      ro.endpoint.timeout_ms = options_.rerank.timeout_ms;
+      ro.endpoint.clock = options_.clock;
       ATTEST_ASSIGN_OR_RETURN(ro.api, ParseRerankApi(options_.rerank.api));
-      ro.api_key_env = options_.rerank.api_key_env;
-      ro.timeout_ms = options_.rerank.timeout_ms;
       ATTEST_ASSIGN_OR_RETURN(reranker_, HttpReranker::Create(ro));
     }
-    if (!options_.llm.base_url.empty()) {
+    chat_ = options_.models.chat;
+    if (chat_ == nullptr && !options_.llm.base_url.empty()) {
       ChatClientOptions co;
-      co.base_url = options_.llm.base_url;
-      co.model = options_.llm.model;
-      co.api_key_env = options_.llm.api_key_env;
-      co.timeout_ms = options_.llm.timeout_ms;
+      co.endpoint.base_url = options_.llm.base_url;
+      co.endpoint.model = options_.llm.model;
+      co.endpoint.api_key = key(options_.llm.api_key_env);
+      co.endpoint.timeout_ms = options_.llm.timeout_ms;
+      co.endpoint.clock = options_.clock;
       co.max_tokens = options_.llm.max_tokens;
       ATTEST_ASSIGN_OR_RETURN(chat_, ChatClient::Create(co));
+    }
+    if (chat_ != nullptr) {
       LlmWriterOptions wo;
       wo.max_tokens = options_.llm.max_tokens;
       llm_writer_ = std::make_unique<LlmWriter>(*chat_, wo);
@@ -80,9 +95,10 @@ class EngineImpl final : public Engine {
     args.store = store_.get();
     args.threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
     ATTEST_ASSIGN_OR_RETURN(IngestReport report, RunIngestPipeline(args, options));
-    const auto t0 = std::chrono::steady_clock::now();
+    const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
+    const auto t0 = clock->Now();
     Status v = vectors_->AfterIngest();
-    report.vector_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    report.vector_seconds = std::chrono::duration<double>(clock->Now() - t0).count();
     if (!v.ok()) {
       // The documents are committed; only their vectors are missing. Say so, do not fail.
       report.issues.push_back(IngestIssue{"(vector leg)", 0, "vectors not updated: " + v.ToString()});
@@ -255,10 +271,10 @@ class EngineImpl final : public Engine {
   DocumentIndexer indexer_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
-  std::unique_ptr<ChatClient> chat_;    // the LLM writer's model, when configured
+  std::shared_ptr<const ChatModel> chat_;  // the LLM writer's model, when configured
   std::unique_ptr<LlmWriter> llm_writer_;
   std::unique_ptr<LlmJudge> judge_;
-  std::unique_ptr<HttpReranker> reranker_;  // optional cross-encoder for answers
+  std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
   std::mutex write_mu_;                 // PutDocuments / Delete
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };

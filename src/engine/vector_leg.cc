@@ -55,7 +55,11 @@ CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap, const std::str
 }
 
 VectorLeg::VectorLeg(Store* store, const EngineOptions& options)
-    : store_(store), options_(options), files_(store->dir() / "vectors"), models_dir_(store->dir() / "models") {}
+    : store_(store),
+      options_(options),
+      files_(store->dir() / "vectors"),
+      models_dir_(store->dir() / "models"),
+      remote_env_{options.credentials, options.models.embedder, options.clock} {}
 
 VectorLeg::~VectorLeg() { (void)Wait(); }
 
@@ -116,7 +120,7 @@ Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderReco
       return failed->second.second;
     }
   }
-  Result<std::unique_ptr<Embedder>> loaded = LoadEmbedder(rec, models_dir_);
+  Result<std::unique_ptr<Embedder>> loaded = LoadEmbedder(rec, models_dir_, remote_env_);
   if (!loaded.ok()) {
     Status error = ModelError(rec, store_->dir(), loaded.status());
     if (!rec.model_file.empty()) {
@@ -345,14 +349,14 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
     probe.key = info.identity.Key();
     probe.model_file = model_file;
     probe.config_json = EmbedderConfigJson(o, index);
-    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, LoadEmbedder(probe, models_dir_));
+    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, LoadEmbedder(probe, models_dir_, remote_env_));
     embedder = std::move(e);
     spdlog::info("vectors: trained {} for tenant '{}' on {} texts ({} tokens, vocabulary {}) in {:.2f} s; model {} bytes",
                  info.identity.name, tenant, info.texts, info.tokens, info.vocabulary, report.train_seconds,
                  info.model_bytes);
   } else {
     // A remote model: Create() learns its dimension from one probe call, then enforces it.
-    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateRemoteEmbedder(o, 0));
+    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> e, CreateRemoteEmbedder(o, 0, remote_env_));
     embedder = std::move(e);
   }
   const EmbedderIdentity& id = embedder->identity();

@@ -29,6 +29,7 @@
 
 #include "attest/engine.h"
 #include "embed/embedder.h"
+#include "embed/embedder_factory.h"
 #include "embed/query_cache.h"
 #include "store/store.h"
 #include "vector/segment_vectors.h"
@@ -90,6 +91,7 @@ class VectorLeg {
   EngineOptions options_;
   VectorFiles files_;
   std::filesystem::path models_dir_;
+  RemoteEmbedderEnv remote_env_;  // credentials, injected embedder and clock of options_
   QueryEmbeddingCache query_cache_;
 
   std::mutex mu_;  // guards the caches below

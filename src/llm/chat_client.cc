@@ -1,15 +1,11 @@
 #include "llm/chat_client.h"
-#include "net/model_http_util.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "embed/openai_embedder.h"  // ExtractApiErrorMessage
+#include "common/json_guard.h"
 #include "llm/sse_stream.h"
 
 namespace attest {
@@ -17,8 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint32_t kMaxRetries = 20;
 constexpr int kMaxJsonDepth = 64;
+constexpr std::string_view kClient = "chat client";
+constexpr ModelPath kChatPath{"/v1", "/chat/completions", "/v1/chat/completions"};
 
 
 
@@ -84,34 +81,10 @@ Result<const json*> FirstChoice(const json& j, const std::string& what, bool all
   return &c;
 }
 
-StatusCode CodeForHttpStatus(int status) {
-  if (status == 404) return StatusCode::kNotFound;
-  if (status == 413 || status == 429) return StatusCode::kResourceExhausted;
-  if (status >= 500) return StatusCode::kIOError;
-  return StatusCode::kInvalidArgument;
-}
-
-
-
 Status ValidateOptions(const ChatClientOptions& o) {
-  auto bad = [](const std::string& m) { return Status::InvalidArgument("chat client: " + m); };
-  if (o.model.empty()) return bad("model must not be empty");
-  for (char c : o.model) {
-    if (static_cast<unsigned char>(c) < 0x20) return bad("model name contains a control character");
-  }
-  if (o.timeout_ms <= 0) return bad("timeout_ms must be positive, got " + std::to_string(o.timeout_ms));
-  if (o.connect_timeout_ms < 0) return bad("connect_timeout_ms must not be negative");
-  if (o.max_retries > kMaxRetries) {
-    return bad("max_retries must be at most " + std::to_string(kMaxRetries) + ", got " + std::to_string(o.max_retries));
-  }
-  if (o.backoff_initial_ms < 0 || o.backoff_max_ms < o.backoff_initial_ms) {
-    return bad("backoff must satisfy 0 <= backoff_initial_ms <= backoff_max_ms");
-  }
-  if (o.retry_after_max_ms < 0) return bad("retry_after_max_ms must not be negative");
   if (!std::isfinite(o.temperature) || o.temperature < 0 || o.temperature > 2) {
-    return bad("temperature must be in [0, 2]");
+    return Status::InvalidArgument(std::string(kClient) + ": temperature must be in [0, 2]");
   }
-  if (o.max_response_bytes < 1024) return bad("max_response_bytes must be at least 1024");
   return Status::Ok();
 }
 
@@ -120,25 +93,7 @@ bool IsBlankByte(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n
 }  // namespace
 
 Result<std::string> ResolveChatEndpoint(std::string_view base_url) {
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("chat client: base_url \"" + RedactUrl(base_url) + "\" " + why);
-  };
-  const size_t sep = base_url.find("://");
-  if (sep == std::string_view::npos) return bad("must start with http:// or https://");
-  std::string scheme(base_url.substr(0, sep));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (scheme != "http" && scheme != "https") return bad("must start with http:// or https://");
-  for (char c : base_url) {
-    if (static_cast<unsigned char>(c) <= 0x20) return bad("contains whitespace or a control character");
-  }
-  if (base_url.find_first_of("?#") != std::string_view::npos) return bad("must not contain a query or fragment");
-  std::string_view rest = base_url.substr(sep + 3);
-  if (rest.empty() || rest.front() == '/') return bad("has no host");
-  std::string_view url = base_url;
-  while (url.ends_with('/')) url.remove_suffix(1);
-  if (url.ends_with("/v1/chat/completions")) return std::string(url);
-  if (url.ends_with("/v1")) url.remove_suffix(3);
-  return std::string(url) + "/v1/chat/completions";
+  return ResolveModelUrl(kClient, base_url, kChatPath);
 }
 
 Result<ChatResponse> ParseChatCompletion(std::string_view body) {
@@ -172,8 +127,8 @@ Status ChatStreamAccumulator::Apply(std::string_view data, std::string* delta) {
   const std::string what = "chat stream chunk " + std::to_string(++chunks_);
   ATTEST_ASSIGN_OR_RETURN(json j, ParseJsonObject(data, what));
   if (auto err = j.find("error"); err != j.end() && !err->is_null()) {
-    return Status::IOError("chat stream: the server reported an error mid-stream: " +
-                           ExtractApiErrorMessage(data));
+    return Status::UpstreamError("chat stream: the server reported an error mid-stream: " +
+                                 ExtractHttpErrorMessage(data));
   }
   ATTEST_RETURN_IF_ERROR(ReadModel(j, what, &response_));
   ATTEST_RETURN_IF_ERROR(ReadUsage(j, what, &response_));
@@ -198,8 +153,8 @@ Status ChatStreamAccumulator::Apply(std::string_view data, std::string* delta) {
 
 Result<ChatResponse> ChatStreamAccumulator::Finish() const {
   if (!done_ && !finished_) {
-    return Status::IOError("chat stream: the stream ended after " + std::to_string(chunks_) +
-                           " chunks without a finish_reason or [DONE] (truncated)");
+    return Status::UpstreamError("chat stream: the stream ended after " + std::to_string(chunks_) +
+                                 " chunks without a finish_reason or [DONE] (truncated)");
   }
   ChatResponse r = response_;
   if (r.refusal.empty() && r.finish_reason == "content_filter") r.refusal = "finish_reason content_filter";
@@ -208,31 +163,21 @@ Result<ChatResponse> ChatStreamAccumulator::Finish() const {
 
 Result<std::unique_ptr<ChatClient>> ChatClient::Create(ChatClientOptions options) {
   ATTEST_RETURN_IF_ERROR(ValidateOptions(options));
-  ATTEST_ASSIGN_OR_RETURN(std::string endpoint, ResolveChatEndpoint(options.base_url));
-  std::string api_key;
-  if (!options.api_key_env.empty()) {
-    if (const char* v = std::getenv(options.api_key_env.c_str()); v != nullptr) api_key = v;
-    if (api_key.find_first_of("\r\n") != std::string::npos) {
-      return Status::InvalidArgument("chat client: environment variable " + options.api_key_env +
-                                     " contains a line break");
-    }
-  }
-  return std::unique_ptr<ChatClient>(new ChatClient(std::move(options), std::move(endpoint), std::move(api_key)));
+  const std::string label = "model " + options.endpoint.model;
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<ModelHttpClient> client,
+                          ModelHttpClient::Create(kClient, options.endpoint, kChatPath, label));
+  return std::unique_ptr<ChatClient>(new ChatClient(std::move(options), std::move(client)));
 }
 
-ChatClient::ChatClient(ChatClientOptions options, std::string endpoint, std::string api_key)
-    : options_(std::move(options)),
-      endpoint_(std::move(endpoint)),
-      api_key_(std::move(api_key)),
-      http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {}
+ChatClient::ChatClient(ChatClientOptions options, std::unique_ptr<ModelHttpClient> client)
+    : options_(std::move(options)), client_(std::move(client)) {}
 
 ChatClientStats ChatClient::stats() const {
+  const ModelHttpStats http = client_->stats();
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  return ChatClientStats{.requests = http.requests, .retries = http.retries, .prompt_tokens = prompt_tokens_,
+                         .completion_tokens = completion_tokens_};
 }
-
-
 
 Result<std::string> ChatClient::BuildBody(const ChatRequest& request, bool stream) const {
   if (request.messages.empty()) return Status::InvalidArgument("chat client: a request needs at least one message");
@@ -245,7 +190,7 @@ Result<std::string> ChatClient::BuildBody(const ChatRequest& request, bool strea
     }
     messages.push_back({{"role", m.role}, {"content", m.content}});
   }
-  json body = {{"model", options_.model}, {"messages", std::move(messages)}, {"temperature", options_.temperature}};
+  json body = {{"model", options_.endpoint.model}, {"messages", std::move(messages)}, {"temperature", options_.temperature}};
   const uint32_t max_tokens = request.max_tokens.value_or(options_.max_tokens);
   if (max_tokens > 0) body["max_tokens"] = max_tokens;
   if (options_.seed) body["seed"] = *options_.seed;
@@ -262,155 +207,112 @@ Result<std::string> ChatClient::BuildBody(const ChatRequest& request, bool strea
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// One streamed attempt: detects a server that ignored "stream" (one JSON body), else feeds the
+// server-sent events to the accumulator and the content pieces to on_delta.
+class ChatStreamAttempt final : public ModelStreamConsumer {
+ public:
+  ChatStreamAttempt(const ChatDeltaCallback& on_delta, size_t max_line_bytes)
+      : on_delta_(on_delta), sse_(max_line_bytes) {}
+
+  Status Consume(std::string_view chunk) override {
+    if (!decided_) {
+      size_t k = 0;
+      while (k < chunk.size() && IsBlankByte(chunk[k])) ++k;
+      if (k < chunk.size()) {
+        decided_ = true;
+        json_body_ = chunk[k] == '{';
+      }
+    }
+    if (json_body_ || !decided_) {
+      raw_.append(chunk);
+      return Status::Ok();
+    }
+    if (!raw_.empty()) {  // blank bytes seen before deciding
+      ATTEST_RETURN_IF_ERROR(Upstream(sse_.Feed(raw_, &events_)));
+      raw_.clear();
+    }
+    ATTEST_RETURN_IF_ERROR(Upstream(sse_.Feed(chunk, &events_)));
+    return HandleEvents();
+  }
+  bool committed() const override { return delivered_; }
+
+  // The response after the whole 2xx body arrived.
+  Result<ChatResponse> Finish() {
+    if (json_body_) {
+      Result<ChatResponse> parsed = ParseChatCompletion(raw_);
+      if (parsed.ok() && !parsed->content.empty() && !on_delta_(parsed->content)) {
+        return Status::Cancelled("chat stream: stopped by the caller");
+      }
+      return parsed;
+    }
+    sse_.Finish(&events_);
+    ATTEST_RETURN_IF_ERROR(HandleEvents());
+    return acc_.Finish();
+  }
+
+ private:
+  static Status Upstream(const Status& st) {
+    return st.ok() || st.code() == StatusCode::kCancelled ? st : Status::UpstreamError(st.message());
+  }
+
+  Status HandleEvents() {
+    for (SseEvent& e : events_) {
+      if (e.type == "error") {
+        return Status::UpstreamError("chat stream: the server sent an error event: " + ExtractHttpErrorMessage(e.data));
+      }
+      ATTEST_RETURN_IF_ERROR(Upstream(acc_.Apply(e.data, &delta_)));
+      if (!delta_.empty()) {
+        delivered_ = true;
+        if (!on_delta_(delta_)) {
+          return Status::Cancelled("chat stream: stopped by the caller after the model began answering");
+        }
+      }
+    }
+    events_.clear();
+    return Status::Ok();
+  }
+
+  const ChatDeltaCallback& on_delta_;
+  SseStream sse_;
+  ChatStreamAccumulator acc_;
+  std::vector<SseEvent> events_;
+  std::string delta_;
+  bool delivered_ = false;   // a delta reached on_delta: no retry from here on
+  bool json_body_ = false;   // the server ignored "stream" and sent one JSON document
+  bool decided_ = false;     // json_body_ is known (first non-blank byte seen)
+  std::string raw_;          // the body when json_body_
+};
+
 Result<ChatResponse> ChatClient::Complete(const ChatRequest& request, ChatCallInfo* info) const {
-  return Run(request, nullptr, info);
+  if (info != nullptr) *info = ChatCallInfo{};
+  ATTEST_ASSIGN_OR_RETURN(std::string body, BuildBody(request, /*stream=*/false));
+  ATTEST_ASSIGN_OR_RETURN(HttpResponse response, client_->Post(body, info));
+  return Finish(ParseChatCompletion(response.body));
 }
 
 Result<ChatResponse> ChatClient::Stream(const ChatRequest& request, const ChatDeltaCallback& on_delta,
                                         ChatCallInfo* info) const {
-  return Run(request, &on_delta, info);
+  if (info != nullptr) *info = ChatCallInfo{};
+  ATTEST_ASSIGN_OR_RETURN(std::string body, BuildBody(request, /*stream=*/true));
+  std::unique_ptr<ChatStreamAttempt> attempt;
+  const std::function<ModelStreamConsumer&()> next_attempt = [&]() -> ModelStreamConsumer& {
+    attempt = std::make_unique<ChatStreamAttempt>(on_delta, options_.endpoint.max_response_bytes);
+    return *attempt;
+  };
+  ATTEST_RETURN_IF_ERROR(client_->PostStreaming(body, next_attempt, info).status());
+  return Finish(attempt->Finish());
 }
 
-Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDeltaCallback* on_delta,
-                                     ChatCallInfo* info) const {
-  ChatCallInfo local_info;
-  ChatCallInfo& ci = info != nullptr ? *info : local_info;
-  ci = ChatCallInfo{};
-  const bool streaming = on_delta != nullptr;
-  ATTEST_ASSIGN_OR_RETURN(std::string body, BuildBody(request, streaming));
-  HttpRequest http_request;
-  http_request.method = "POST";
-  http_request.url = endpoint_;
-  http_request.headers.push_back({"Content-Type", "application/json"});
-  http_request.headers.push_back({"Accept", streaming ? "text/event-stream" : "application/json"});
-  if (!api_key_.empty()) http_request.headers.push_back({"Authorization", "Bearer " + api_key_});
-  http_request.body = std::move(body);
-  http_request.timeout_ms = options_.timeout_ms;
-  http_request.connect_timeout_ms = options_.connect_timeout_ms;
-
-  const uint32_t attempts = options_.max_retries + 1;
-  const std::string where = "POST " + RedactUrl(endpoint_) + " (model " + options_.model + ")";
-  for (uint32_t attempt = 0;; ++attempt) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.requests;
-      if (attempt > 0) ++stats_.retries;
-    }
-    ci.attempts = attempt + 1;
-    ci.http_status = 0;
-    const bool last = attempt + 1 >= attempts;
-    const std::string tries = attempts == 1 ? "" : " after " + std::to_string(attempt + 1) + " attempts";
-
-    // Streaming state for this attempt.
-    SseStream sse(options_.max_response_bytes);
-    ChatStreamAccumulator acc;
-    std::vector<SseEvent> events;
-    std::string delta;
-    Status stream_error;
-    bool delivered = false;   // a delta reached on_delta: no retry from here on
-    bool json_body = false;   // the server ignored "stream" and sent one JSON document
-    bool decided = false;     // json_body is known (first non-blank byte seen)
-    std::string raw;          // the body when json_body
-    bool user_stop = false;
-    auto handle_events = [&]() -> bool {
-      for (SseEvent& e : events) {
-        if (e.type == "error") {
-          stream_error = Status::IOError("chat stream: the server sent an error event: " +
-                                         ExtractApiErrorMessage(e.data));
-          return false;
-        }
-        stream_error = acc.Apply(e.data, &delta);
-        if (!stream_error.ok()) return false;
-        if (!delta.empty()) {
-          delivered = true;
-          if (!(*on_delta)(delta)) {
-            user_stop = true;
-            return false;
-          }
-        }
-      }
-      events.clear();
-      return true;
-    };
-    HttpChunkCallback on_chunk = [&](std::string_view chunk) -> bool {
-      if (!decided) {
-        size_t k = 0;
-        while (k < chunk.size() && IsBlankByte(chunk[k])) ++k;
-        if (k < chunk.size()) {
-          decided = true;
-          json_body = chunk[k] == '{';
-        }
-      }
-      if (json_body || !decided) {
-        raw.append(chunk);
-        return true;
-      }
-      if (!raw.empty()) {  // blank bytes seen before deciding
-        stream_error = sse.Feed(raw, &events);
-        raw.clear();
-        if (!stream_error.ok()) return false;
-      }
-      stream_error = sse.Feed(chunk, &events);
-      if (!stream_error.ok()) return false;
-      return handle_events();
-    };
-
-    HttpFailure failure = HttpFailure::kNone;
-    Result<HttpResponse> response =
-        streaming ? http_.SendStreaming(http_request, on_chunk, &failure) : http_.Send(http_request, &failure);
-    ci.failure = failure;
-    if (streaming && (user_stop || !stream_error.ok())) {
-      if (user_stop) return Status::Cancelled("chat stream: stopped by the caller after the model began answering");
-      return stream_error.WithContext(where);
-    }
-    if (!response.ok()) {
-      const bool transient = IsTransientHttpFailure(failure) && !delivered;
-      if (!transient || last) {
-        const Status& st = response.status();
-        std::string msg = st.message() + (transient ? tries : "");
-        if (delivered) msg += " (the stream was cut after the answer began)";
-        return Status(st.code(), msg);
-      }
-      backoff_.Sleep(backoff_.Delay(attempt));
-      continue;
-    }
-    const int status = response->status;
-    ci.http_status = status;
-    if (status >= 200 && status < 300) {
-      Result<ChatResponse> parsed = Status::Internal("unset");
-      if (!streaming) {
-        parsed = ParseChatCompletion(response->body);
-      } else if (json_body) {
-        parsed = ParseChatCompletion(raw);
-        if (parsed.ok() && !parsed->content.empty() && !(*on_delta)(parsed->content)) {
-          return Status::Cancelled("chat stream: stopped by the caller");
-        }
-      } else {
-        sse.Finish(&events);
-        if (!handle_events()) {
-          if (user_stop) return Status::Cancelled("chat stream: stopped by the caller");
-          return stream_error.WithContext(where);
-        }
-        parsed = acc.Finish();
-      }
-      if (!parsed.ok()) return parsed.status().WithContext(where);
-      if (parsed->model.empty()) parsed->model = options_.model;
-      std::lock_guard<std::mutex> lock(mu_);
-      stats_.prompt_tokens += parsed->prompt_tokens;
-      stats_.completion_tokens += parsed->completion_tokens;
-      return parsed;
-    }
-    if (!IsRetryableHttpStatus(status) || last) {
-      return Status(CodeForHttpStatus(status), where + ": HTTP " + std::to_string(status) +
-                                                   (IsRetryableHttpStatus(status) ? tries : "") + ": " +
-                                                   ExtractApiErrorMessage(response->body));
-    }
-    std::chrono::milliseconds delay = backoff_.Delay(attempt);
-    if (auto server_ms = ServerRetryDelayMs(*response)) {
-      delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
-    }
-    backoff_.Sleep(delay);
+Result<ChatResponse> ChatClient::Finish(Result<ChatResponse> parsed) const {
+  if (!parsed.ok()) {
+    if (parsed.status().code() == StatusCode::kCancelled) return parsed.status();
+    return client_->MalformedAnswer(parsed.status());
   }
+  if (parsed->model.empty()) parsed->model = options_.endpoint.model;
+  std::lock_guard<std::mutex> lock(mu_);
+  prompt_tokens_ += parsed->prompt_tokens;
+  completion_tokens_ += parsed->completion_tokens;
+  return parsed;
 }
 
 }  // namespace attest

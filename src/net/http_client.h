@@ -1,5 +1,6 @@
-// HttpClient: a small blocking HTTP/1.1 client over libcurl, shared by every remote model client
-// (embeddings now; chat completions and rerank later).
+// HttpClient: a small blocking HTTP/1.1 client over libcurl, under the one client of remote models
+// (src/models/model_http_client.h: embeddings, chat completions, rerank), which maps its failures
+// (HttpFailure) and the HTTP statuses to the model codes of attest/status.h.
 //
 // - Send() performs one request and returns the whole response (any status: a 404 or 500 is a
 //   response, not an error). Transport failures (bad URL, DNS, connection refused, timeout, TLS,

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "net/model_http_util.h"
+#include "common/json_guard.h"
 
 namespace attest {
 namespace {
@@ -16,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxBatch = 1024;
-constexpr uint32_t kMaxRetries = 20;
+constexpr std::string_view kClient = "http reranker";
 constexpr int kMaxJsonDepth = 64;
 constexpr size_t kMaxNamedMissing = 10;
 
@@ -24,26 +22,21 @@ bool IsBlank(std::string_view s) { return s.find_first_not_of(" \t\r\n\f\v") == 
 
 
 Status ValidateOptions(const HttpRerankerOptions& o) {
-  auto bad = [](const std::string& m) { return Status::InvalidArgument("http reranker: " + m); };
-  if (o.model.empty()) return bad("model must not be empty");
-  for (char c : o.model) {
-    if (static_cast<unsigned char>(c) < 0x20) return bad("model name contains a control character");
-  }
   if (o.max_batch < 1 || o.max_batch > kMaxBatch) {
-    return bad("max_batch must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(o.max_batch));
+    return Status::InvalidArgument(std::string(kClient) + ": max_batch must be in 1.." + std::to_string(kMaxBatch) +
+                                   ", got " + std::to_string(o.max_batch));
   }
-  if (o.timeout_ms <= 0) return bad("timeout_ms must be positive, got " + std::to_string(o.timeout_ms));
-  if (o.connect_timeout_ms < 0) return bad("connect_timeout_ms must not be negative");
-  if (o.max_retries > kMaxRetries) {
-    return bad("max_retries must be at most " + std::to_string(kMaxRetries) + ", got " + std::to_string(o.max_retries));
-  }
-  if (o.backoff_initial_ms < 0 || o.backoff_max_ms < o.backoff_initial_ms) {
-    return bad("backoff must satisfy 0 <= backoff_initial_ms <= backoff_max_ms, got " +
-               std::to_string(o.backoff_initial_ms) + " and " + std::to_string(o.backoff_max_ms));
-  }
-  if (o.retry_after_max_ms < 0) return bad("retry_after_max_ms must not be negative");
-  if (o.max_response_bytes < 1024) return bad("max_response_bytes must be at least 1024");
   return Status::Ok();
+}
+
+ModelPath RerankPath(RerankApi api) {
+  switch (api) {
+    case RerankApi::kTei: return {"", "/rerank", "/rerank"};
+    case RerankApi::kJina:
+    case RerankApi::kCohere: return {"/v1", "/rerank", "/rerank"};
+    case RerankApi::kCohereV2: return {"/v2", "/rerank", "/rerank"};
+  }
+  return {"", "/rerank", "/rerank"};
 }
 
 // Indices [first, last] of a batch, for error context.
@@ -75,35 +68,7 @@ Result<RerankApi> ParseRerankApi(std::string_view name) {
 }
 
 Result<std::string> ResolveRerankEndpoint(std::string_view base_url, RerankApi api) {
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("http reranker: base_url \"" + RedactUrl(base_url) + "\" " + why);
-  };
-  const size_t sep = base_url.find("://");
-  if (sep == std::string_view::npos) return bad("must start with http:// or https://");
-  std::string scheme(base_url.substr(0, sep));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (scheme != "http" && scheme != "https") return bad("must start with http:// or https://");
-  for (char c : base_url) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return bad("contains whitespace or a control character");
-  }
-  if (base_url.find_first_of("?#") != std::string_view::npos) return bad("must not contain a query or fragment");
-  const std::string_view rest = base_url.substr(sep + 3);
-  if (rest.empty() || rest.front() == '/') return bad("has no host");
-  std::string_view url = base_url;
-  while (url.ends_with('/')) url.remove_suffix(1);
-  if (url.ends_with("/rerank")) return std::string(url);
-  switch (api) {
-    case RerankApi::kTei:
-      return std::string(url) + "/rerank";
-    case RerankApi::kJina:
-    case RerankApi::kCohere:
-      if (url.ends_with("/v1")) url.remove_suffix(3);
-      return std::string(url) + "/v1/rerank";
-    case RerankApi::kCohereV2:
-      if (url.ends_with("/v2")) url.remove_suffix(3);
-      return std::string(url) + "/v2/rerank";
-  }
-  return bad("has an unknown API shape");
+  return ResolveModelUrl(kClient, base_url, RerankPath(api));
 }
 
 std::string_view TruncateUtf8(std::string_view text, size_t max_chars) {
@@ -209,85 +174,34 @@ Result<std::vector<double>> ParseRerankResponse(RerankApi api, std::string_view 
 
 Result<std::unique_ptr<HttpReranker>> HttpReranker::Create(HttpRerankerOptions options) {
   ATTEST_RETURN_IF_ERROR(ValidateOptions(options));
-  ATTEST_ASSIGN_OR_RETURN(std::string endpoint, ResolveRerankEndpoint(options.base_url, options.api));
-  std::string api_key;
-  if (!options.api_key_env.empty()) {
-    if (const char* v = std::getenv(options.api_key_env.c_str()); v != nullptr) api_key = v;
-    if (api_key.find_first_of("\r\n") != std::string::npos) {
-      return Status::InvalidArgument("http reranker: environment variable " + options.api_key_env +
-                                     " contains a line break");
-    }
-  }
-  return std::unique_ptr<HttpReranker>(new HttpReranker(std::move(options), std::move(endpoint), std::move(api_key)));
+  const std::string label = std::string(RerankApiName(options.api)) + ":" + options.endpoint.model;
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<ModelHttpClient> client,
+                          ModelHttpClient::Create(kClient, options.endpoint, RerankPath(options.api), label));
+  return std::unique_ptr<HttpReranker>(new HttpReranker(std::move(options), std::move(client)));
 }
 
-HttpReranker::HttpReranker(HttpRerankerOptions options, std::string endpoint, std::string api_key)
-    : options_(std::move(options)),
-      endpoint_(std::move(endpoint)),
-      api_key_(std::move(api_key)),
-      http_(HttpClientOptions{.max_response_bytes = options_.max_response_bytes}),
-      backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {}
+HttpReranker::HttpReranker(HttpRerankerOptions options, std::unique_ptr<ModelHttpClient> client)
+    : options_(std::move(options)), client_(std::move(client)) {}
 
-std::string HttpReranker::name() const { return std::string(RerankApiName(options_.api)) + ":" + options_.model; }
+std::string HttpReranker::name() const {
+  return std::string(RerankApiName(options_.api)) + ":" + options_.endpoint.model;
+}
 
 HttpRerankerStats HttpReranker::stats() const {
+  const ModelHttpStats http = client_->stats();
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  return HttpRerankerStats{.requests = http.requests, .retries = http.retries, .passages = passages_,
+                           .truncated = truncated_};
 }
-
-
 
 Status HttpReranker::ScoreBatch(std::string_view query, const std::vector<std::string>& inputs,
                                 std::vector<double>* out) const {
-  HttpRequest request;
-  request.method = "POST";
-  request.url = endpoint_;
-  request.headers.push_back({"Content-Type", "application/json"});
-  request.headers.push_back({"Accept", "application/json"});
-  if (!api_key_.empty()) request.headers.push_back({"Authorization", "Bearer " + api_key_});
-  request.body = BuildRerankRequestBody(options_.api, options_.model, query, inputs);
-  request.timeout_ms = options_.timeout_ms;
-  request.connect_timeout_ms = options_.connect_timeout_ms;
-
-  const uint32_t attempts = options_.max_retries + 1;
-  const std::string where = "POST " + RedactUrl(endpoint_) + " (" + name() + ")";
-  for (uint32_t attempt = 0;; ++attempt) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.requests;
-      if (attempt > 0) ++stats_.retries;
-    }
-    const bool last = attempt + 1 >= attempts;
-    const std::string tries = attempts == 1 ? "" : " after " + std::to_string(attempt + 1) + " attempts";
-    HttpFailure failure = HttpFailure::kNone;
-    Result<HttpResponse> response = http_.Send(request, &failure);
-    if (!response.ok()) {
-      const bool transient = IsTransientHttpFailure(failure);
-      if (!transient || last) {
-        const Status& st = response.status();
-        return Status(st.code(), st.message() + (transient ? tries : ""));
-      }
-      backoff_.Sleep(backoff_.Delay(attempt));
-      continue;
-    }
-    const int status = response->status;
-    if (status >= 200 && status < 300) {
-      Result<std::vector<double>> scores = ParseRerankResponse(options_.api, response->body, inputs.size());
-      if (!scores.ok()) return scores.status().WithContext(where);
-      *out = std::move(scores).value();
-      return Status::Ok();
-    }
-    if (!IsRetryableHttpStatus(status) || last) {
-      return Status(StatusCodeForHttpStatus(status),
-                    where + ": HTTP " + std::to_string(status) + (IsRetryableHttpStatus(status) ? tries : "") +
-                        ": " + ExtractHttpErrorMessage(response->body));
-    }
-    std::chrono::milliseconds delay = backoff_.Delay(attempt);
-    if (auto server_ms = ServerRetryDelayMs(*response)) {
-      delay = std::chrono::milliseconds(std::min(*server_ms, options_.retry_after_max_ms));
-    }
-    backoff_.Sleep(delay);
-  }
+  ATTEST_ASSIGN_OR_RETURN(HttpResponse response,
+                          client_->Post(BuildRerankRequestBody(options_.api, options_.endpoint.model, query, inputs)));
+  Result<std::vector<double>> scores = ParseRerankResponse(options_.api, response.body, inputs.size());
+  if (!scores.ok()) return client_->MalformedAnswer(scores.status());
+  *out = std::move(scores).value();
+  return Status::Ok();
 }
 
 Result<std::vector<double>> HttpReranker::Score(std::string_view query,
@@ -322,8 +236,8 @@ Result<std::vector<double>> HttpReranker::Score(std::string_view query,
       lowest = (r == 0) ? s : std::min(lowest, s);
     }
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.passages += end - begin;
-    stats_.truncated += truncated;
+    passages_ += end - begin;
+    truncated_ += truncated;
   }
   if (rows.size() < passages.size()) {
     size_t next = 0;

@@ -30,38 +30,24 @@
 // Validation of every answer: the right JSON shape, every index an integer in range and unique,
 // every sent passage scored (missing ones are named), every score a finite number.
 //
-// Retries: at most max_retries extra attempts, only for HTTP 429, 5xx and transport connect
-// failures, timeouts and broken transfers; delay backoff_initial_ms * 2^attempt capped at
-// backoff_max_ms, with jitter (uniform in [half, all]); a Retry-After / retry-after-ms header
-// replaces it, capped at retry_after_max_ms. Any other status fails at once with the server's
-// message (src/net/model_http_util.h: ExtractHttpErrorMessage).
-//
-// Error codes: kInvalidArgument (bad options or query; 400/401/403/422), kNotFound (404: wrong URL
-// or API shape), kResourceExhausted (429 after the retries, 413, response over the size cap),
-// kIOError (5xx after the retries; transport failures including timeouts), kCorruption (a 2xx
-// answer that is not a valid rerank answer). Messages name the method, the URL (credentials
-// removed), the model and the passage range of the failing batch.
-//
-// Auth: "Authorization: Bearer <key>" when the environment variable named by api_key_env is set
-// and non-empty (read once, in Create()).
+// Endpoint, key, retries and the status of failures are the model HTTP client's
+// (src/models/model_http_client.h): kInvalidArgument only for bad options or an empty query; a 2xx
+// answer that is not a valid rerank answer is kUpstreamError. Messages name the method, the URL
+// (credentials removed), the model and the passage range of the failing batch.
 //
 // Thread-safety: Score() may be called concurrently; the object is immutable after Create() except
-// for the HTTP handle pool, the jitter generator and the counters (guarded by mutexes).
+// for the model client's handle pool, jitter generator and counters, and the passage counters.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "net/http_client.h"
-#include "net/model_http_util.h"
+#include "models/model_http_client.h"
 #include "rerank/reranker.h"
 
 namespace attest {
@@ -73,22 +59,25 @@ std::string_view RerankApiName(RerankApi api);
 // Inverse of RerankApiName (also accepts "cohere_v2" and "cohere2"); kInvalidArgument otherwise.
 Result<RerankApi> ParseRerankApi(std::string_view name);
 
+// The reranker's endpoint defaults: reranking sits on the answer path, so it gives up sooner.
+inline ModelEndpoint DefaultRerankEndpoint() {
+  ModelEndpoint e;
+  e.timeout_ms = 10000;
+  e.connect_timeout_ms = 3000;
+  e.max_retries = 2;
+  e.backoff_max_ms = 2000;
+  e.retry_after_max_ms = 10000;
+  e.max_response_bytes = size_t{16} << 20;
+  return e;
+}
+
 struct HttpRerankerOptions {
-  std::string base_url;  // "http://host:port" (see the header comment for accepted forms)
-  std::string model;     // required; sent for kJina/kCohere*, a label only for kTei
+  // base URL (see the header comment for accepted forms), model (required; sent for kJina/kCohere*,
+  // a label only for kTei), key, timeouts and retries.
+  ModelEndpoint endpoint = DefaultRerankEndpoint();
   RerankApi api = RerankApi::kJina;
-  std::string api_key_env = "ATTEST_RERANK_API_KEY";  // "" = never send a key
-  int64_t timeout_ms = 10000;         // per request (whole transfer)
-  int64_t connect_timeout_ms = 3000;
-  uint32_t max_retries = 2;           // 0..20 extra attempts
-  int64_t backoff_initial_ms = 200;
-  int64_t backoff_max_ms = 2000;
-  int64_t retry_after_max_ms = 10000;  // cap on a server's Retry-After
   size_t max_batch = 64;               // 1..1024 passages per request
   size_t max_passage_chars = 4000;     // code points per passage (longer ones are cut); 0 = no cut
-  size_t max_response_bytes = size_t{16} << 20;
-  // Sleeps between attempts; null = std::this_thread::sleep_for. Tests substitute a recorder.
-  std::function<void(std::chrono::milliseconds)> sleep;
 };
 
 // Counters for observability and tests.
@@ -107,23 +96,21 @@ class HttpReranker final : public Reranker {
   std::string name() const override;  // "<api>:<model>", e.g. "tei:BAAI/bge-reranker-base"
 
   // The resolved endpoint, e.g. "http://127.0.0.1:8080/v1/rerank".
-  const std::string& endpoint() const { return endpoint_; }
+  const std::string& endpoint() const { return client_->url(); }
   HttpRerankerStats stats() const;
 
  private:
-  HttpReranker(HttpRerankerOptions options, std::string endpoint, std::string api_key);
+  HttpReranker(HttpRerankerOptions options, std::unique_ptr<ModelHttpClient> client);
 
   // Scores one batch (already truncated, non-blank) with retries; `out` gets one score per input.
   Status ScoreBatch(std::string_view query, const std::vector<std::string>& inputs, std::vector<double>* out) const;
 
   const HttpRerankerOptions options_;
-  const std::string endpoint_;
-  const std::string api_key_;
-  HttpClient http_;
-  RetryBackoff backoff_;
+  const std::unique_ptr<ModelHttpClient> client_;
 
   mutable std::mutex mu_;
-  mutable HttpRerankerStats stats_;     // guarded by mu_
+  mutable uint64_t passages_ = 0;   // guarded by mu_
+  mutable uint64_t truncated_ = 0;  // guarded by mu_
 };
 
 // Resolves base_url to the endpoint of `api`, or kInvalidArgument naming what is wrong.

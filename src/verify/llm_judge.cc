@@ -1,5 +1,5 @@
 #include "verify/llm_judge.h"
-#include "net/model_http_util.h"
+#include "common/json_guard.h"
 
 #include <algorithm>
 #include <cctype>
@@ -221,7 +221,7 @@ std::string LlmJudge::BuildUserMessage(const std::vector<EvidencePassage>& pack,
   return m;
 }
 
-LlmJudge::LlmJudge(const ChatClient& client, LlmJudgeOptions options) : client_(client), options_(options) {}
+LlmJudge::LlmJudge(const ChatModel& client, LlmJudgeOptions options) : client_(client), options_(options) {}
 
 LlmJudgeStats LlmJudge::stats() const {
   std::lock_guard<std::mutex> lock(mu_);

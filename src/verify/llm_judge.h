@@ -1,5 +1,5 @@
 // LlmJudge: an optional second opinion on the claims the deterministic verifier (verify/verifier.h)
-// let through. A chat model (ChatClient, OpenAI-compatible) reads each claim with its quotes and the
+// let through. A chat model (a ChatModel; ChatClient is the OpenAI-compatible one) reads each claim with its quotes and the
 // cited passages' sentences and answers supported / partial / unsupported with a short reason.
 //
 // THE JUDGE CAN ONLY CONFIRM OR DOWNGRADE, NEVER UPGRADE:
@@ -31,7 +31,7 @@
 // an id given twice takes the stricter verdict. Reasons are cut at 200 bytes.
 //
 // Error policy (chosen: an error status, not a degraded flag): when any batch fails (transport
-// error or timeout: the ChatClient's code, kIOError for timeouts; a refusal: kUnsupported; a
+// error or timeout: the chat model's code (kDeadlineExceeded for timeouts); a refusal: kUnsupported; a
 // malformed reply: kCorruption naming what was wrong), Judge() returns that error, prefixed with
 // "llm judge", and combines nothing: the caller keeps `mechanical` as it is and may log the status.
 // Invalid input (mechanical verdicts not aligned with the claims) is kInvalidArgument. With no
@@ -40,8 +40,8 @@
 // Cost: prompt/completion tokens and calls are accumulated in LlmJudgeStats (failed calls count
 // as calls; their tokens are counted when the server reported them).
 //
-// Thread-safety: Judge() may be called concurrently (the ChatClient is thread-safe; the stats are
-// mutex-guarded). The ChatClient must outlive the judge.
+// Thread-safety: Judge() may be called concurrently (the chat model is thread-safe; the stats are
+// mutex-guarded). The chat model must outlive the judge.
 #pragma once
 
 #include <cstddef>
@@ -53,7 +53,7 @@
 
 #include "answer/evidence.h"
 #include "attest/status.h"
-#include "llm/chat_client.h"
+#include "llm/chat_model.h"
 
 namespace attest {
 
@@ -79,7 +79,7 @@ struct LlmJudgeStats {
 
 class LlmJudge {
  public:
-  explicit LlmJudge(const ChatClient& client, LlmJudgeOptions options = {});
+  explicit LlmJudge(const ChatModel& client, LlmJudgeOptions options = {});
 
   // `mechanical` must hold one verdict per claim, in the same order with the same ids (as
   // VerifyDraft returns them). Returns the combined verdicts in that order, or an error (see the
@@ -97,7 +97,7 @@ class LlmJudge {
   static const std::string& VerdictSchemaJson();
 
  private:
-  const ChatClient& client_;
+  const ChatModel& client_;
   const LlmJudgeOptions options_;
   mutable std::mutex mu_;
   mutable LlmJudgeStats stats_;  // guarded by mu_

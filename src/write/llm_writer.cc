@@ -1,5 +1,5 @@
 #include "write/llm_writer.h"
-#include "net/model_http_util.h"
+#include "common/json_guard.h"
 
 #include <algorithm>
 #include <cctype>
@@ -153,7 +153,7 @@ std::string LlmWriter::BuildUserMessage(const WriteArgs& args, bool structured) 
   return m;
 }
 
-LlmWriter::LlmWriter(const ChatClient& client, LlmWriterOptions options) : client_(client), options_(options) {}
+LlmWriter::LlmWriter(const ChatModel& client, LlmWriterOptions options) : client_(client), options_(options) {}
 
 LlmWriterStats LlmWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -290,7 +290,7 @@ Result<Draft> LlmWriter::Generate(const WriteArgs& args, const std::vector<ChatM
   if (args.pack == nullptr) return Status::InvalidArgument("llm writer: WriteArgs::pack is null");
   if (args.max_sentences == 0) return Status::InvalidArgument("llm writer: max_sentences must be at least 1");
   Draft draft;
-  draft.model = client_.options().model;
+  draft.model = client_.model();
   if (args.pack->empty()) return draft;
   if (options_.mode == LlmWriterOptions::Mode::kProse) return Prose(args, extra, &draft);
 

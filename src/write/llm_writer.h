@@ -1,4 +1,4 @@
-// LlmWriter: an AnswerWriter that asks a chat model (ChatClient) to write the draft from the
+// LlmWriter: an AnswerWriter that asks a chat model (a ChatModel, e.g. ChatClient) to write the draft from the
 // evidence pack. docs/llm_writer.md shows the prompt, the schema and the fallback in full.
 //
 // Prompt layout (prefix-cache friendly: the constant part comes first):
@@ -26,13 +26,13 @@
 // claims beyond max_sentences are dropped; claim ids are renumbered c1..cN; an empty structured
 // quote is recovered like a prose one; token counts and the model name are filled.
 //
-// Errors: kInvalidArgument (null pack, max_sentences == 0), the ChatClient's errors (timeouts are
-// kIOError), kUnsupported when the model refuses ("refusal" or finish_reason content_filter),
+// Errors: kInvalidArgument (null pack, max_sentences == 0), the chat model's errors (timeouts are
+// kDeadlineExceeded), kUnsupported when the model refuses ("refusal" or finish_reason content_filter),
 // kCorruption when even the prose reply is unusable (empty). An empty pack returns an empty draft
 // without calling the model.
 //
-// Thread-safety: Write() and Repair() may be called concurrently (the ChatClient is thread-safe;
-// the stats are mutex-guarded). The ChatClient must outlive the writer.
+// Thread-safety: Write() and Repair() may be called concurrently (the chat model is thread-safe;
+// the stats are mutex-guarded). The chat model must outlive the writer.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "answer/evidence.h"
-#include "llm/chat_client.h"
+#include "llm/chat_model.h"
 #include "write/writer.h"
 
 namespace attest {
@@ -66,7 +66,7 @@ struct LlmWriterStats {
 
 class LlmWriter final : public AnswerWriter {
  public:
-  LlmWriter(const ChatClient& client, LlmWriterOptions options = {});
+  LlmWriter(const ChatModel& client, LlmWriterOptions options = {});
 
   Result<Draft> Write(const WriteArgs& args) override;
   // Asks the model once to fix the claims whose verdict is not kSupported (the conversation is the
@@ -85,7 +85,7 @@ class LlmWriter final : public AnswerWriter {
   Result<Draft> Generate(const WriteArgs& args, const std::vector<ChatMessage>& extra);
   Result<Draft> Prose(const WriteArgs& args, const std::vector<ChatMessage>& extra, Draft* acc);
 
-  const ChatClient& client_;
+  const ChatModel& client_;
   const LlmWriterOptions options_;
   mutable std::mutex mu_;
   LlmWriterStats stats_;  // guarded by mu_
