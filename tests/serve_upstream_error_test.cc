@@ -2,11 +2,10 @@
 // with the LLM writer against a local OpenAI-compatible chat server that fails: a model server's
 // failure is the server's problem, never a 4xx that blames the caller (docs/design.md, "Errors").
 //
-// The model clients report an upstream 429/503 as Status::Unavailable, a 5xx as UpstreamError and
-// a timeout as DeadlineExceeded only once the shared model HTTP client lands (issue 11, item 2);
-// until then a chat 429 is kResourceExhausted and a 5xx kIOError. The tests named DISABLED_ below
-// state the final mapping and are enabled when that client is merged; the active test holds for
-// both: no 4xx, and the chat 429 is no longer "413 payload_too_large on writer".
+// The model client (src/models) reports an upstream 429/503 as Status::Unavailable with the
+// server's Retry-After, a 5xx as UpstreamError and a timeout as DeadlineExceeded; FromStatus and
+// the one HTTP table (server/error_response.cc) turn them into 503 + Retry-After, 502 and 504 on
+// field "model".
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -90,8 +89,7 @@ TEST_F(ServeUpstreamErrorTest, ChatServerWorksWithoutFaults) {
 TEST_F(ServeUpstreamErrorTest, Regression_UpstreamChat429IsNot413OnWriter) {
   FailChat(429, "1");
   HttpReply r = AskLlm();
-  // Until the model clients report a 429 as Status::Unavailable: 502 upstream_error; then 503.
-  ExpectModelError(r, r.status == 503 ? 503 : 502, r.status == 503 ? "model_unavailable" : "upstream_error");
+  ExpectModelError(r, 503, "model_unavailable");
 }
 
 TEST_F(ServeUpstreamErrorTest, UpstreamChat5xxIsNever4xx) {
@@ -100,16 +98,15 @@ TEST_F(ServeUpstreamErrorTest, UpstreamChat5xxIsNever4xx) {
   EXPECT_GE(r.status, 500) << r.body;
 }
 
-// Enable when the model clients report a 429 as Status::Unavailable with its Retry-After.
-TEST_F(ServeUpstreamErrorTest, DISABLED_UpstreamChat429Is503WithRetryAfterAndFieldModel) {
-  FailChat(429, "7");
+// The server's Retry-After reaches the caller (the client waited it out twice before giving up).
+TEST_F(ServeUpstreamErrorTest, UpstreamChat429Is503WithRetryAfterAndFieldModel) {
+  FailChat(429, "2");
   HttpReply r = AskLlm();
   ExpectModelError(r, 503, "model_unavailable");
-  EXPECT_EQ(r.Header("retry-after"), "7") << r.body;
+  EXPECT_EQ(r.Header("retry-after"), "2") << r.body;
 }
 
-// Enable when the model clients report a 5xx as Status::UpstreamError.
-TEST_F(ServeUpstreamErrorTest, DISABLED_UpstreamChat5xxIs502) {
+TEST_F(ServeUpstreamErrorTest, UpstreamChat5xxIs502) {
   FailChat(500);
   ExpectModelError(AskLlm(), 502, "upstream_error");
 }
