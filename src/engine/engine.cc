@@ -13,7 +13,7 @@
 #include "engine/document_api.h"
 #include "engine/document_indexer.h"
 #include "engine/ingest_pipeline.h"
-#include "engine/vector_leg.h"
+#include "vector/vector_leg.h"
 #include "llm/chat_client.h"
 #include "rerank/http_reranker.h"
 #include "verify/llm_judge.h"

@@ -7,7 +7,7 @@
 
 #include "lexical/lexical_query.h"
 #include "lexical/lexical_searcher.h"
-#include "engine/vector_leg.h"
+#include "vector/vector_leg.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
 #include "store/access_attributes.h"
