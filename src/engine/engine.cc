@@ -10,9 +10,9 @@
 
 #include "answer/answer_pipeline.h"
 #include "attest/answer.h"
-#include "engine/document_api.h"
-#include "engine/document_indexer.h"
-#include "engine/ingest_pipeline.h"
+#include "index/document_api.h"
+#include "index/document_indexer.h"
+#include "index/ingest_pipeline.h"
 #include "vector/vector_leg.h"
 #include "llm/chat_client.h"
 #include "rerank/http_reranker.h"

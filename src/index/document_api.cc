@@ -1,4 +1,4 @@
-#include "engine/document_api.h"
+#include "index/document_api.h"
 
 #include <algorithm>
 #include <map>
