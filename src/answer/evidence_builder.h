@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "answer/source_hierarchy.h"
 #include "attest/engine.h"
 #include "ingest/document.h"

@@ -11,7 +11,7 @@
 
 #include "answer/answer_json.h"
 #include "answer/answer_pipeline.h"
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "verify/verifier.h"
 #include "write/quote_recovery.h"
 #include "service/service.h"
