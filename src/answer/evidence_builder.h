@@ -28,7 +28,7 @@
 #include "evidence/evidence.h"
 #include "answer/source_hierarchy.h"
 #include "attest/engine.h"
-#include "ingest/document.h"
+#include "common/date.h"
 
 namespace attest {
 

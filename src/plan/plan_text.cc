@@ -3,7 +3,7 @@
 #include <cctype>
 #include <set>
 
-#include "ingest/document.h"
+#include "common/date.h"
 #include "plan/plan_internal.h"
 
 namespace attest::plan_internal {

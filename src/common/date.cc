@@ -1,13 +1,13 @@
 // ParseDate / FormatDate: proleptic Gregorian calendar, days since 1970-01-01, using the
 // civil-from-days / days-from-civil algorithms (H. Hinnant, "chrono-Compatible Low-Level Date
 // Algorithms"), never time_t, so any year 1..9999 works regardless of the platform.
+#include "common/date.h"
+
 #include <array>
 #include <cctype>
 #include <cstdio>
 #include <string>
 #include <string_view>
-
-#include "ingest/document.h"
 
 namespace attest {
 namespace {
