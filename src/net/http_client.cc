@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace attest {
 namespace {
 
@@ -26,13 +28,8 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+// A header line as libcurl hands it over: optional whitespace around the value, CR LF at the end.
+constexpr std::string_view kHeaderTrim = " \t\r\n";
 
 bool HasAllowedScheme(std::string_view url) {
   const size_t sep = url.find("://");
@@ -100,7 +97,7 @@ size_t OnHeader(char* data, size_t size, size_t nmemb, void* user) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return n;  // blank line ending the header block
   t->response->headers.push_back(
-      {std::string(Trim(line.substr(0, colon))), std::string(Trim(line.substr(colon + 1)))});
+      {std::string(Trim(line.substr(0, colon), kHeaderTrim)), std::string(Trim(line.substr(colon + 1), kHeaderTrim))});
   return n;
 }
 
