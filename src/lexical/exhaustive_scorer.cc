@@ -100,7 +100,7 @@ CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const 
   return cs;
 }
 
-void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+void ExhaustiveScoreSegment(const LexicalPlan& plan, const SegmentView& view, const LexicalFilter& filter,
                             std::vector<ScoredChunk>* out) {
   if (plan.matches_nothing) return;
   const Segment& segment = *view.segment;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lexical/lexical_searcher.h"
-#include "lexical/query_plan.h"
+#include "lexical/lexical_plan.h"
 
 namespace attest {
 
@@ -18,7 +18,7 @@ bool FilterAdmits(const LexicalFilter& filter, const ChunkAttributes& a);
 CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter);
 
 // Appends every matching chunk of `view` with its score to `out` (unsorted).
-void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+void ExhaustiveScoreSegment(const LexicalPlan& plan, const SegmentView& view, const LexicalFilter& filter,
                             std::vector<ScoredChunk>* out);
 
 }  // namespace attest
