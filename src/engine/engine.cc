@@ -1,5 +1,5 @@
-// Engine: the public face of the retrieval core. Wires the analyzer, the document indexer, the
-// ingestion pipeline, the store and the search runner together.
+// Engine: the composition root behind the public API. Wires the analyzer, ingestion (src/index),
+// the store, the vector leg (src/vector), the search runner and the answer pipeline together.
 #include "attest/engine.h"
 
 #include <chrono>

@@ -6,27 +6,6 @@
 
 namespace attest {
 
-namespace {
-
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-}  // namespace
-
-bool VisibleTo(const LexicalFilter& f, std::string_view tenant, const std::vector<std::string_view>& acl,
-               std::string_view label) {
-  if (f.tenant && tenant != *f.tenant) return false;
-  if (f.labels && !Contains(*f.labels, label)) return false;
-  if (f.groups && !acl.empty()) {
-    for (std::string_view g : acl) {
-      if (Contains(*f.groups, g)) return true;
-    }
-    return false;
-  }
-  return true;
-}
-
 ClassMask::ClassMask(const SegmentImpl& seg, const LexicalFilter& f) {
   if (!f.tenant && !f.groups && !f.labels) return;  // everything is visible
   const uint32_t n = seg.num_classes();

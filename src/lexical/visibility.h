@@ -37,10 +37,6 @@ class ClassMask {
   std::vector<uint8_t> admitted_;  // per class, when neither all_ nor none_
 };
 
-// True when a chunk with these attributes is visible under `filter`'s tenant, groups and labels.
-bool VisibleTo(const LexicalFilter& filter, std::string_view tenant, const std::vector<std::string_view>& acl,
-               std::string_view label);
-
 // BM25 collection statistics over the chunks (live and deleted, as Lucene counts them) that a
 // filter's visibility predicates admit.
 class ScopedStats {

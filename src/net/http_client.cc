@@ -156,22 +156,6 @@ std::optional<std::string_view> HttpResponse::Header(std::string_view name) cons
   return std::nullopt;
 }
 
-std::string_view HttpFailureName(HttpFailure failure) {
-  switch (failure) {
-    case HttpFailure::kNone: return "none";
-    case HttpFailure::kInvalidRequest: return "invalid_request";
-    case HttpFailure::kDns: return "dns";
-    case HttpFailure::kConnect: return "connect";
-    case HttpFailure::kTimeout: return "timeout";
-    case HttpFailure::kTls: return "tls";
-    case HttpFailure::kTransfer: return "transfer";
-    case HttpFailure::kBodyTooLarge: return "body_too_large";
-    case HttpFailure::kAborted: return "aborted";
-    case HttpFailure::kOther: return "other";
-  }
-  return "unknown";
-}
-
 bool IsTransientHttpFailure(HttpFailure failure) {
   return failure == HttpFailure::kConnect || failure == HttpFailure::kTimeout ||
          failure == HttpFailure::kTransfer;
