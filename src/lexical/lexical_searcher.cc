@@ -21,11 +21,11 @@ LexicalSearcher::~LexicalSearcher() = default;
 
 uint64_t LexicalSearcher::num_docs() const { return num_docs_; }
 
-uint64_t LexicalSearcher::DocFreq(std::string_view term, const LexicalFilter& filter) const {
+uint64_t LexicalSearcher::DocFreq(std::string_view term, const ChunkFilter& filter) const {
   return ScopedStats(segments_, filter).DocFreq(term);
 }
 
-uint64_t LexicalSearcher::NumDocs(const LexicalFilter& filter) const { return ScopedStats(segments_, filter).num_docs(); }
+uint64_t LexicalSearcher::NumDocs(const ChunkFilter& filter) const { return ScopedStats(segments_, filter).num_docs(); }
 
 namespace {
 

@@ -23,7 +23,7 @@ inline constexpr uint64_t kDriveRatio = 4;
 
 class SegmentSearch {
  public:
-  SegmentSearch(const LexicalPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+  SegmentSearch(const LexicalPlan& plan, const SegmentView& view, const ChunkFilter& filter,
                 TopKHeap* heap, LexicalSearchStats* stats);
   void Run();
 

@@ -6,7 +6,7 @@
 
 namespace attest {
 
-ClassMask::ClassMask(const SegmentImpl& seg, const LexicalFilter& f) {
+ClassMask::ClassMask(const SegmentImpl& seg, const ChunkFilter& f) {
   if (!f.tenant && !f.groups && !f.labels) return;  // everything is visible
   const uint32_t n = seg.num_classes();
   // Resolve the filter's strings to this segment's dictionary ids once.
@@ -51,9 +51,9 @@ ClassMask::ClassMask(const SegmentImpl& seg, const LexicalFilter& f) {
   if (all_ || none_) admitted_.clear();
 }
 
-ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter)
+ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter)
     : segments_(&segments) {
-  const LexicalFilter vis = filter.Visibility();
+  const ChunkFilter vis = filter.Visibility();
   masks_.reserve(segments.size());
   uint64_t total[3] = {0, 0, 0};
   for (const SegmentView& v : segments) {

@@ -26,7 +26,7 @@ class SegmentImpl;
 class ClassMask {
  public:
   ClassMask() = default;
-  ClassMask(const SegmentImpl& seg, const LexicalFilter& filter);
+  ClassMask(const SegmentImpl& seg, const ChunkFilter& filter);
   bool all() const { return all_; }
   bool none() const { return none_; }
   bool admits(uint32_t c) const { return all_ || (!none_ && admitted_[c]); }
@@ -41,7 +41,7 @@ class ClassMask {
 // filter's visibility predicates admit.
 class ScopedStats {
  public:
-  ScopedStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter);
+  ScopedStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter);
   uint64_t num_docs() const { return num_docs_; }
   const double* avg_len() const { return avg_len_; }
   // Chunks containing `term` among the admitted ones.

@@ -147,8 +147,8 @@ const char* SearchModeName(SearchMode mode) {
   return "auto";
 }
 
-Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
-  LexicalFilter out;
+Result<ChunkFilter> TranslateFilter(const SearchFilter& f) {
+  ChunkFilter out;
   out.tenant = f.tenant;
   out.groups = f.groups;
   out.labels = f.labels;
