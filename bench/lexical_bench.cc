@@ -182,7 +182,7 @@ void BM_Build(benchmark::State& state) {
 }
 BENCHMARK(BM_Build)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 
-void RunQueries(benchmark::State& state, const LexicalFilter& filter) {
+void RunQueries(benchmark::State& state, const ChunkFilter& filter) {
   Corpus& c = GetCorpus();
   std::vector<double> lat, cpu;
   uint64_t results = 0, scored = 0;
@@ -222,7 +222,7 @@ void BM_Top10(benchmark::State& state) { RunQueries(state, {}); }
 BENCHMARK(BM_Top10)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 void BM_Top10Acl1Percent(benchmark::State& state) {
-  LexicalFilter f;
+  ChunkFilter f;
   f.groups = std::vector<std::string>{"g17"};
   RunQueries(state, f);
 }
@@ -230,7 +230,7 @@ BENCHMARK(BM_Top10Acl1Percent)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 // ACL filters admitting range(0) percent of the chunks (range(0) of the 100 groups).
 void BM_Top10AclPercent(benchmark::State& state) {
-  LexicalFilter f;
+  ChunkFilter f;
   f.groups = std::vector<std::string>{};
   for (int64_t g = 0; g < state.range(0); ++g) f.groups->push_back("g" + std::to_string(g * 3 % kGroups));
   RunQueries(state, f);
@@ -238,7 +238,7 @@ void BM_Top10AclPercent(benchmark::State& state) {
 BENCHMARK(BM_Top10AclPercent)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Arg(40)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 void BM_Top10Tenant(benchmark::State& state) {
-  LexicalFilter f;
+  ChunkFilter f;
   f.tenant = "t1";  // one third of the chunks
   RunQueries(state, f);
 }

@@ -7,8 +7,8 @@
 #include "attest/engine.h"
 #include "cli/commands.h"
 #include "cli/terminal.h"
-#include "engine/beir_evaluation.h"
-#include "engine/qa_evaluation.h"
+#include "eval/beir_evaluation.h"
+#include "eval/qa_evaluation.h"
 
 namespace attest::cli {
 

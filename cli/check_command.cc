@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "answer/scenario_runner.h"
+#include "eval/scenario_runner.h"
 #include "cli/commands.h"
 
 namespace attest::cli {

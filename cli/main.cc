@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   // when they wait: spinning threads starve the others on a loaded machine (a 2 s training once
   // took 92 s). An explicit setting in the environment wins.
   setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
-  CLI::App app{"attest - a grounded answer engine: retrieval core (ingest, search, evaluate)"};
+  CLI::App app{"attest - a grounded answer engine (ingest, search, ask, check, eval, serve)"};
   app.require_subcommand(1);
   app.fallthrough();  // global options such as --data may follow the subcommand
   app.set_version_flag("--version", std::string("attest ") + ATTEST_VERSION);

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "answer/answer_stages.h"
-#include "engine/document_indexer.h"
+#include "index/document_indexer.h"
 #include "store_test_helpers.h"
 #include "verify/verifier.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "ingest/document.h"
+#include "common/date.h"
 
 namespace attest {
 namespace {

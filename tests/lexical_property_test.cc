@@ -52,8 +52,8 @@ std::vector<T> Subset(std::mt19937_64& rng, const std::vector<T>& all, uint32_t 
   return out;
 }
 
-LexicalFilter RandomFilter(std::mt19937_64& rng) {
-  LexicalFilter f;
+ChunkFilter RandomFilter(std::mt19937_64& rng) {
+  ChunkFilter f;
   if (rng() % 2 == 0) return f;  // half unfiltered
   if (rng() % 3 == 0) f.tenant = Tenants()[rng() % Tenants().size()];
   if (rng() % 3 == 0) {
@@ -157,7 +157,7 @@ TEST(LexicalPropertyTest, ACallersResultsDoNotDependOnChunksItCannotRead) {
     o.zipf_s = 0.8 + (rng() % 60) / 100.0;
     o.max_body = 5 + rng() % 60;
     const auto all = MakeCorpus(rng, o);
-    LexicalFilter caller;
+    ChunkFilter caller;
     caller.tenant = Tenants()[rng() % Tenants().size()];
     if (rng() % 3 != 0) caller.groups = Subset(rng, Groups(), 2);
     if (rng() % 3 != 0) caller.labels = Subset(rng, Labels(), 2);

@@ -63,7 +63,7 @@ std::set<uint64_t> IdSet(const std::vector<ScoredChunk>& v) {
 
 // Runs both TopK and Exhaustive and checks they agree; returns the result.
 std::vector<ScoredChunk> Search(const LexicalSearcher& s, const LexicalQuery& q, size_t k = 10,
-                                LexicalFilter filter = {}, Bm25Params bm25 = {}, LexicalSearchStats* stats = nullptr) {
+                                ChunkFilter filter = {}, Bm25Params bm25 = {}, LexicalSearchStats* stats = nullptr) {
   LexicalSearchArgs args;
   args.query = &q;
   args.k = k;
@@ -173,7 +173,7 @@ TEST(LexicalSearchTest, OnePercentAclFilterReturnsTenPermittedResults) {
   auto chunks = MakeCorpus(rng, o);
   for (size_t i = 0; i < chunks.size(); ++i) chunks[i].attrs.acl_groups = {i % 100 == 37 ? "secret" : "other"};
   LexicalSearcher s({{SegmentId(1), BuildSegment(chunks, 0, chunks.size()), nullptr}});
-  LexicalFilter f;
+  ChunkFilter f;
   f.groups = std::vector<std::string>{"secret"};
   LexicalQuery q{{Term(Word(3)), Term(Word(10)), Term(Word(40))}};
   LexicalSearchStats stats;
@@ -245,7 +245,7 @@ TEST(LexicalSearchTest, FilterSemanticsOnStrings) {
   a.acl_groups = {"eng"};
   a.source_type = "docs";
   a.date = 100;
-  LexicalFilter f;
+  ChunkFilter f;
   EXPECT_TRUE(FilterAdmits(f, a));
   f.groups = std::vector<std::string>{};
   EXPECT_FALSE(FilterAdmits(f, a));  // not public and no group in common
@@ -307,7 +307,7 @@ TEST(LexicalSearchTest, SingleValuedAttributeFamiliesAdmitAllOrNothing) {
   }
   LexicalSearcher s({{SegmentId(1), Build(chunks), nullptr}});
   LexicalQuery q{{Term("alpha"), Term("gamma")}};
-  auto check = [&](const LexicalFilter& f, size_t expected) {
+  auto check = [&](const ChunkFilter& f, size_t expected) {
     LexicalSearchArgs args;
     args.query = &q;
     args.filter = f;
@@ -316,7 +316,7 @@ TEST(LexicalSearchTest, SingleValuedAttributeFamiliesAdmitAllOrNothing) {
     EXPECT_EQ(fast, s.Exhaustive(args));
     EXPECT_EQ(fast.size(), expected);
   };
-  LexicalFilter f;
+  ChunkFilter f;
   f.tenant = "acme";
   check(f, 300);
   f.tenant = "globex";

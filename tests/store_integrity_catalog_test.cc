@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "attest/engine.h"
-#include "engine/document_api.h"
+#include "index/document_api.h"
 #include "store/access_attributes.h"
 #include "store/row_checksum.h"
 #include "store_test_helpers.h"

@@ -4,7 +4,7 @@
 //          analyzed chunks to one SegmentWriter in corpus order and writes one segment file.
 //   Query: a plain OR of the query's analyzed terms (one kShould clause per occurrence), BM25
 //          k1=0.9 b=0.4 (Bm25Params defaults), top-k by LexicalSearcher::TopK on one thread; the
-//          ACL run sets LexicalFilter::groups = {group}, which is evaluated inside the traversal.
+//          ACL run sets ChunkFilter::groups = {group}, which is evaluated inside the traversal.
 // Usage: see bench/common/bench_driver.h and bench/README.md.
 #include <chrono>
 #include <condition_variable>
@@ -173,7 +173,7 @@ class AttestSystem final : public BenchSystem {
                               ", field weights title=body=1, Lucene IDF"},
             {"analyzer", "attest Analyzer: ICU words, NFKC casefold, 33 Lucene stopwords, Snowball english"},
             {"query", "OR of the analyzed terms (one kShould clause per occurrence), LexicalSearcher::TopK"},
-            {"acl", "LexicalFilter::groups, evaluated inside the traversal"},
+            {"acl", "ChunkFilter::groups, evaluated inside the traversal"},
             {"index", "one segment file"}};
   }
 

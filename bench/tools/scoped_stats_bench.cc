@@ -78,7 +78,7 @@ int Main(int argc, char** argv) {
   }
   struct Caller {
     const char* name;
-    LexicalFilter filter;
+    ChunkFilter filter;
   };
   std::vector<Caller> callers(3);
   callers[0] = {"admin (all classes)", {}};

@@ -5,7 +5,7 @@
 //   vector_compare [--n 200000] [--dim 384] [--clusters 1000] [--queries 1000] [--baseline-queries 200]
 //                  [--seed 7] [--noise 0.03] [--json FILE] [--no-ivfpq] [--hnsw-m 16] [--hnsw-efc 100] [--hnsw-ef 64]
 //                  [--build-threads 2] [--sweep]
-//   ATTEST_VECTOR_N overrides --n (quick runs).
+//   ATTEST_VECTOR_N overrides --n (quick runs). The JSON report is written only with --json.
 //
 // Data: `clusters` Gaussian centres (unit), each row = centre + N(0, noise^2 (--noise, default 0.03)) per coordinate,
 // normalized (seeded). Queries: a random row + N(0, noise^2 (--noise, default 0.03)), normalized. Filters: a random admitted
@@ -44,7 +44,7 @@ struct Options {
   uint32_t n = 200000, dim = 384, clusters = 1000, queries = 1000, baseline_queries = 200;
   uint64_t seed = 7;
   float noise = 0.03f;
-  std::string json = "vector_compare.json";
+  std::string json;  // --json FILE; none written without it
   bool ivfpq = true, sweep = false;
   uint32_t m = 16, efc = 100, ef = 64, threads = 2;
 };
@@ -366,7 +366,9 @@ int main(int argc, char** argv) {
       out["ivfpq"]["filters"][names[fi]] = ToJson(s);
     }
   }
-  std::ofstream(o.json) << out.dump(2) << "\n";
-  std::printf("\nwrote %s\n", o.json.c_str());
+  if (!o.json.empty()) {
+    std::ofstream(o.json) << out.dump(2) << "\n";
+    std::printf("\nwrote %s\n", o.json.c_str());
+  }
   return 0;
 }

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 
 namespace attest {
 

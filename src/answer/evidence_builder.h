@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "answer/source_hierarchy.h"
 #include "attest/engine.h"
-#include "ingest/document.h"
+#include "common/date.h"
 
 namespace attest {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "verify/verifier.h"
 #include "write/quote_recovery.h"
 

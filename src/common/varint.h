@@ -7,14 +7,6 @@
 
 namespace attest {
 
-inline void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 // Decodes one varint from [p, end). Returns the byte after it, or nullptr on truncation/overflow.
 inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* v) {
   uint64_t result = 0;
@@ -37,9 +29,6 @@ inline void PutFixed64(std::string* out, uint64_t v) {
 }
 inline uint32_t DecodeFixed32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
-}
-inline uint64_t DecodeFixed64(const uint8_t* p) {
-  return uint64_t(DecodeFixed32(p)) | (uint64_t(DecodeFixed32(p + 4)) << 32);
 }
 
 }  // namespace attest

@@ -1,5 +1,5 @@
-// Engine: the public face of the retrieval core. Wires the analyzer, the document indexer, the
-// ingestion pipeline, the store and the search runner together.
+// Engine: the composition root behind the public API. Wires the analyzer, ingestion (src/index),
+// the store, the vector leg (src/vector), the search runner and the answer pipeline together.
 #include "attest/engine.h"
 
 #include <chrono>
@@ -10,10 +10,10 @@
 
 #include "answer/answer_pipeline.h"
 #include "attest/answer.h"
-#include "engine/document_api.h"
-#include "engine/document_indexer.h"
-#include "engine/ingest_pipeline.h"
-#include "engine/vector_leg.h"
+#include "index/document_api.h"
+#include "index/document_indexer.h"
+#include "index/ingest_pipeline.h"
+#include "vector/vector_leg.h"
 #include "llm/chat_client.h"
 #include "rerank/http_reranker.h"
 #include "verify/llm_judge.h"

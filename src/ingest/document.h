@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace attest {
+#include "common/date.h"
 
-// Days since 1970-01-01 (UTC). Used for published/updated dates and date-range filters.
-using DayNumber = int32_t;
+namespace attest {
 
 enum class BlockKind : uint8_t { kHeading, kParagraph, kListItem, kTable, kCode };
 
@@ -34,11 +33,5 @@ struct ParsedDocument {
   std::vector<Block> blocks;
   std::map<std::string, std::string> metadata;  // extra string metadata from the source
 };
-
-// Parses "YYYY-MM-DD" (and the longer ISO 8601 forms starting with it) or "Month D, YYYY" /
-// "D Month YYYY"; returns nullopt for anything else or impossible dates.
-std::optional<DayNumber> ParseDate(std::string_view text);
-// "YYYY-MM-DD".
-std::string FormatDate(DayNumber day);
 
 }  // namespace attest

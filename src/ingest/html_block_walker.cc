@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest::ingest {
@@ -141,7 +142,7 @@ void HtmlBlockWalker::Flush() {
     while (start < buf_.size()) {
       size_t nl = buf_.find('\n', start);
       if (nl == std::string::npos) nl = buf_.size();
-      const std::string_view line = TrimWhitespace(std::string_view(buf_).substr(start, nl - start));
+      const std::string_view line = Trim(std::string_view(buf_).substr(start, nl - start));
       if (!line.empty()) {
         if (!text.empty()) text.push_back(ctx.kind == BlockKind::kHeading ? ' ' : '\n');
         text.append(line);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest::ingest {
@@ -42,7 +43,7 @@ bool IsPermalinkAnchor(const GumboNode* node) {
   if (children.length != 1) return false;
   const auto* child = static_cast<const GumboNode*>(children.data[0]);
   if (child->type != GUMBO_NODE_TEXT) return false;
-  const std::string_view text = TrimWhitespace(child->v.text.text);
+  const std::string_view text = Trim(child->v.text.text);
   return text == "\xC2\xA7" || text == "\xC2\xB6" || text == "#" || text == "\xF0\x9F\x94\x97";
 }
 
@@ -128,10 +129,10 @@ bool IsDropped(const GumboNode* node, const DropRules& rules) {
       break;
   }
   if (Attr(node, "hidden") != nullptr) return true;
-  if (const char* aria = Attr(node, "aria-hidden"); aria && EqualsIgnoreCase(TrimWhitespace(aria), "true")) return true;
+  if (const char* aria = Attr(node, "aria-hidden"); aria && EqualsIgnoreCase(Trim(aria), "true")) return true;
   if (HiddenByStyle(Attr(node, "style"))) return true;
   if (const char* role = Attr(node, "role")) {
-    const std::string_view r = TrimWhitespace(role);
+    const std::string_view r = Trim(role);
     if (EqualsIgnoreCase(r, "navigation") || EqualsIgnoreCase(r, "search") || EqualsIgnoreCase(r, "menubar") ||
         EqualsIgnoreCase(r, "toolbar")) {
       return true;
@@ -170,7 +171,7 @@ std::string CollectText(const GumboNode* node, const DropRules& rules) {
     const GumboVector& children = n->v.element.children;
     for (unsigned i = children.length; i > 0; --i) stack.push_back(static_cast<const GumboNode*>(children.data[i - 1]));
   }
-  return CollapseWhitespace(raw);
+  return CollapseWhitespace(raw, Nbsp::kAsSpace);
 }
 
 }  // namespace attest::ingest

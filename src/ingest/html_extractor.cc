@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "common/strings.h"
 #include "ingest/html_block_walker.h"
 #include "ingest/html_dom.h"
 #include "ingest/html_tree.h"
@@ -14,7 +15,6 @@ namespace {
 
 using ingest::Attr;
 using ingest::EqualsIgnoreCase;
-using ingest::TrimWhitespace;
 
 struct HeadInfo {
   std::string title;
@@ -49,9 +49,9 @@ void ReadMeta(const GumboNode* meta, HeadInfo* info) {
   if (key == nullptr) key = Attr(meta, "itemprop");
   const char* content = Attr(meta, "content");
   if (key == nullptr || content == nullptr) return;
-  const std::string k = ingest::ToLowerAscii(TrimWhitespace(key));
+  const std::string k = ingest::ToLowerAscii(Trim(key));
   if (k == "og:site_name") {
-    info->site_name = ingest::CollapseWhitespace(content);
+    info->site_name = CollapseWhitespace(content, Nbsp::kAsSpace);
     return;
   }
   static constexpr std::string_view kPublished[] = {"article:published_time", "date", "dc.date", "dc.date.issued",
@@ -71,7 +71,7 @@ HeadInfo ReadHead(const GumboNode* root) {
   HeadInfo info;
   const ingest::DropRules rules;
   if (const char* lang = Attr(root, "lang")) {
-    std::string l = ingest::ToLowerAscii(TrimWhitespace(lang));
+    std::string l = ingest::ToLowerAscii(Trim(lang));
     info.language = l.substr(0, l.find_first_of("-_"));
   }
   std::vector<const GumboNode*> stack{root};
@@ -94,7 +94,7 @@ HeadInfo ReadHead(const GumboNode* root) {
       case GUMBO_TAG_LINK:
         if (info.canonical.empty() && RelHasToken(Attr(n, "rel"), "canonical")) {
           const char* href = Attr(n, "href");
-          if (href && !ingest::UrlHost(href).empty()) info.canonical = std::string(TrimWhitespace(href));
+          if (href && !ingest::UrlHost(href).empty()) info.canonical = std::string(Trim(href));
         }
         continue;
       case GUMBO_TAG_META:
@@ -119,10 +119,10 @@ std::string TrimSiteSuffix(const std::string& title, const std::string& site_nam
   if (site_name.empty() || title.size() <= site_name.size()) return title;
   if (title.compare(title.size() - site_name.size(), site_name.size(), site_name) != 0) return title;
   std::string_view head = std::string_view(title).substr(0, title.size() - site_name.size());
-  head = TrimWhitespace(head);
+  head = Trim(head);
   for (std::string_view sep : {"|", "-", "\xE2\x80\x94", "\xE2\x80\x93", "\xC2\xB7", "::", ":"}) {
     if (head.size() > sep.size() && head.substr(head.size() - sep.size()) == sep) {
-      return std::string(TrimWhitespace(head.substr(0, head.size() - sep.size())));
+      return std::string(Trim(head.substr(0, head.size() - sep.size())));
     }
   }
   return title;
@@ -130,7 +130,7 @@ std::string TrimSiteSuffix(const std::string& title, const std::string& site_nam
 
 // "E.17. Release 15.4" -> "15.4"; "Release 15" -> "15"; otherwise "".
 std::string ReleaseVersion(std::string_view title) {
-  title = TrimWhitespace(title);
+  title = Trim(title);
   size_t end = title.size();
   size_t begin = end;
   while (begin > 0 && ((title[begin - 1] >= '0' && title[begin - 1] <= '9') || title[begin - 1] == '.')) --begin;
@@ -149,7 +149,7 @@ std::optional<DayNumber> ReleaseDate(const std::vector<Block>& blocks) {
   constexpr std::string_view kPrefix = "release date:";
   const size_t n = std::min<size_t>(blocks.size(), 12);
   for (size_t i = 0; i < n; ++i) {
-    std::string_view t = TrimWhitespace(blocks[i].text);
+    std::string_view t = Trim(blocks[i].text);
     if (ingest::StartsWithIgnoreCase(t, kPrefix)) return ParseDate(t.substr(kPrefix.size()));
   }
   return std::nullopt;

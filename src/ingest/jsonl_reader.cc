@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/json_guard.h"
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -99,7 +100,7 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
   } else {
     return Status::InvalidArgument(Quoted("_id") + " must be a string or an integer, not " + id->type_name());
   }
-  if (ingest::TrimWhitespace(doc->id).empty()) return Status::InvalidArgument(Quoted("_id") + " is empty");
+  if (Trim(doc->id).empty()) return Status::InvalidArgument(Quoted("_id") + " is empty");
   if (doc->id.size() > options.jsonl.max_id_bytes) {
     return Status::InvalidArgument(Quoted("_id") + " is " + std::to_string(doc->id.size()) + " bytes, over " +
                                    std::to_string(options.jsonl.max_id_bytes) + " (limit jsonl.max_id_bytes)");
@@ -107,7 +108,7 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
 
   std::string title;
   ATTEST_RETURN_IF_ERROR(OptionalString(j, "title", "title", &title));
-  doc->title = ingest::CollapseWhitespace(title);
+  doc->title = CollapseWhitespace(title, Nbsp::kAsSpace);
 
   auto text = j.find("text");
   if (text == j.end()) return Status::InvalidArgument("missing required " + Quoted("text"));
@@ -163,7 +164,7 @@ JsonlLineParser::~JsonlLineParser() {
 void JsonlLineParser::Line(uint64_t line_no, std::string_view line) {
   if (line_no == 1) line = ingest::StripBom(line);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (ingest::TrimWhitespace(line).empty()) return;
+  if (Trim(line).empty()) return;
   if (line.size() > options_.max_document_bytes) return Oversize(line_no, line.size());
   if (auto nul = ingest::FindNul(line)) {
     return Error(line_no, "binary data: NUL byte at column " + std::to_string(*nul + 1));

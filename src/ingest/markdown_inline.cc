@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -250,7 +251,7 @@ std::string StripMarkdownInline(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   InlineStripper(text).Run(0, text.size(), 0, &out);
-  return ingest::CollapseWhitespace(out);
+  return CollapseWhitespace(out, Nbsp::kAsSpace);
 }
 
 }  // namespace attest

@@ -3,13 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "ingest/markdown_inline.h"
 #include "ingest/text_util.h"
 
 namespace attest {
 namespace {
 
-using ingest::TrimWhitespace;
 
 std::vector<std::string_view> SplitLines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -66,7 +66,7 @@ bool IsRunOf(std::string_view s, char c, size_t min) {
 bool IsThematicBreak(std::string_view s) { return IsRunOf(s, '*', 3) || IsRunOf(s, '-', 3) || IsRunOf(s, '_', 3); }
 
 bool IsSetextUnderline(std::string_view s, int* level) {
-  s = TrimWhitespace(s);
+  s = Trim(s);
   if (s.empty()) return false;
   if (s.find_first_not_of('=') == std::string_view::npos) {
     *level = 1;
@@ -84,13 +84,13 @@ bool ParseAtx(std::string_view s, int* level, std::string_view* text) {
   size_t n = 0;
   while (n < s.size() && s[n] == '#') ++n;
   if (n == 0 || n > 6 || (n < s.size() && s[n] != ' ' && s[n] != '\t')) return false;
-  std::string_view rest = TrimWhitespace(s.substr(n));
+  std::string_view rest = Trim(s.substr(n));
   size_t close = rest.size();
   while (close > 0 && rest[close - 1] == '#') --close;
   if (close == 0) {
     rest = {};
   } else if (close < rest.size() && (rest[close - 1] == ' ' || rest[close - 1] == '\t')) {
-    rest = TrimWhitespace(rest.substr(0, close));
+    rest = Trim(rest.substr(0, close));
   }
   *level = static_cast<int>(n);
   *text = rest;
@@ -125,7 +125,7 @@ bool IsFenceOpen(std::string_view s, char* fence_char, size_t* fence_len) {
 }
 
 bool IsTableDelimiterRow(std::string_view s) {
-  s = TrimWhitespace(s);
+  s = Trim(s);
   if (s.empty() || s.find('-') == std::string_view::npos) return false;
   bool has_pipe = s.find('|') != std::string_view::npos;
   for (char c : s) {
@@ -135,7 +135,7 @@ bool IsTableDelimiterRow(std::string_view s) {
 }
 
 std::string TableRow(std::string_view s) {
-  s = TrimWhitespace(s);
+  s = Trim(s);
   if (!s.empty() && s.front() == '|') s.remove_prefix(1);
   if (!s.empty() && s.back() == '|' && (s.size() < 2 || s[s.size() - 2] != '\\')) s.remove_suffix(1);
   std::string row;
@@ -162,7 +162,7 @@ std::string TableRow(std::string_view s) {
 }
 
 std::string Unquote(std::string_view v) {
-  v = TrimWhitespace(v);
+  v = Trim(v);
   if (v.size() >= 2 && ((v.front() == '"' && v.back() == '"') || (v.front() == '\'' && v.back() == '\''))) {
     v = v.substr(1, v.size() - 2);
   }
@@ -186,11 +186,11 @@ Status ApplyFrontMatter(const std::vector<std::string_view>& lines, size_t begin
     if (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '-') continue;
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    const std::string key = ingest::ToLowerAscii(TrimWhitespace(line.substr(0, colon)));
+    const std::string key = ingest::ToLowerAscii(Trim(line.substr(0, colon)));
     const std::string value = Unquote(line.substr(colon + 1));
     if (key.empty()) continue;
     if (key == "title") {
-      doc->title = ingest::CollapseWhitespace(value);
+      doc->title = CollapseWhitespace(value, Nbsp::kAsSpace);
     } else if (key == "date" || key == "published" || key == "pubdate" || key == "publishdate") {
       ATTEST_RETURN_IF_ERROR(FrontMatterDate(key, value, &doc->published));
     } else if (key == "updated" || key == "lastmod" || key == "last_modified" || key == "modified") {
@@ -227,7 +227,7 @@ class BlockParser {
   // Handles lines[i]; returns the index of the last line consumed.
   size_t Line(const std::vector<std::string_view>& lines, size_t i) {
     std::string_view raw = lines[i];
-    if (TrimWhitespace(raw).empty()) {
+    if (Trim(raw).empty()) {
       Close();
       return i;
     }
@@ -307,7 +307,7 @@ class BlockParser {
   size_t Append(std::string_view s, size_t i) {
     if (open_ == Open::kNone) open_ = Open::kParagraph;
     if (!text_.empty()) text_.push_back('\n');
-    text_.append(TrimWhitespace(s));
+    text_.append(Trim(s));
     return i;
   }
 
@@ -317,7 +317,7 @@ class BlockParser {
     size_t pending_blank = 0;
     for (size_t j = i; j < lines.size(); ++j) {
       std::string_view l = in_list_ ? Dedent(lines[j], list_indent_) : lines[j];
-      if (TrimWhitespace(l).empty()) {
+      if (Trim(l).empty()) {
         ++pending_blank;
         continue;
       }
@@ -340,7 +340,7 @@ class BlockParser {
       std::string_view l = in_list_ ? Dedent(lines[j], list_indent_) : lines[j];
       size_t b = 0;
       if (Indent(l, &b) < 4) {
-        const std::string_view t = TrimWhitespace(l.substr(b));
+        const std::string_view t = Trim(l.substr(b));
         if (t.size() >= fence_len && t.find_first_not_of(fence_char) == std::string_view::npos) break;
       }
       code.append(Dedent(l, indent));
@@ -363,7 +363,7 @@ class BlockParser {
     std::string table = TableRow(lines[i]);
     size_t j = i + 2;
     for (; j < lines.size(); ++j) {
-      const std::string_view l = TrimWhitespace(lines[j]);
+      const std::string_view l = Trim(lines[j]);
       if (l.empty() || l.find('|') == std::string_view::npos) break;
       table.push_back('\n');
       table += TableRow(l);
@@ -394,7 +394,7 @@ class BlockParser {
   }
 
   void Emit(BlockKind kind, int level, std::string text) {
-    if (TrimWhitespace(text).empty()) return;
+    if (Trim(text).empty()) return;
     if (kind == BlockKind::kHeading && level == 1 && first_h1_.empty()) first_h1_ = text;
     doc_->blocks.push_back(Block{kind, level, std::move(text)});
   }
@@ -416,9 +416,9 @@ class BlockParser {
 Status ParseMarkdown(std::string_view text, ParsedDocument* doc) {
   const std::vector<std::string_view> lines = SplitLines(text);
   size_t begin = 0;
-  if (!lines.empty() && TrimWhitespace(lines[0]) == "---") {
+  if (!lines.empty() && Trim(lines[0]) == "---") {
     for (size_t i = 1; i < lines.size(); ++i) {
-      const std::string_view t = TrimWhitespace(lines[i]);
+      const std::string_view t = Trim(lines[i]);
       if (t == "---" || t == "...") {
         ATTEST_RETURN_IF_ERROR(ApplyFrontMatter(lines, 1, i, doc));
         begin = i + 1;

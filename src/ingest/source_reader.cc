@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "common/file_util.h"
+#include "common/strings.h"
 #include "ingest/html_extractor.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/markdown_parser.h"
@@ -22,7 +23,7 @@ std::string CheckContent(std::string_view data) {
 
 bool HasText(const ParsedDocument& doc) {
   for (const Block& b : doc.blocks) {
-    if (!ingest::TrimWhitespace(b.text).empty()) return true;
+    if (!Trim(b.text).empty()) return true;
   }
   return false;
 }

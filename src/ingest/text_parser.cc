@@ -1,5 +1,6 @@
 #include "ingest/text_parser.h"
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -12,7 +13,7 @@ void ParsePlainText(std::string_view text, std::string_view fallback_title, Pars
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    first_line = ingest::CollapseWhitespace(text.substr(start, end - start));
+    first_line = CollapseWhitespace(text.substr(start, end - start), Nbsp::kAsSpace);
     if (!first_line.empty()) break;
     start = end + 1;
   }

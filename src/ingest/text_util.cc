@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/strings.h"
+
 namespace attest::ingest {
 
 std::optional<size_t> FindInvalidUtf8(std::string_view s, bool allow_truncated_tail) {
@@ -73,12 +75,6 @@ bool HasWordCharacter(std::string_view s) {
   return false;
 }
 
-std::string_view TrimWhitespace(std::string_view s) {
-  while (!s.empty() && IsAsciiSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsAsciiSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::string ToLowerAscii(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -102,25 +98,6 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
 }
 
-std::string CollapseWhitespace(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  bool pending_space = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const bool nbsp = static_cast<uint8_t>(c) == 0xC2 && i + 1 < s.size() && static_cast<uint8_t>(s[i + 1]) == 0xA0;
-    if (IsAsciiSpace(c) || nbsp) {
-      if (nbsp) ++i;
-      pending_space = !out.empty();
-      continue;
-    }
-    if (pending_space) out.push_back(' ');
-    pending_space = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
 std::vector<std::string> SplitParagraphs(std::string_view text) {
   std::vector<std::string> out;
   std::string current;
@@ -132,7 +109,7 @@ std::vector<std::string> SplitParagraphs(std::string_view text) {
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    const std::string line = CollapseWhitespace(text.substr(start, end - start));
+    const std::string line = CollapseWhitespace(text.substr(start, end - start), Nbsp::kAsSpace);
     if (line.empty()) {
       flush();
     } else {
@@ -146,7 +123,7 @@ std::vector<std::string> SplitParagraphs(std::string_view text) {
 }
 
 std::string UrlHost(std::string_view url) {
-  url = TrimWhitespace(url);
+  url = Trim(url);
   size_t scheme_len = 0;
   if (StartsWithIgnoreCase(url, "http://")) {
     scheme_len = 7;

@@ -1,4 +1,5 @@
-// Small string helpers shared by the ingestion parsers. Pure functions; thread-safe.
+// Small string helpers shared by the ingestion parsers (trimming and whitespace collapsing are in
+// common/strings.h). Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -25,13 +26,9 @@ bool IsAsciiSpace(char c);
 // True when `s` has an ASCII letter or digit or a non-ASCII character (a cheap "has words"; the
 // chunker's ICU word count decides in the end).
 bool HasWordCharacter(std::string_view s);
-std::string_view TrimWhitespace(std::string_view s);
 std::string ToLowerAscii(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
-
-// Collapses runs of ASCII whitespace and U+00A0 into one space and trims both ends.
-std::string CollapseWhitespace(std::string_view s);
 
 // Splits text into paragraphs on blank (whitespace-only) lines; each paragraph's lines are
 // trimmed and joined with single spaces. Empty paragraphs are dropped.

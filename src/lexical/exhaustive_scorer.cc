@@ -55,7 +55,7 @@ bool AnyOf(const std::vector<std::string>& allowed, const std::string& v) {
 
 }  // namespace
 
-bool FilterAdmits(const LexicalFilter& f, const ChunkAttributes& a) {
+bool FilterAdmits(const ChunkFilter& f, const ChunkAttributes& a) {
   if (f.tenant && a.tenant != *f.tenant) return false;
   if (!f.source_types.empty() && !AnyOf(f.source_types, a.source_type)) return false;
   if (!f.sites.empty() && !AnyOf(f.sites, a.site)) return false;
@@ -71,8 +71,8 @@ bool FilterAdmits(const LexicalFilter& f, const ChunkAttributes& a) {
   return true;
 }
 
-CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter) {
-  const LexicalFilter vis = filter.Visibility();
+CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter) {
+  const ChunkFilter vis = filter.Visibility();
   auto visible = std::make_shared<std::vector<std::vector<bool>>>();
   CollectionStats cs;
   uint64_t total[3] = {0, 0, 0};
@@ -100,7 +100,7 @@ CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const 
   return cs;
 }
 
-void ExhaustiveScoreSegment(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+void ExhaustiveScoreSegment(const LexicalPlan& plan, const SegmentView& view, const ChunkFilter& filter,
                             std::vector<ScoredChunk>* out) {
   if (plan.matches_nothing) return;
   const Segment& segment = *view.segment;

@@ -1,4 +1,4 @@
-// The lexical query model, its parser, the filter and the BM25 parameters.
+// The lexical query model, its parser and the BM25 parameters (the filter: filter/chunk_filter.h).
 #pragma once
 
 #include <array>
@@ -10,6 +10,7 @@
 
 #include "attest/status.h"
 #include "common/strong_id.h"
+#include "filter/chunk_filter.h"
 
 namespace attest {
 
@@ -41,31 +42,6 @@ struct LexicalQuery {
 // contributes them as kShould terms, except under +/- where the whole identifier is the term.
 // Fails with kInvalidArgument for an empty query or one with only excluded clauses.
 Result<LexicalQuery> ParseLexicalQuery(std::string_view text, const Analyzer& analyzer);
-
-// Restrictions applied inside the traversal, before the top-k cut. Empty vectors mean "any".
-struct LexicalFilter {
-  std::optional<std::string> tenant;         // chunk tenant must equal this
-  std::optional<std::vector<std::string>> groups;  // when set: chunk's ACL is empty (public) or intersects these
-  std::optional<std::vector<std::string>> labels;  // when set: chunk's access label is one of these
-  std::vector<std::string> source_types;
-  std::vector<std::string> sites;
-  std::vector<std::string> versions;
-  std::optional<int32_t> date_from;           // inclusive, days since epoch; chunks with no date fail
-  std::optional<int32_t> date_to;             // inclusive
-  bool empty() const {
-    return !tenant && !groups && !labels && source_types.empty() && sites.empty() && versions.empty() &&
-           !date_from && !date_to;
-  }
-  // Only the predicates that decide what a caller may read (tenant, groups, labels): collection
-  // statistics are computed over these, never over the metadata filters a caller chose.
-  LexicalFilter Visibility() const {
-    LexicalFilter v;
-    v.tenant = tenant;
-    v.groups = groups;
-    v.labels = labels;
-    return v;
-  }
-};
 
 // BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009) with
 // Lucene's IDF, log(1 + (N - df + 0.5) / (df + 0.5)). Defaults k1 = 0.9, b = 0.4 are those of

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "lexical/exhaustive_scorer.h"
-#include "lexical/query_plan.h"
+#include "lexical/lexical_plan.h"
 #include "lexical/segment_search.h"
 #include "lexical/topk_heap.h"
 #include "lexical/visibility.h"
@@ -21,11 +21,11 @@ LexicalSearcher::~LexicalSearcher() = default;
 
 uint64_t LexicalSearcher::num_docs() const { return num_docs_; }
 
-uint64_t LexicalSearcher::DocFreq(std::string_view term, const LexicalFilter& filter) const {
+uint64_t LexicalSearcher::DocFreq(std::string_view term, const ChunkFilter& filter) const {
   return ScopedStats(segments_, filter).DocFreq(term);
 }
 
-uint64_t LexicalSearcher::NumDocs(const LexicalFilter& filter) const { return ScopedStats(segments_, filter).num_docs(); }
+uint64_t LexicalSearcher::NumDocs(const ChunkFilter& filter) const { return ScopedStats(segments_, filter).num_docs(); }
 
 namespace {
 
@@ -42,7 +42,7 @@ CollectionStats FastStats(const ScopedStats& scoped) {
 std::vector<ScoredChunk> LexicalSearcher::TopK(const LexicalSearchArgs& args, LexicalSearchStats* stats) const {
   if (!args.query || args.query->empty() || args.k == 0) return {};
   const ScopedStats scoped(segments_, args.filter);
-  const QueryPlan plan = BuildQueryPlan(*args.query, args.bm25, FastStats(scoped));
+  const LexicalPlan plan = BuildLexicalPlan(*args.query, args.bm25, FastStats(scoped));
   TopKHeap heap(args.k);
   for (const SegmentView& v : segments_) {
     SegmentSearch search(plan, v, args.filter, &heap, stats);
@@ -54,7 +54,7 @@ std::vector<ScoredChunk> LexicalSearcher::TopK(const LexicalSearchArgs& args, Le
 std::vector<ScoredChunk> LexicalSearcher::Exhaustive(const LexicalSearchArgs& args) const {
   if (!args.query || args.query->empty() || args.k == 0) return {};
   // The oracle computes its statistics by brute force from the stored attributes and postings.
-  const QueryPlan plan = BuildQueryPlan(*args.query, args.bm25, ExhaustiveStats(segments_, args.filter));
+  const LexicalPlan plan = BuildLexicalPlan(*args.query, args.bm25, ExhaustiveStats(segments_, args.filter));
   std::vector<ScoredChunk> all;
   for (const SegmentView& v : segments_) ExhaustiveScoreSegment(plan, v, args.filter, &all);
   std::sort(all.begin(), all.end(), RanksBefore);

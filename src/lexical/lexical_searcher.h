@@ -23,7 +23,7 @@ namespace attest {
 
 struct LexicalSearchArgs {
   const LexicalQuery* query = nullptr;
-  LexicalFilter filter;
+  ChunkFilter filter;
   size_t k = 10;
   Bm25Params bm25;
 };
@@ -45,8 +45,8 @@ class LexicalSearcher {
   uint64_t num_docs() const;  // live + deleted chunks across segments
   // Chunks (live and deleted) visible under `filter` that contain the analyzed term, and how many
   // chunks are visible: what BM25's IDF reads for a caller with this filter.
-  uint64_t DocFreq(std::string_view term, const LexicalFilter& filter) const;
-  uint64_t NumDocs(const LexicalFilter& filter) const;
+  uint64_t DocFreq(std::string_view term, const ChunkFilter& filter) const;
+  uint64_t NumDocs(const ChunkFilter& filter) const;
 
  private:
   std::vector<SegmentView> segments_;

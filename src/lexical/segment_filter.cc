@@ -4,7 +4,7 @@
 
 namespace attest {
 
-SegmentFilter::SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter) : seg_(&seg) {
+SegmentFilter::SegmentFilter(const SegmentImpl& seg, const ChunkFilter& filter) : seg_(&seg) {
   empty_ = filter.empty();
   const uint32_t n = seg.num_docs();
   estimate_ = n;

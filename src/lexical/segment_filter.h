@@ -1,4 +1,4 @@
-// A LexicalFilter compiled against one segment's attribute dictionaries: per-doc tests read the
+// A ChunkFilter compiled against one segment's attribute dictionaries: per-doc tests read the
 // dictionary-encoded columns; for selective filters, the admitted docs can be materialized from
 // the per-value doc lists so the traversal is driven by them.
 // Not thread-safe; one per query and segment.
@@ -16,7 +16,7 @@ namespace attest {
 
 class SegmentFilter {
  public:
-  SegmentFilter(const SegmentImpl& seg, const LexicalFilter& filter);
+  SegmentFilter(const SegmentImpl& seg, const ChunkFilter& filter);
 
   bool empty() const { return empty_; }               // admits everything
   bool admits_nothing() const { return nothing_; }    // no doc of the segment can pass

@@ -14,7 +14,7 @@ inline bool Below(float bound, float theta) { return bound * Bm25Scorer::kSlack 
 
 }  // namespace
 
-SegmentSearch::SegmentSearch(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+SegmentSearch::SegmentSearch(const LexicalPlan& plan, const SegmentView& view, const ChunkFilter& filter,
                              TopKHeap* heap, LexicalSearchStats* stats)
     : plan_(plan),
       seg_(view.segment->impl()),

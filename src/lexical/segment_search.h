@@ -9,7 +9,7 @@
 
 #include "lexical/lexical_searcher.h"
 #include "lexical/postings_cursor.h"
-#include "lexical/query_plan.h"
+#include "lexical/lexical_plan.h"
 #include "lexical/segment_filter.h"
 #include "lexical/topk_heap.h"
 
@@ -23,7 +23,7 @@ inline constexpr uint64_t kDriveRatio = 4;
 
 class SegmentSearch {
  public:
-  SegmentSearch(const QueryPlan& plan, const SegmentView& view, const LexicalFilter& filter,
+  SegmentSearch(const LexicalPlan& plan, const SegmentView& view, const ChunkFilter& filter,
                 TopKHeap* heap, LexicalSearchStats* stats);
   void Run();
 
@@ -50,7 +50,7 @@ class SegmentSearch {
   void RunDisjunctive();
   void RunDriven(const std::vector<uint32_t>& admitted);
 
-  const QueryPlan& plan_;
+  const LexicalPlan& plan_;
   const SegmentImpl& seg_;
   const DeletedDocs* deleted_;
   SegmentFilter filter_;

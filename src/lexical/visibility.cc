@@ -6,28 +6,7 @@
 
 namespace attest {
 
-namespace {
-
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-}  // namespace
-
-bool VisibleTo(const LexicalFilter& f, std::string_view tenant, const std::vector<std::string_view>& acl,
-               std::string_view label) {
-  if (f.tenant && tenant != *f.tenant) return false;
-  if (f.labels && !Contains(*f.labels, label)) return false;
-  if (f.groups && !acl.empty()) {
-    for (std::string_view g : acl) {
-      if (Contains(*f.groups, g)) return true;
-    }
-    return false;
-  }
-  return true;
-}
-
-ClassMask::ClassMask(const SegmentImpl& seg, const LexicalFilter& f) {
+ClassMask::ClassMask(const SegmentImpl& seg, const ChunkFilter& f) {
   if (!f.tenant && !f.groups && !f.labels) return;  // everything is visible
   const uint32_t n = seg.num_classes();
   // Resolve the filter's strings to this segment's dictionary ids once.
@@ -72,9 +51,9 @@ ClassMask::ClassMask(const SegmentImpl& seg, const LexicalFilter& f) {
   if (all_ || none_) admitted_.clear();
 }
 
-ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter)
+ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter)
     : segments_(&segments) {
-  const LexicalFilter vis = filter.Visibility();
+  const ChunkFilter vis = filter.Visibility();
   masks_.reserve(segments.size());
   uint64_t total[3] = {0, 0, 0};
   for (const SegmentView& v : segments) {

@@ -26,7 +26,7 @@ class SegmentImpl;
 class ClassMask {
  public:
   ClassMask() = default;
-  ClassMask(const SegmentImpl& seg, const LexicalFilter& filter);
+  ClassMask(const SegmentImpl& seg, const ChunkFilter& filter);
   bool all() const { return all_; }
   bool none() const { return none_; }
   bool admits(uint32_t c) const { return all_ || (!none_ && admitted_[c]); }
@@ -37,15 +37,11 @@ class ClassMask {
   std::vector<uint8_t> admitted_;  // per class, when neither all_ nor none_
 };
 
-// True when a chunk with these attributes is visible under `filter`'s tenant, groups and labels.
-bool VisibleTo(const LexicalFilter& filter, std::string_view tenant, const std::vector<std::string_view>& acl,
-               std::string_view label);
-
 // BM25 collection statistics over the chunks (live and deleted, as Lucene counts them) that a
 // filter's visibility predicates admit.
 class ScopedStats {
  public:
-  ScopedStats(const std::vector<SegmentView>& segments, const LexicalFilter& filter);
+  ScopedStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter);
   uint64_t num_docs() const { return num_docs_; }
   const double* avg_len() const { return avg_len_; }
   // Chunks containing `term` among the admitted ones.

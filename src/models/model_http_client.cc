@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_guard.h"
+#include "common/strings.h"
 
 namespace attest {
 namespace {
@@ -44,14 +45,8 @@ const std::string* StringField(const json& j, const char* name) {
 
 bool IsRetryableHttpStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
 
-std::string_view TrimSpaces(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-  return v;
-}
-
 std::optional<double> ParseNonNegative(std::string_view v) {
-  v = TrimSpaces(v);
+  v = Trim(v, kHttpWhitespace);
   double x = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0) return std::nullopt;
@@ -60,7 +55,7 @@ std::optional<double> ParseNonNegative(std::string_view v) {
 
 // An IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT", RFC 9110 section 5.6.7), else nullopt.
 std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_view v) {
-  v = TrimSpaces(v);
+  v = Trim(v, kHttpWhitespace);
   std::istringstream in{std::string(v)};
   in.imbue(std::locale::classic());
   std::tm tm{};

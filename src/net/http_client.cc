@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace attest {
 namespace {
 
@@ -26,13 +28,8 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+// A header line as libcurl hands it over: optional whitespace around the value, CR LF at the end.
+constexpr std::string_view kHeaderTrim = " \t\r\n";
 
 bool HasAllowedScheme(std::string_view url) {
   const size_t sep = url.find("://");
@@ -100,7 +97,7 @@ size_t OnHeader(char* data, size_t size, size_t nmemb, void* user) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return n;  // blank line ending the header block
   t->response->headers.push_back(
-      {std::string(Trim(line.substr(0, colon))), std::string(Trim(line.substr(colon + 1)))});
+      {std::string(Trim(line.substr(0, colon), kHeaderTrim)), std::string(Trim(line.substr(colon + 1), kHeaderTrim))});
   return n;
 }
 
@@ -157,22 +154,6 @@ std::optional<std::string_view> HttpResponse::Header(std::string_view name) cons
     if (EqualsIgnoreCase(h.name, name)) return std::string_view(h.value);
   }
   return std::nullopt;
-}
-
-std::string_view HttpFailureName(HttpFailure failure) {
-  switch (failure) {
-    case HttpFailure::kNone: return "none";
-    case HttpFailure::kInvalidRequest: return "invalid_request";
-    case HttpFailure::kDns: return "dns";
-    case HttpFailure::kConnect: return "connect";
-    case HttpFailure::kTimeout: return "timeout";
-    case HttpFailure::kTls: return "tls";
-    case HttpFailure::kTransfer: return "transfer";
-    case HttpFailure::kBodyTooLarge: return "body_too_large";
-    case HttpFailure::kAborted: return "aborted";
-    case HttpFailure::kOther: return "other";
-  }
-  return "unknown";
 }
 
 bool IsTransientHttpFailure(HttpFailure failure) {

@@ -73,8 +73,6 @@ enum class HttpFailure {
   kOther,
 };
 
-std::string_view HttpFailureName(HttpFailure failure);
-
 // True for failures where sending the same request again may succeed (connect, timeout, transfer).
 bool IsTransientHttpFailure(HttpFailure failure);
 

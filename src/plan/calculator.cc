@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/strings.h"
+
 namespace attest {
 namespace {
 
@@ -19,13 +21,6 @@ std::string Lower(std::string_view s) {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && IsSpace(s[b])) ++b;
-  while (e > b && IsSpace(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
   size_t pos = 0;
@@ -77,7 +72,7 @@ std::string Normalise(std::string_view text) {
     for (const char* p : kPrefixes) {
       const std::string_view prefix(p);
       if (s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0) {
-        s = Trim(std::string_view(s).substr(prefix.size()));
+        s = std::string(Trim(std::string_view(s).substr(prefix.size())));
         changed = true;
       }
     }
@@ -429,7 +424,7 @@ Result<std::optional<Calculation>> TryArithmetic(std::string s) {
     has_op |= k.op != 0 && k.op != '(' && k.op != ')';
   }
   if (!has_number || !has_op) return std::optional<Calculation>();
-  const std::string trimmed = Trim(t);
+  const std::string trimmed(Trim(t));
   if (trimmed.size() > kMaxCalcExpressionBytes) {
     return Status::InvalidArgument("calculation: expression longer than " +
                                    std::to_string(kMaxCalcExpressionBytes) + " bytes");

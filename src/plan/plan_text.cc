@@ -3,7 +3,8 @@
 #include <cctype>
 #include <set>
 
-#include "ingest/document.h"
+#include "common/date.h"
+#include "common/strings.h"
 #include "plan/plan_internal.h"
 
 namespace attest::plan_internal {
@@ -27,13 +28,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && IsSpaceChar(s[b])) ++b;
-  while (e > b && IsSpaceChar(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 std::vector<std::string> SplitSpaces(std::string_view s) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -43,15 +37,6 @@ std::vector<std::string> SplitSpaces(std::string_view s) {
     while (j < s.size() && !IsSpaceChar(s[j])) ++j;
     if (j > i) out.emplace_back(s.substr(i, j - i));
     i = j;
-  }
-  return out;
-}
-
-std::string CollapseSpaces(std::string_view s) {
-  std::string out;
-  for (const std::string& w : SplitSpaces(s)) {
-    if (!out.empty()) out += ' ';
-    out += w;
   }
   return out;
 }
@@ -221,7 +206,7 @@ Result<std::string> ExtractOperators(std::string_view text, PlanOperators* ops) 
         ++i;
         continue;
       }
-      const std::string phrase = CollapseSpaces(text.substr(i + 1, close - i - 1));
+      const std::string phrase = CollapseWhitespace(text.substr(i + 1, close - i - 1), Nbsp::kKeep);
       if (!phrase.empty()) {
         ops->phrases.push_back(phrase);
         append(phrase);
@@ -276,7 +261,7 @@ Result<std::string> ExtractOperators(std::string_view text, PlanOperators* ops) 
     return Status::InvalidArgument("operators after:" + *ops->after + " and before:" + *ops->before +
                                    " leave an empty date range");
   }
-  return CollapseSpaces(out);
+  return CollapseWhitespace(out, Nbsp::kKeep);
 }
 
 }  // namespace attest::plan_internal

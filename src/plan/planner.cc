@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 #include "plan/plan_internal.h"
 #include "plan/query_plan.h"
@@ -79,7 +80,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
   const std::vector<Word>& w = a->words;
   std::vector<SubQuery> subs;
   const auto sub = [&](std::string t, std::string purpose) {
-    subs.push_back({"q" + std::to_string(subs.size() + 1), CollapseSpaces(t), std::move(purpose)});
+    subs.push_back({"q" + std::to_string(subs.size() + 1), CollapseWhitespace(t, Nbsp::kKeep), std::move(purpose)});
   };
   std::string shared;  // topic terms that are on neither side of a comparison
   // Comparison: "X vs Y", "compare X and|with|to Y", "difference(s) between X and Y".
@@ -156,7 +157,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
       sub("{q1} " + w[i - 1].lower, "hop 2: the " + w[i - 1].lower + " of the value found by q1");
     }
   }
-  const std::string l = " " + Lower(CollapseSpaces(text)) + " ";
+  const std::string l = " " + Lower(CollapseWhitespace(text, Nbsp::kKeep)) + " ";
   const auto has = [&](std::string_view p) { return l.find(p) != std::string::npos; };
   if (subs.empty()) {
     const bool change_word = HasWord(w, "changes") || HasWord(w, "changed") || HasWord(w, "change");
@@ -194,9 +195,9 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
     // Multi-part: "<question>, and <question word> ...": one sub-query per part.
     for (size_t i = 2; i + 1 < w.size() && subs.empty(); ++i) {
       if (w[i].lower != "and" || !IsQuestionStarter(w[i + 1].lower)) continue;
-      std::string first = Trim(std::string_view(text).substr(0, w[i].start));
+      std::string first(Trim(std::string_view(text).substr(0, w[i].start)));
       while (!first.empty() && (first.back() == ',' || first.back() == ';')) first.pop_back();
-      std::string second = Trim(std::string_view(text).substr(w[i + 1].start));
+      std::string second(Trim(std::string_view(text).substr(w[i + 1].start)));
       while (!second.empty() && (second.back() == '?' || second.back() == '.')) second.pop_back();
       const std::string second_lower = Lower(second);
       std::string carried;
@@ -233,12 +234,13 @@ std::string BuildRewrite(const QueryPlan& plan) {
   for (const std::string& s : plan.constraints.scope) add_words(s);
   for (const std::string& t : plan.topic_terms) add_words(t);
   if (plan.intent == Intent::kReleaseDelta) add_words("release");
-  return CollapseSpaces(
+  return CollapseWhitespace(
       [&] {
         std::string out;
         for (const std::string& x : words) out += " " + x;
         return out;
-      }());
+      }(),
+      Nbsp::kKeep);
 }
 
 void Analyse(const std::string& text, std::string_view today, const PlannerConfig& config, QueryPlan* plan) {
@@ -274,7 +276,7 @@ std::string BuildStandalone(const std::string& text, const QueryPlan& prev, cons
   } else if (StartsWith(words, {"and"})) {
     skip = 1;
   }
-  std::string content = skip < words.size() ? Trim(std::string_view(text).substr(words[skip].start)) : "";
+  std::string content = skip < words.size() ? std::string(Trim(std::string_view(text).substr(words[skip].start))) : "";
   while (!content.empty() && (content.back() == '?' || content.back() == '.' || content.back() == '!')) {
     content.pop_back();
   }
@@ -324,7 +326,7 @@ std::string BuildStandalone(const std::string& text, const QueryPlan& prev, cons
   for (const std::string& e : prev.constraints.exclude) {
     if (std::find(new_scope.begin(), new_scope.end(), e) == new_scope.end()) standalone += ", not " + e;
   }
-  return CollapseSpaces(standalone) + "?";
+  return CollapseWhitespace(standalone, Nbsp::kKeep) + "?";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // rewriter adds "publisher" as a neighbour term to a question that excluded publishers).
 #include <algorithm>
 
+#include "common/strings.h"
 #include "plan/plan_internal.h"
 #include "plan/query_plan.h"
 
@@ -40,7 +41,7 @@ bool ContainsAllWords(const std::vector<std::string>& words, const std::vector<s
 
 Status ValidateRewrite(QueryPlan* plan) {
   for (const std::string& e : plan->constraints.exclude) {
-    if (plan_internal::Trim(e).empty()) return Status::InvalidArgument("constraint exclude: empty term");
+    if (Trim(e).empty()) return Status::InvalidArgument("constraint exclude: empty term");
     for (const std::string& s : plan->constraints.scope) {
       if (SameWord(plan_internal::Lower(e), plan_internal::Lower(s))) {
         return Status::InvalidArgument("constraint '" + e + "' is both excluded and in scope");
@@ -48,7 +49,7 @@ Status ValidateRewrite(QueryPlan* plan) {
     }
   }
   for (const std::string& s : plan->constraints.scope) {
-    if (plan_internal::Trim(s).empty()) return Status::InvalidArgument("constraint scope: empty term");
+    if (Trim(s).empty()) return Status::InvalidArgument("constraint scope: empty term");
   }
   const std::string before = plan->rewritten;
   std::vector<std::string> words = SplitSpaces(plan_internal::Lower(plan->rewritten));

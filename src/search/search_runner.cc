@@ -7,7 +7,7 @@
 
 #include "lexical/lexical_query.h"
 #include "lexical/lexical_searcher.h"
-#include "engine/vector_leg.h"
+#include "vector/vector_leg.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
 #include "store/access_attributes.h"
@@ -147,8 +147,8 @@ const char* SearchModeName(SearchMode mode) {
   return "auto";
 }
 
-Result<LexicalFilter> TranslateFilter(const SearchFilter& f) {
-  LexicalFilter out;
+Result<ChunkFilter> TranslateFilter(const SearchFilter& f) {
+  ChunkFilter out;
   out.tenant = f.tenant;
   out.groups = f.groups;
   out.labels = f.labels;

@@ -18,7 +18,7 @@
 
 namespace attest {
 
-struct LexicalFilter;
+struct ChunkFilter;
 struct VectorView;
 
 struct VectorLegInput {
@@ -30,7 +30,7 @@ struct VectorLegInput {
 };
 
 // Translates the public filter; fails with kInvalidArgument naming the bad field (e.g. a date).
-Result<LexicalFilter> TranslateFilter(const SearchFilter& filter);
+Result<ChunkFilter> TranslateFilter(const SearchFilter& filter);
 
 // The text the vector leg embeds for a query: the query without its operators. Excluded words
 // and phrases (`-x`, `-"a b"`) are dropped (they must not pull results toward x); `+` signs and

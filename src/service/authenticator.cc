@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/strings.h"
 #include "service/auth_store.h"
 #include "service/jwt.h"
 
@@ -20,13 +21,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr size_t kMaxCacheEntries = 10000;
 
 ApiError Unauthorized(std::string message) { return ApiError{ApiErrorCode::kUnauthorized, std::move(message), ""}; }
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -80,16 +74,16 @@ class AuthenticatorImpl final : public Authenticator {
     if (auth != headers.end() && api_key != headers.end()) {
       return Unauthorized("send one credential: Authorization or X-API-Key, not both");
     }
-    if (api_key != headers.end()) return FromApiKey(Trim(api_key->second));
+    if (api_key != headers.end()) return FromApiKey(std::string(Trim(api_key->second, kHttpWhitespace)));
     if (auth == headers.end()) {
       if (options_.allow_anonymous) return Anonymous();
       return Unauthorized("missing credential: send Authorization: Bearer <token> or X-API-Key");
     }
-    std::string value = Trim(auth->second);
+    std::string value(Trim(auth->second, kHttpWhitespace));
     if (!StartsWithNoCase(value, "bearer ")) {
       return Unauthorized("unsupported Authorization scheme (expected Bearer)");
     }
-    std::string token = Trim(std::string_view(value).substr(7));
+    std::string token(Trim(std::string_view(value).substr(7), kHttpWhitespace));
     if (token.empty()) return Unauthorized("empty bearer token");
     if (token.size() > kMaxJwtBytes) return Unauthorized("token too large");
     if (token.rfind("att_", 0) == 0) return FromApiKey(token);

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "common/json_guard.h"
+#include "common/strings.h"
 #include "ingest/text_util.h"
 #include "service/schema.h"
 
@@ -435,7 +436,7 @@ ApiResult<std::string> ValidateString(std::string_view value, const FieldSpec& s
 
 ApiResult<json> ParseJsonBody(std::string_view body) {
   try {
-    if (ingest::TrimWhitespace(body).empty()) {
+    if (Trim(body).empty()) {
       return ApiError{ApiErrorCode::kInvalidJson, "the request body is empty; expected a JSON object", ""};
     }
     if (auto bad = ingest::FindInvalidUtf8(body)) {

@@ -39,8 +39,6 @@ json Service::Versions() const {
   return j;
 }
 
-std::string Service::VersionsJson() const { return Versions().dump(); }
-
 ApiResult<std::string> Service::EffectiveTenant(const Identity& who, const std::optional<std::string>& requested) const {
   if (!requested || *requested == who.tenant) return who.tenant;
   // Only the deployment operator crosses tenants; a tenant admin administers its own tenant only.

@@ -98,7 +98,6 @@ class Service {
   ApiResult<std::string> Feedback(const Identity& who, const FeedbackRequest& req, const RequestContext& ctx);
 
   // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
-  std::string VersionsJson() const;
   nlohmann::json Versions() const;
   std::string VersionHeader() const;  // "attest/0.1.0 api/v1 pipeline/p1"
   Registry& metrics() { return metrics_; }

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/strings.h"
 #include "ingest/text_util.h"
 #include "text/case_fold.h"
 
@@ -55,7 +56,7 @@ SearchMode ParseMode(const std::string& mode) {
 std::string NormalizeQuery(const std::string& q) {
   std::string folded;
   AppendCaseFolded(q, &folded);
-  return ingest::CollapseWhitespace(folded);
+  return CollapseWhitespace(folded, Nbsp::kAsSpace);
 }
 
 AuditRecord SearchAudit(const nlohmann::json& body, const std::string& tenant) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/strong_id.h"
-#include "ingest/document.h"
+#include "common/date.h"
 #include "lexical/indexed_chunk.h"
 #include "text/chunker.h"
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "common/strings.h"
 #include "text/sentence_splitter.h"
 #include "text/word_segmenter.h"
 
@@ -30,29 +31,6 @@ struct ChunkDraft {
   bool has_body = false;        // holds at least one piece that is not overlap
 };
 
-std::string CollapseWhitespace(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  bool space = false;
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::string JoinPath(const std::vector<std::string>& path, size_t from = 0) {
   std::string out;
   for (size_t i = from; i < path.size(); ++i) {
@@ -69,11 +47,11 @@ std::vector<std::string> SplitOnWords(std::string_view text, uint32_t window) {
   std::vector<std::string> out;
   size_t begin = 0;
   for (size_t w = window; w < words.size(); w += window) {
-    std::string_view part = TrimSpace(text.substr(begin, words[w].start - begin));
+    std::string_view part = Trim(text.substr(begin, words[w].start - begin));
     if (!part.empty()) out.emplace_back(part);
     begin = words[w].start;
   }
-  std::string_view last = TrimSpace(text.substr(begin));
+  std::string_view last = Trim(text.substr(begin));
   if (!last.empty()) out.emplace_back(last);
   return out;
 }
@@ -308,14 +286,14 @@ std::vector<TextChunk> ChunkDocument(const ParsedDocument& doc, const ChunkerOpt
     if (b.kind == BlockKind::kHeading) {
       const int level = std::max(b.level, 1);
       while (!stack.empty() && stack.back().first >= level) stack.pop_back();
-      stack.emplace_back(level, CollapseWhitespace(b.text));
+      stack.emplace_back(level, CollapseWhitespace(b.text, Nbsp::kKeep));
       std::vector<std::string> path;
       for (const auto& [lvl, text] : stack) {
         if (!text.empty()) path.push_back(text);
       }
       sections.push_back(std::move(path));
       if (!heading_has_text[i] && tokens[i] > 0) {
-        units.push_back(Piece{CollapseWhitespace(b.text), tokens[i], Join::kNewBlock, true, false,
+        units.push_back(Piece{CollapseWhitespace(b.text, Nbsp::kKeep), tokens[i], Join::kNewBlock, true, false,
                               sections.size() - 1});
       }
       previous_kind = b.kind;
@@ -324,7 +302,7 @@ std::vector<TextChunk> ChunkDocument(const ParsedDocument& doc, const ChunkerOpt
     if (tokens[i] == 0) continue;
     const bool verbatim = b.kind == BlockKind::kTable || b.kind == BlockKind::kCode;
     Piece unit;
-    unit.text = verbatim ? std::string(b.text) : std::string(TrimSpace(b.text));
+    unit.text = verbatim ? std::string(b.text) : std::string(Trim(b.text));
     unit.tokens = tokens[i];
     unit.join = (b.kind == BlockKind::kListItem && previous_kind == BlockKind::kListItem) ? Join::kNewline
                                                                                           : Join::kNewBlock;

@@ -10,7 +10,7 @@ namespace {
 // The caller's filter compiled against one segment, plus its deletions, as a VectorFilter.
 class SegmentVectorFilter final : public VectorFilter {
  public:
-  SegmentVectorFilter(const SegmentView& view, const LexicalFilter* filter)
+  SegmentVectorFilter(const SegmentView& view, const ChunkFilter* filter)
       : view_(view), n_(view.segment->num_docs()) {
     if (filter && !filter->empty()) {
       sf_.emplace(view.segment->impl(), *filter);

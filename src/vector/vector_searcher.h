@@ -8,7 +8,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "lexical/lexical_query.h"
+#include "filter/chunk_filter.h"
+#include "lexical/lexical_query.h"  // ScoredChunk
 #include "vector/segment_vectors.h"
 
 namespace attest {
@@ -16,7 +17,7 @@ namespace attest {
 struct VectorLegArgs {
   const float* query = nullptr;        // dim floats, unit norm
   size_t k = 10;
-  const LexicalFilter* filter = nullptr;  // null = no filter (deletions still apply)
+  const ChunkFilter* filter = nullptr;  // null = no filter (deletions still apply)
   bool exact = false;                  // use each index's exact oracle instead of its fast path
 };
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "text/sentence_splitter.h"
 #include "verify/quote_match.h"
 
@@ -41,12 +42,6 @@ constexpr int kMaxJsonDepth = 32;
 template <typename Json>
 std::string SafeJson(const Json& j) {
   return EscapeForDataBlock(j.dump(-1, ' ', false, Json::error_handler_t::replace));
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 // Cut at `limit` bytes on a UTF-8 boundary, "..." appended when cut.

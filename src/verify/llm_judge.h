@@ -51,7 +51,7 @@
 #include <string_view>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "attest/status.h"
 #include "llm/chat_model.h"
 

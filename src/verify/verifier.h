@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 
 namespace attest {
 

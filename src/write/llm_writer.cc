@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "write/citation_stream.h"
 #include "write/quote_recovery.h"
 
@@ -38,12 +39,6 @@ constexpr int kMaxJsonDepth = 64;
 template <typename Json>
 std::string SafeJson(const Json& j) {
   return EscapeForDataBlock(j.dump(-1, ' ', false, Json::error_handler_t::replace));
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 // Index in `pack` of a cited source written as "S3", "s3", "[S3]", "3" or "[3]" (3 = position);

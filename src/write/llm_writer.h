@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "llm/chat_model.h"
 #include "write/writer.h"
 

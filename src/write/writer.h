@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 #include "attest/status.h"
 
 namespace attest {

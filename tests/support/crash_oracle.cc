@@ -5,8 +5,8 @@
 #include <system_error>
 #include <unordered_set>
 
-#include "engine/document_api.h"
-#include "engine/document_indexer.h"
+#include "index/document_api.h"
+#include "index/document_indexer.h"
 #include "ingest/jsonl_reader.h"
 #include "lexical/lexical_query.h"
 #include "store/store.h"

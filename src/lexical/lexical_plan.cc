@@ -1,12 +1,12 @@
-#include "lexical/query_plan.h"
+#include "lexical/lexical_plan.h"
 
 #include <algorithm>
 #include <map>
 
 namespace attest {
 
-QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats) {
-  QueryPlan plan;
+LexicalPlan BuildLexicalPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats) {
+  LexicalPlan plan;
   plan.scorer = Bm25Scorer(params, stats.avg_len);
   std::vector<std::string> scoring, other;
   for (const QueryClause& c : query.clauses) {

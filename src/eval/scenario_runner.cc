@@ -1,4 +1,4 @@
-#include "answer/scenario_runner.h"
+#include "eval/scenario_runner.h"
 
 #include <algorithm>
 #include <chrono>

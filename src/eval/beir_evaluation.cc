@@ -1,4 +1,4 @@
-#include "engine/beir_evaluation.h"
+#include "eval/beir_evaluation.h"
 
 #include "common/file_util.h"
 

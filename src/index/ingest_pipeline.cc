@@ -1,4 +1,4 @@
-#include "engine/ingest_pipeline.h"
+#include "index/ingest_pipeline.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -9,7 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "engine/work_queue.h"
+#include "index/work_queue.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/source_reader.h"
 

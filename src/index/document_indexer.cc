@@ -1,4 +1,4 @@
-#include "engine/document_indexer.h"
+#include "index/document_indexer.h"
 
 #include <algorithm>
 

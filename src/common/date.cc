@@ -1,13 +1,15 @@
 // ParseDate / FormatDate: proleptic Gregorian calendar, days since 1970-01-01, using the
 // civil-from-days / days-from-civil algorithms (H. Hinnant, "chrono-Compatible Low-Level Date
 // Algorithms"), never time_t, so any year 1..9999 works regardless of the platform.
+#include "common/date.h"
+
 #include <array>
 #include <cctype>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-#include "ingest/document.h"
+#include "common/strings.h"
 
 namespace attest {
 namespace {
@@ -59,12 +61,6 @@ std::optional<DayNumber> Make(int64_t y, int64_t m, int64_t d) {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // A small cursor over the input; every Take* leaves the cursor unchanged on failure.
 struct Cursor {

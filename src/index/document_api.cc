@@ -1,10 +1,11 @@
-#include "engine/document_api.h"
+#include "index/document_api.h"
 
 #include <algorithm>
 #include <map>
 
 #include <spdlog/spdlog.h>
 
+#include "common/strings.h"
 #include "ingest/html_extractor.h"
 #include "ingest/markdown_parser.h"
 #include "ingest/text_parser.h"
@@ -40,7 +41,7 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
     return Status::InvalidArgument("content_type: '" + spec.content_type + "' is not one of text, markdown, html");
   }
   bool has_text = false;
-  for (const Block& b : doc.blocks) has_text |= !ingest::TrimWhitespace(b.text).empty();
+  for (const Block& b : doc.blocks) has_text |= !Trim(b.text).empty();
   // A title-only document is one chunk holding its title (DocumentIndexer), as in JSONL input.
   if (!has_text && !ingest::HasWordCharacter(spec.title)) {
     return Status::InvalidArgument("text: no text after extraction, and the title has no words");

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "attest/engine.h"
-#include "engine/document_indexer.h"
+#include "index/document_indexer.h"
 #include "store/store.h"
 
 namespace attest {

@@ -1,4 +1,4 @@
-#include "answer/evidence.h"
+#include "evidence/evidence.h"
 
 namespace attest {
 

@@ -28,11 +28,11 @@ struct PlanTerm {
 struct PlanClause {
   Occur occur = Occur::kShould;
   bool phrase = false;                  // true only for phrases of 2+ terms
-  std::vector<uint32_t> terms;          // indices into QueryPlan::terms
+  std::vector<uint32_t> terms;          // indices into LexicalPlan::terms
   std::vector<int64_t> rel;             // relative position of each term (phrases)
 };
 
-struct QueryPlan {
+struct LexicalPlan {
   // Scoring terms (distinct terms of kShould and kMust clauses) first, in byte order; then the
   // terms only kMustNot clauses use.
   std::vector<PlanTerm> terms;
@@ -51,6 +51,6 @@ struct CollectionStats {
   std::function<uint64_t(std::string_view term)> doc_freq;
 };
 
-QueryPlan BuildQueryPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats);
+LexicalPlan BuildLexicalPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats);
 
 }  // namespace attest

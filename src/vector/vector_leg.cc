@@ -1,4 +1,4 @@
-#include "engine/vector_leg.h"
+#include "vector/vector_leg.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "engine/qa_evaluation.h"
+#include "eval/qa_evaluation.h"
 
 #include <algorithm>
 #include <chrono>
