@@ -4,11 +4,11 @@
 // group_cache_ttl. Database reads happen outside the cache mutex.
 #include "service/authenticator.h"
 
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 
+#include "common/thread_annotations.h"
 #include "service/auth_store.h"
 #include "service/jwt.h"
 
@@ -202,12 +202,12 @@ class AuthenticatorImpl final : public Authenticator {
     if (!store_) return std::optional<ApiKeyRecord>();
     auto now = SteadyClock::now();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (auto hit = keys_.Get(key_id, now)) return std::move(*hit);
     }
     auto rec = store_->LookupKey(key_id);
     if (!rec.ok()) return ApiError{"unavailable", "auth database: " + rec.status().message(), ""};
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     keys_.Put(key_id, *rec, now + options_.group_cache_ttl, now);
     return std::move(*rec);
   }
@@ -217,12 +217,12 @@ class AuthenticatorImpl final : public Authenticator {
     auto now = SteadyClock::now();
     auto key = std::make_pair(tenant, user);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (auto hit = principals_.Get(key, now)) return std::move(*hit);
     }
     auto p = store_->GetPrincipal(tenant, user);
     if (!p.ok()) return ApiError{"unavailable", "auth database: " + p.status().message(), ""};
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     principals_.Put(key, *p, now + options_.group_cache_ttl, now);
     return std::move(*p);
   }
@@ -230,9 +230,9 @@ class AuthenticatorImpl final : public Authenticator {
   const AuthOptions options_;
   std::unique_ptr<AuthStore> store_;  // null when no auth_db is configured
   std::unique_ptr<JwtVerifier> jwt_;  // null when no JWT key is configured
-  std::mutex mu_;
-  TtlCache<std::string, std::optional<ApiKeyRecord>> keys_;                       // guarded by mu_
-  TtlCache<std::pair<std::string, std::string>, std::optional<Principal>, PairHash> principals_;  // guarded by mu_
+  Mutex mu_;
+  TtlCache<std::string, std::optional<ApiKeyRecord>> keys_ GUARDED_BY(mu_);
+  TtlCache<std::pair<std::string, std::string>, std::optional<Principal>, PairHash> principals_ GUARDED_BY(mu_);
 };
 
 }  // namespace
