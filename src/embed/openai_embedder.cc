@@ -232,7 +232,7 @@ OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::string endpoi
 }
 
 OpenAiEmbedderStats OpenAiEmbedder::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -256,7 +256,7 @@ Status OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& inputs, uint32
   const std::string where = "POST " + RedactUrl(endpoint_);
   for (uint32_t attempt = 0;; ++attempt) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.requests;
       if (attempt > 0) ++stats_.retries;
     }
@@ -320,7 +320,7 @@ Result<std::vector<float>> OpenAiEmbedder::Embed(std::span<const std::string_vie
       std::copy_n(batch_out.data() + (r - begin) * dim, dim, dst);
       NormalizeL2(std::span<float>(dst, dim));
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stats_.texts += end - begin;
   }
   return result;

@@ -39,13 +39,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "embed/embedder.h"
 #include "net/http_client.h"
 #include "net/model_http_util.h"
@@ -106,8 +106,8 @@ class OpenAiEmbedder final : public Embedder {
   HttpClient http_;
   RetryBackoff backoff_;
 
-  mutable std::mutex mu_;
-  mutable OpenAiEmbedderStats stats_;   // guarded by mu_
+  mutable Mutex mu_;
+  mutable OpenAiEmbedderStats stats_ GUARDED_BY(mu_);
 };
 
 // Parses an embeddings response body for `count` inputs into `out` (count * dim floats, ordered by

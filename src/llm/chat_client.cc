@@ -228,7 +228,7 @@ ChatClient::ChatClient(ChatClientOptions options, std::string endpoint, std::str
       backoff_(options_.backoff_initial_ms, options_.backoff_max_ms, options_.sleep) {}
 
 ChatClientStats ChatClient::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -292,7 +292,7 @@ Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDelta
   const std::string where = "POST " + RedactUrl(endpoint_) + " (model " + options_.model + ")";
   for (uint32_t attempt = 0;; ++attempt) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.requests;
       if (attempt > 0) ++stats_.retries;
     }
@@ -395,7 +395,7 @@ Result<ChatResponse> ChatClient::Run(const ChatRequest& request, const ChatDelta
       }
       if (!parsed.ok()) return parsed.status().WithContext(where);
       if (parsed->model.empty()) parsed->model = options_.model;
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       stats_.prompt_tokens += parsed->prompt_tokens;
       stats_.completion_tokens += parsed->completion_tokens;
       return parsed;

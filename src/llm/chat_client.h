@@ -40,7 +40,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -48,6 +47,7 @@
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 #include "net/http_client.h"
 #include "net/model_http_util.h"
 
@@ -136,8 +136,8 @@ class ChatClient {
   HttpClient http_;
   RetryBackoff backoff_;
 
-  mutable std::mutex mu_;
-  mutable ChatClientStats stats_;       // guarded by mu_
+  mutable Mutex mu_;
+  mutable ChatClientStats stats_ GUARDED_BY(mu_);
 };
 
 // Parses a non-streamed chat completion body. Exposed for tests and fuzzing.

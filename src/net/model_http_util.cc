@@ -112,7 +112,7 @@ RetryBackoff::RetryBackoff(int64_t initial_ms, int64_t max_ms, std::function<voi
 std::chrono::milliseconds RetryBackoff::Delay(uint32_t attempt) const {
   double base = static_cast<double>(initial_ms_) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
   base = std::min(base, static_cast<double>(max_ms_));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
   return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(rng_)));
 }

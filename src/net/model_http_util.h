@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <random>
 #include <optional>
 #include <string>
@@ -18,6 +17,7 @@
 
 #include "attest/status.h"
 #include "common/json_guard.h"  // JsonNestingExceeds, CleanJsonErrorMessage
+#include "common/thread_annotations.h"
 #include "net/http_client.h"
 
 namespace attest {
@@ -35,8 +35,8 @@ class RetryBackoff {
  private:
   const int64_t initial_ms_, max_ms_;
   const std::function<void(std::chrono::milliseconds)> sleep_;
-  mutable std::mutex mu_;
-  mutable std::mt19937_64 rng_;  // guarded by mu_
+  mutable Mutex mu_;
+  mutable std::mt19937_64 rng_ GUARDED_BY(mu_);
 };
 
 // True for HTTP 429 and 5xx: the same request may succeed later.

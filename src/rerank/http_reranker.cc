@@ -231,7 +231,7 @@ HttpReranker::HttpReranker(HttpRerankerOptions options, std::string endpoint, st
 std::string HttpReranker::name() const { return std::string(RerankApiName(options_.api)) + ":" + options_.model; }
 
 HttpRerankerStats HttpReranker::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -253,7 +253,7 @@ Status HttpReranker::ScoreBatch(std::string_view query, const std::vector<std::s
   const std::string where = "POST " + RedactUrl(endpoint_) + " (" + name() + ")";
   for (uint32_t attempt = 0;; ++attempt) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.requests;
       if (attempt > 0) ++stats_.retries;
     }
@@ -321,7 +321,7 @@ Result<std::vector<double>> HttpReranker::Score(std::string_view query,
       result[rows[r]] = s;
       lowest = (r == 0) ? s : std::min(lowest, s);
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stats_.passages += end - begin;
     stats_.truncated += truncated;
   }

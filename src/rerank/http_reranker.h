@@ -54,12 +54,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "net/http_client.h"
 #include "net/model_http_util.h"
 #include "rerank/reranker.h"
@@ -122,8 +122,8 @@ class HttpReranker final : public Reranker {
   HttpClient http_;
   RetryBackoff backoff_;
 
-  mutable std::mutex mu_;
-  mutable HttpRerankerStats stats_;     // guarded by mu_
+  mutable Mutex mu_;
+  mutable HttpRerankerStats stats_ GUARDED_BY(mu_);
 };
 
 // Resolves base_url to the endpoint of `api`, or kInvalidArgument naming what is wrong.

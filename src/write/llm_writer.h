@@ -36,12 +36,12 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "answer/evidence.h"
+#include "common/thread_annotations.h"
 #include "llm/chat_client.h"
 #include "write/writer.h"
 
@@ -87,8 +87,8 @@ class LlmWriter final : public AnswerWriter {
 
   const ChatClient& client_;
   const LlmWriterOptions options_;
-  mutable std::mutex mu_;
-  LlmWriterStats stats_;  // guarded by mu_
+  mutable Mutex mu_;
+  LlmWriterStats stats_ GUARDED_BY(mu_);
 };
 
 // Parses a structured reply into `draft` (claims + dropped markers), validating its shape and every
