@@ -58,7 +58,7 @@ class StreamImpl final : public Stream {
 
   // A stream dropped without Finish() is finished, so the response ends and the connection moves on.
   ~StreamImpl() override {
-    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    MutexLock lock(conn_->out_mu_);
     FinishLocked();
     if (conn_->stream_ == this) conn_->stream_ = nullptr;
   }
@@ -66,7 +66,7 @@ class StreamImpl final : public Stream {
   bool Send(std::string_view event, std::string_view data) override {
     bool slow = false;
     {
-      std::lock_guard<std::mutex> lock(conn_->out_mu_);
+      MutexLock lock(conn_->out_mu_);
       if (closed_.load(std::memory_order_relaxed)) return false;
       size_t n = wire::EventSize(event, data, chunked_);
       if (conn_->pending_.size() + conn_->writing_bytes_ + n > conn_->core_.options.stream_buffer_bytes) {
@@ -85,12 +85,12 @@ class StreamImpl final : public Stream {
   bool Closed() const override { return closed_.load(); }
 
   std::string CloseReason() const override {
-    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    MutexLock lock(conn_->out_mu_);
     return reason_;
   }
 
   void Finish() override {
-    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    MutexLock lock(conn_->out_mu_);
     FinishLocked();
   }
 
@@ -98,7 +98,13 @@ class StreamImpl final : public Stream {
   friend class Connection;
   friend class ExchangeImpl;
 
-  void FinishLocked() {
+  // Closes a stream no other thread has seen yet, so without the lock.
+  void CloseUnshared(const char* reason) NO_THREAD_SAFETY_ANALYSIS {
+    closed_ = true;
+    reason_ = reason;
+  }
+
+  void FinishLocked() REQUIRES(conn_->out_mu_) {
     if (closed_.load(std::memory_order_relaxed)) return;
     if (chunked_ && !conn_->closed_) wire::AppendLastChunk(conn_->pending_);
     conn_->MarkStreamClosedLocked("finished");
@@ -108,7 +114,7 @@ class StreamImpl final : public Stream {
   const std::shared_ptr<Connection> conn_;
   const bool chunked_;
   std::atomic<bool> closed_{false};  // written under conn_->out_mu_
-  const char* reason_ = "";          // GUARDED_BY(conn_->out_mu_)
+  const char* reason_ GUARDED_BY(conn_->out_mu_) = "";
 };
 
 class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<ExchangeImpl> {
@@ -139,12 +145,11 @@ class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<
     auto stream = std::make_shared<StreamImpl>(conn_, chunked);
     if (responded_.exchange(true)) {
       spdlog::error("http: stream started after a response to {} {}", request_->method, request_->path);
-      stream->closed_ = true;
-      stream->reason_ = "finished";
+      stream->CloseUnshared("finished");
       return stream;
     }
     ServerCore& core = conn_->core_;
-    std::lock_guard<std::mutex> lock(conn_->out_mu_);
+    MutexLock lock(conn_->out_mu_);
     conn_->stream_ = stream.get();
     conn_->streaming_ = true;
     conn_->status_ = 200;
@@ -226,7 +231,7 @@ void Connection::BeginShutdown() {
     const bool idle = self->state_ == State::kReading && !self->exchange_open_ && self->buffer_.size() == 0 &&
                       (!self->parser_ || !self->parser_->got_some());
     if (idle || self->state_ == State::kDraining) return self->Close("");
-    std::lock_guard<std::mutex> lock(self->out_mu_);
+    MutexLock lock(self->out_mu_);
     self->keep_alive_after_ = false;
     if (self->streaming_ && self->stream_ != nullptr && !self->stream_->closed_) {
       const bool chunked = self->stream_->chunked_;
@@ -243,7 +248,7 @@ void Connection::ForceClose() {
 }
 
 void Connection::SubmitResponse(const Response& response, unsigned version, bool keep_alive) {
-  std::lock_guard<std::mutex> lock(out_mu_);
+  MutexLock lock(out_mu_);
   status_ = response.status;
   keep_alive_after_ = keep_alive && !core_.stopping.load();
   response_done_ = true;
@@ -260,6 +265,7 @@ void Connection::SchedulePostLocked() {
 void Connection::MarkStreamClosedLocked(const char* reason) {
   if (!streaming_) return;
   if (stream_ != nullptr && !stream_->closed_.load(std::memory_order_relaxed)) {
+    stream_->conn_->out_mu_.AssertHeld();  // the stream's connection is this one
     stream_->reason_ = reason;
     stream_->closed_.store(true);
   }
@@ -346,7 +352,7 @@ void Connection::ParseBuffered() {
     sent_continue_ = true;
     auto expect = parser_->get()[bhttp::field::expect];
     if (boost::beast::iequals(expect, "100-continue")) {
-      std::lock_guard<std::mutex> lock(out_mu_);
+      MutexLock lock(out_mu_);
       pending_ += "HTTP/1.1 100 Continue\r\n\r\n";
       SchedulePostLocked();
     }
@@ -474,7 +480,7 @@ void Connection::Flush() {
   if (write_in_flight_) return;
   bool done;
   {
-    std::lock_guard<std::mutex> lock(out_mu_);
+    MutexLock lock(out_mu_);
     flush_posted_ = false;
     writing_.clear();
     if (closed_) {
@@ -501,7 +507,7 @@ void Connection::Flush() {
 void Connection::OnWrite(error_code ec) {
   write_in_flight_ = false;
   {
-    std::lock_guard<std::mutex> lock(out_mu_);
+    MutexLock lock(out_mu_);
     writing_bytes_ = 0;
   }
   if (ec) return Close("client_closed");
@@ -511,7 +517,7 @@ void Connection::OnWrite(error_code ec) {
 void Connection::OnResponseDrained() {
   bool keep_alive;
   {
-    std::lock_guard<std::mutex> lock(out_mu_);
+    MutexLock lock(out_mu_);
     keep_alive = keep_alive_after_;
   }
   CompleteExchange();
@@ -526,7 +532,7 @@ void Connection::CompleteExchange() {
   int status;
   bool was_stream;
   {
-    std::lock_guard<std::mutex> lock(out_mu_);
+    MutexLock lock(out_mu_);
     status = status_;
     was_stream = streaming_;
     streaming_ = false;
@@ -570,7 +576,7 @@ void Connection::Close(const char* stream_reason) {
   timer_.cancel();
   bool done;
   {
-    std::lock_guard<std::mutex> lock(out_mu_);
+    MutexLock lock(out_mu_);
     closed_ = true;
     pending_.clear();
     MarkStreamClosedLocked(*stream_reason ? stream_reason : "client_closed");

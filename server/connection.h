@@ -30,12 +30,12 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "server/http_server.h"
 #include "server/server_core.h"
 
@@ -91,8 +91,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Any thread (ExchangeImpl / StreamImpl).
   void SubmitResponse(const Response& response, unsigned version, bool keep_alive);
-  void SchedulePostLocked();  // requires out_mu_
-  void MarkStreamClosedLocked(const char* reason);  // requires out_mu_
+  void SchedulePostLocked() REQUIRES(out_mu_);
+  void MarkStreamClosedLocked(const char* reason) REQUIRES(out_mu_);
 
   ServerCore& core_;
   tcp::socket socket_;
@@ -121,16 +121,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string_view route_;
   Clock::time_point started_;
 
-  std::mutex out_mu_;
-  std::string pending_;                  // GUARDED_BY(out_mu_)
-  size_t writing_bytes_ = 0;             // GUARDED_BY(out_mu_)
-  bool flush_posted_ = false;            // GUARDED_BY(out_mu_)
-  bool closed_ = false;                  // GUARDED_BY(out_mu_): socket closed, output is discarded
-  bool response_done_ = false;           // GUARDED_BY(out_mu_): the whole response is in pending_/written
-  bool keep_alive_after_ = false;        // GUARDED_BY(out_mu_)
-  int status_ = 0;                       // GUARDED_BY(out_mu_)
-  bool streaming_ = false;               // GUARDED_BY(out_mu_): the current exchange is a stream
-  StreamImpl* stream_ = nullptr;         // GUARDED_BY(out_mu_): its Stream while the handler holds it
+  Mutex out_mu_;
+  std::string pending_ GUARDED_BY(out_mu_);
+  size_t writing_bytes_ GUARDED_BY(out_mu_) = 0;
+  bool flush_posted_ GUARDED_BY(out_mu_) = false;
+  bool closed_ GUARDED_BY(out_mu_) = false;  // socket closed, output is discarded
+  bool response_done_ GUARDED_BY(out_mu_) = false;  // the whole response is in pending_/written
+  bool keep_alive_after_ GUARDED_BY(out_mu_) = false;
+  int status_ GUARDED_BY(out_mu_) = 0;
+  bool streaming_ GUARDED_BY(out_mu_) = false;  // the current exchange is a stream
+  StreamImpl* stream_ GUARDED_BY(out_mu_) = nullptr;  // its Stream while the handler holds it
 };
 
 }  // namespace attest::http

@@ -40,13 +40,13 @@ void ServerCore::Refused(std::string_view reason) const {
 
 bool ServerCore::AddressFull(const std::string& address) const {
   if (options.max_connections_per_address == 0) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto at = per_address_.find(address);
   return at != per_address_.end() && at->second >= options.max_connections_per_address;
 }
 
 ServerCore::Admit ServerCore::Register(const std::shared_ptr<Connection>& connection, const std::string& address) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   Entry entry{connection, address, false};
   Admit admit = Admit::kAdmitted;
   auto at = per_address_.find(address);
@@ -67,7 +67,7 @@ ServerCore::Admit ServerCore::Register(const std::shared_ptr<Connection>& connec
 void ServerCore::Unregister(Connection* connection) {
   std::function<void()> drained;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = connections_.find(connection);
     if (it == connections_.end()) return;
     if (it->second.counted) {
@@ -82,13 +82,13 @@ void ServerCore::Unregister(Connection* connection) {
 }
 
 void ServerCore::SetOnDrained(std::function<void()> callback) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   on_drained = std::move(callback);
 }
 
 std::vector<std::shared_ptr<Connection>> ServerCore::Connections() const {
   std::vector<std::shared_ptr<Connection>> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   out.reserve(connections_.size());
   for (const auto& [raw, entry] : connections_) {
     if (auto c = entry.connection.lock()) out.push_back(std::move(c));
@@ -97,7 +97,7 @@ std::vector<std::shared_ptr<Connection>> ServerCore::Connections() const {
 }
 
 size_t ServerCore::connection_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return connections_.size();
 }
 

@@ -10,11 +10,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "server/http_server.h"
 #include "server/worker_pool.h"
 
@@ -67,11 +67,11 @@ struct ServerCore {
     std::string address;  // client IP
     bool counted = false; // admitted: holds a global and a per-address slot
   };
-  mutable std::mutex mu_;
-  std::unordered_map<Connection*, Entry> connections_;      // GUARDED_BY(mu_)
-  std::unordered_map<std::string, size_t> per_address_;    // GUARDED_BY(mu_): admitted, by client IP
-  size_t admitted_ = 0;                                     // GUARDED_BY(mu_)
-  std::function<void()> on_drained;                         // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::unordered_map<Connection*, Entry> connections_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, size_t> per_address_ GUARDED_BY(mu_);  // admitted, by client IP
+  size_t admitted_ GUARDED_BY(mu_) = 0;
+  std::function<void()> on_drained GUARDED_BY(mu_);
 
  public:
   // Last member: destroyed first, so handlers it still holds (connections) may use the rest.

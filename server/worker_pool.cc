@@ -16,7 +16,7 @@ WorkerPool::WorkerPool(std::string name, unsigned workers, size_t queue, size_t 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
 void WorkerPool::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!threads_.empty() || stop_) return;
   threads_.reserve(workers_);
   for (unsigned i = 0; i < workers_; ++i) {
@@ -28,7 +28,7 @@ void WorkerPool::Start() {
 
 Admission WorkerPool::TrySubmit(Task task, const std::string& key) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (stop_) return Admission::kStopped;
     if (waiting_ + active_ >= queue_ + workers_) return Admission::kPoolFull;
     auto it = queues_.find(key);
@@ -39,12 +39,12 @@ Admission WorkerPool::TrySubmit(Task task, const std::string& key) {
     q.tasks.push_back(std::move(task));
     ++waiting_;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
   return Admission::kQueued;
 }
 
 size_t WorkerPool::waiting(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = queues_.find(key);
   return it == queues_.end() ? 0 : it->second.tasks.size();
 }
@@ -80,12 +80,12 @@ void WorkerPool::Shutdown() {
   std::vector<Task> dropped;
   std::vector<std::thread> threads;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
     while (waiting_ > 0) dropped.push_back(PopLocked());
     threads.swap(threads_);
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   dropped.clear();  // outside the lock: destroying an exchange answers it
   for (auto& t : threads) t.join();
 }
@@ -94,8 +94,8 @@ void WorkerPool::WorkerLoop() {
   while (true) {
     Task task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || waiting_ > 0; });
+      MutexLock lock(mu_);
+      while (!stop_ && waiting_ == 0) cv_.Wait(lock);
       if (stop_) return;
       task = PopLocked();
       ++active_;
@@ -114,7 +114,7 @@ void WorkerPool::WorkerLoop() {
       spdlog::error("http: handler threw a non-standard exception on pool {}", name_);
     }
     task = Task{};  // release the exchange and continuation before counting the worker free
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     --active_;
   }
 }

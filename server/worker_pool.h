@@ -20,11 +20,9 @@
 // answers them) and joins the workers, so it waits for handlers that are running.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <set>
 #include <thread>
@@ -32,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "server/http_server.h"
 
 namespace attest::http {
@@ -66,24 +65,24 @@ class WorkerPool {
   };
   void WorkerLoop();
   // Takes the next task in fair order; requires mu_ held and waiting_ > 0.
-  Task PopLocked();
+  Task PopLocked() REQUIRES(mu_);
 
   const std::string name_;
   const unsigned workers_;
   const size_t queue_;
   const size_t per_key_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  CondVar cv_;
   // Keys with waiting tasks, plus keys served at the current virtual time (their `finish` still
   // counts); the latter are dropped when the virtual time moves on.
-  std::unordered_map<std::string, KeyQueue> queues_;                // GUARDED_BY(mu_)
-  std::set<std::tuple<uint64_t, uint64_t, std::string>> ready_;     // GUARDED_BY(mu_): (tag, arrival, key)
-  std::vector<std::string> recent_;  // GUARDED_BY(mu_): keys emptied at virtual time `now_`
-  uint64_t now_ = 0;                 // GUARDED_BY(mu_): the virtual time V
-  uint64_t arrivals_ = 0;            // GUARDED_BY(mu_)
-  size_t waiting_ = 0;               // GUARDED_BY(mu_)
-  size_t active_ = 0;                // GUARDED_BY(mu_): tasks being run by a worker
-  bool stop_ = false;                // GUARDED_BY(mu_)
+  std::unordered_map<std::string, KeyQueue> queues_ GUARDED_BY(mu_);
+  std::set<std::tuple<uint64_t, uint64_t, std::string>> ready_ GUARDED_BY(mu_);  // (tag, arrival, key)
+  std::vector<std::string> recent_ GUARDED_BY(mu_);  // keys emptied at virtual time `now_`
+  uint64_t now_ GUARDED_BY(mu_) = 0;  // the virtual time V
+  uint64_t arrivals_ GUARDED_BY(mu_) = 0;
+  size_t waiting_ GUARDED_BY(mu_) = 0;
+  size_t active_ GUARDED_BY(mu_) = 0;  // tasks being run by a worker
+  bool stop_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

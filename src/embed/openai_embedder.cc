@@ -137,7 +137,7 @@ OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Mo
 
 OpenAiEmbedderStats OpenAiEmbedder::stats() const {
   const ModelHttpStats http = client_->stats();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return OpenAiEmbedderStats{.requests = http.requests, .retries = http.retries, .texts = texts_};
 }
 
@@ -180,7 +180,7 @@ Result<std::vector<float>> OpenAiEmbedder::Embed(std::span<const std::string_vie
       std::copy_n(batch_out.data() + (r - begin) * dim, dim, dst);
       NormalizeL2(std::span<float>(dst, dim));
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     texts_ += end - begin;
   }
   return result;

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "embed/embedder.h"
 #include "models/model_http_client.h"
 
@@ -78,8 +79,8 @@ class OpenAiEmbedder final : public Embedder {
   const std::unique_ptr<ModelHttpClient> client_;
   EmbedderIdentity identity_;  // set in Create(), immutable afterwards
 
-  mutable std::mutex mu_;
-  mutable uint64_t texts_ = 0;  // guarded by mu_
+  mutable Mutex mu_;
+  mutable uint64_t texts_ GUARDED_BY(mu_) = 0;
 };
 
 // Parses an embeddings response body for `count` inputs into `out` (count * dim floats, ordered by

@@ -3,7 +3,7 @@
 namespace attest {
 
 std::optional<std::vector<float>> QueryEmbeddingCache::Get(const std::string& embedder_key, const std::string& text) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = index_.find(Key(embedder_key, text));
   if (it == index_.end()) {
     ++misses_;
@@ -16,7 +16,7 @@ std::optional<std::vector<float>> QueryEmbeddingCache::Get(const std::string& em
 
 void QueryEmbeddingCache::Put(const std::string& embedder_key, const std::string& text, std::vector<float> vec) {
   if (capacity_ == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::string key = Key(embedder_key, text);
   auto it = index_.find(key);
   if (it != index_.end()) {
@@ -33,12 +33,12 @@ void QueryEmbeddingCache::Put(const std::string& embedder_key, const std::string
 }
 
 uint64_t QueryEmbeddingCache::hits() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return hits_;
 }
 
 uint64_t QueryEmbeddingCache::misses() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return misses_;
 }
 

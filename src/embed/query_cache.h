@@ -5,11 +5,12 @@
 #pragma once
 
 #include <list>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace attest {
 
@@ -30,10 +31,11 @@ class QueryEmbeddingCache {
     return std::to_string(embedder_key.size()) + ':' + embedder_key + text;
   }
   const size_t capacity_;
-  mutable std::mutex mu_;
-  std::list<Entry> lru_;  // most recent first
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-  uint64_t hits_ = 0, misses_ = 0;
+  mutable Mutex mu_;
+  std::list<Entry> lru_ GUARDED_BY(mu_);  // most recent first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_ GUARDED_BY(mu_);
+  uint64_t hits_ GUARDED_BY(mu_) = 0;
+  uint64_t misses_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace attest

@@ -3,13 +3,13 @@
 #include "attest/engine.h"
 
 #include <chrono>
-#include <mutex>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
 #include "answer/answer_pipeline.h"
 #include "attest/answer.h"
+#include "common/thread_annotations.h"
 #include "index/document_api.h"
 #include "index/document_indexer.h"
 #include "index/ingest_pipeline.h"
@@ -162,7 +162,7 @@ class EngineImpl final : public Engine {
 
   Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {
     if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
-    std::lock_guard<std::mutex> lock(write_mu_);
+    MutexLock lock(write_mu_);
     WriteBatch batch;
     batch.deletes.push_back({tenant, id});
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(batch)));
@@ -218,7 +218,7 @@ class EngineImpl final : public Engine {
       defaults.access_label = spec.access_label;
       batch.upserts.push_back(indexer_.Prepare(*parsed, defaults, spec.text.size()));
     }
-    std::lock_guard<std::mutex> lock(write_mu_);
+    MutexLock lock(write_mu_);
     // The versions these documents replace, read under the lock so that no other write lands between
     // this read and the commit (the caller drops cached answers that cite them).
     std::shared_ptr<const Snapshot> before = store_->Pin();
@@ -275,7 +275,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<LlmWriter> llm_writer_;
   std::unique_ptr<LlmJudge> judge_;
   std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
-  std::mutex write_mu_;                 // PutDocuments / Delete
+  Mutex write_mu_;                      // PutDocuments / Delete
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

@@ -1,14 +1,13 @@
 #include "index/ingest_pipeline.h"
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_annotations.h"
 #include "index/work_queue.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/source_reader.h"
@@ -44,20 +43,20 @@ struct UnitResult {
 class ReorderBuffer {
  public:
   void Put(uint64_t seq, UnitResult r) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ready_.emplace(seq, std::move(r));
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
   // Waits for result `seq`; returns false if the producers finished without it.
   bool Take(uint64_t seq, UnitResult* out) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return ready_.count(seq) || (finished_ && seq >= total_); });
+    MutexLock lock(mu_);
+    while (!ready_.count(seq) && !(finished_ && seq >= total_)) cv_.Wait(lock);
     auto it = ready_.find(seq);
     if (it == ready_.end()) return false;
     *out = std::move(it->second);
     ready_.erase(it);
     next_take_ = seq + 1;
-    cv_.notify_all();
+    cv_.NotifyAll();
     return true;
   }
   // Backpressure: blocks the producer until unit `seq` is within `window` units of the one the
@@ -66,23 +65,23 @@ class ReorderBuffer {
   // the committer always gets its next unit and this cannot deadlock (after a failed commit the
   // committer keeps taking, to drain, so the producer is never left waiting).
   void WaitForRoom(uint64_t seq, uint64_t window) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return seq < next_take_ + window; });
+    MutexLock lock(mu_);
+    while (!(seq < next_take_ + window)) cv_.Wait(lock);
   }
   void Finish(uint64_t total_units) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     finished_ = true;
     total_ = total_units;
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<uint64_t, UnitResult> ready_;
-  bool finished_ = false;
-  uint64_t total_ = 0;
-  uint64_t next_take_ = 0;
+  Mutex mu_;
+  CondVar cv_;
+  std::map<uint64_t, UnitResult> ready_ GUARDED_BY(mu_);
+  bool finished_ GUARDED_BY(mu_) = false;
+  uint64_t total_ GUARDED_BY(mu_) = 0;
+  uint64_t next_take_ GUARDED_BY(mu_) = 0;
 };
 
 IngestIssue ToIssue(SourceError&& e) { return IngestIssue{std::move(e.file), e.line, std::move(e.message)}; }

@@ -174,7 +174,7 @@ ChatClient::ChatClient(ChatClientOptions options, std::unique_ptr<ModelHttpClien
 
 ChatClientStats ChatClient::stats() const {
   const ModelHttpStats http = client_->stats();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return ChatClientStats{.requests = http.requests, .retries = http.retries, .prompt_tokens = prompt_tokens_,
                          .completion_tokens = completion_tokens_};
 }
@@ -309,7 +309,7 @@ Result<ChatResponse> ChatClient::Finish(Result<ChatResponse> parsed) const {
     return client_->MalformedAnswer(parsed.status());
   }
   if (parsed->model.empty()) parsed->model = options_.endpoint.model;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   prompt_tokens_ += parsed->prompt_tokens;
   completion_tokens_ += parsed->completion_tokens;
   return parsed;

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "attest/status.h"
 #include "llm/chat_model.h"
 #include "models/model_http_client.h"
@@ -88,9 +89,9 @@ class ChatClient final : public ChatModel {
   const ChatClientOptions options_;
   const std::unique_ptr<ModelHttpClient> client_;
 
-  mutable std::mutex mu_;
-  mutable uint64_t prompt_tokens_ = 0;      // guarded by mu_
-  mutable uint64_t completion_tokens_ = 0;  // guarded by mu_
+  mutable Mutex mu_;
+  mutable uint64_t prompt_tokens_ GUARDED_BY(mu_) = 0;
+  mutable uint64_t completion_tokens_ GUARDED_BY(mu_) = 0;
 };
 
 // Parses a non-streamed chat completion body. Exposed for tests and fuzzing.

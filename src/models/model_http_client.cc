@@ -200,7 +200,7 @@ ModelHttpClient::ModelHttpClient(ModelEndpoint endpoint, std::string url, std::s
       rng_(std::random_device{}()) {}
 
 ModelHttpStats ModelHttpClient::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -211,7 +211,7 @@ Status ModelHttpClient::MalformedAnswer(const Status& error) const {
 std::chrono::milliseconds ModelHttpClient::BackoffDelay(uint32_t attempt) const {
   double base = static_cast<double>(endpoint_.backoff_initial_ms) * std::pow(2.0, std::min<uint32_t>(attempt, 40));
   base = std::min(base, static_cast<double>(endpoint_.backoff_max_ms));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
   return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(rng_)));
 }
@@ -245,7 +245,7 @@ Result<HttpResponse> ModelHttpClient::Run(const std::string& json_body,
   const uint32_t attempts = endpoint_.max_retries + 1;
   for (uint32_t attempt = 0;; ++attempt) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.requests;
       if (attempt > 0) ++stats_.retries;
     }

@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/thread_annotations.h"
 #include "attest/clock.h"
 #include "attest/status.h"
 #include "net/http_client.h"
@@ -134,9 +135,9 @@ class ModelHttpClient {
   const Clock* const clock_;
   HttpClient http_;
 
-  mutable std::mutex mu_;
-  mutable std::mt19937_64 rng_;     // jitter; guarded by mu_
-  mutable ModelHttpStats stats_;    // guarded by mu_
+  mutable Mutex mu_;
+  mutable std::mt19937_64 rng_ GUARDED_BY(mu_);  // jitter
+  mutable ModelHttpStats stats_ GUARDED_BY(mu_);
 };
 
 // The Status of a final answer that is not 2xx (see the table above). `tries` is appended to the

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <mutex>
 
 #include "common/strings.h"
 
@@ -183,7 +184,7 @@ HttpClient::~HttpClient() {
 
 void* HttpClient::AcquireHandle() const {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_handles_.empty()) {
       void* h = idle_handles_.back();
       idle_handles_.pop_back();
@@ -196,7 +197,7 @@ void* HttpClient::AcquireHandle() const {
 void HttpClient::ReleaseHandle(void* handle) const {
   CURL* curl = static_cast<CURL*>(handle);
   curl_easy_reset(curl);  // drops options, keeps live connections and caches
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (idle_handles_.size() < options_.max_idle_handles) {
     idle_handles_.push_back(curl);
     return;

@@ -27,13 +27,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 
 namespace attest {
 
@@ -106,8 +106,8 @@ class HttpClient {
   void ReleaseHandle(void* handle) const;
 
   HttpClientOptions options_;
-  mutable std::mutex mu_;
-  mutable std::vector<void*> idle_handles_;  // CURL*; guarded by mu_
+  mutable Mutex mu_;
+  mutable std::vector<void*> idle_handles_ GUARDED_BY(mu_);  // CURL*
 };
 
 // `url` with any "user:password@" part removed, for error messages and logs.

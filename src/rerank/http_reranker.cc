@@ -189,7 +189,7 @@ std::string HttpReranker::name() const {
 
 HttpRerankerStats HttpReranker::stats() const {
   const ModelHttpStats http = client_->stats();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return HttpRerankerStats{.requests = http.requests, .retries = http.retries, .passages = passages_,
                            .truncated = truncated_};
 }
@@ -235,7 +235,7 @@ Result<std::vector<double>> HttpReranker::Score(std::string_view query,
       result[rows[r]] = s;
       lowest = (r == 0) ? s : std::min(lowest, s);
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     passages_ += end - begin;
     truncated_ += truncated;
   }

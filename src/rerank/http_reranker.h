@@ -47,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "models/model_http_client.h"
 #include "rerank/reranker.h"
 
@@ -108,9 +109,9 @@ class HttpReranker final : public Reranker {
   const HttpRerankerOptions options_;
   const std::unique_ptr<ModelHttpClient> client_;
 
-  mutable std::mutex mu_;
-  mutable uint64_t passages_ = 0;   // guarded by mu_
-  mutable uint64_t truncated_ = 0;  // guarded by mu_
+  mutable Mutex mu_;
+  mutable uint64_t passages_ GUARDED_BY(mu_) = 0;
+  mutable uint64_t truncated_ GUARDED_BY(mu_) = 0;
 };
 
 // Resolves base_url to the endpoint of `api`, or kInvalidArgument naming what is wrong.

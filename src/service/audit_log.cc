@@ -25,13 +25,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <mutex>
 #include <system_error>
 #include <thread>
+
+#include "common/thread_annotations.h"
 
 namespace attest::service {
 namespace {
@@ -62,16 +62,16 @@ class AuditLogImpl final : public AuditLog {
 
   ~AuditLogImpl() override {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       stop_ = true;
     }
-    work_cv_.notify_all();
+    work_cv_.NotifyAll();
     writer_.join();
     ::close(fd_);
   }
 
   Result<AuditSlot> Reserve() override {
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     const size_t held = HeldLocked();
     if (held < opts_.max_queue && !stop_) {
       ++reserved_;
@@ -86,28 +86,28 @@ class AuditLogImpl final : public AuditLog {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_refusal_log_ > std::chrono::seconds(1)) {
       last_refusal_log_ = now;
-      lock.unlock();
+      lock.Unlock();
       spdlog::error("{} (requests are refused until it drains)", message);
     }
     return Status::ResourceExhausted(std::move(message));
   }
 
   void Append(AuditSlot slot, AuditRecord record) override {
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     if (Consume(slot)) --reserved_;
     queue_.push_back(std::move(record));
     ++appended_;
-    lock.unlock();
-    work_cv_.notify_one();
+    lock.Unlock();
+    work_cv_.NotifyOne();
   }
 
   Status Flush() override {
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     const uint64_t target = appended_;
     const uint64_t failures_before = failure_events_;
     ++flush_waiters_;
-    work_cv_.notify_all();
-    done_cv_.wait(lock, [&] { return done_ >= target || failure_events_ != failures_before || writer_exited_; });
+    work_cv_.NotifyAll();
+    while (done_ < target && failure_events_ == failures_before && !writer_exited_) done_cv_.Wait(lock);
     --flush_waiters_;
     if (done_ >= target) return Status::Ok();
     if (!last_error_.ok()) return last_error_;
@@ -118,11 +118,11 @@ class AuditLogImpl final : public AuditLog {
   uint64_t written() const override { return written_.load(std::memory_order_relaxed); }
   uint64_t refused() const override { return refused_.load(std::memory_order_relaxed); }
   size_t queued() const override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return HeldLocked();
   }
   AuditHealth health() const override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     AuditHealth h;
     h.writing = writing_;
     if (!writing_) h.error = last_error_.message();
@@ -133,12 +133,12 @@ class AuditLogImpl final : public AuditLog {
 
  protected:
   void Release() override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     --reserved_;
   }
 
  private:
-  size_t HeldLocked() const { return queue_.size() + in_writer_ + reserved_; }
+  size_t HeldLocked() const REQUIRES(mu_) { return queue_.size() + in_writer_ + reserved_; }
 
   // Writes buf[*off..] fully; advances *off past what was written even on failure.
   Status WriteAll(const std::string& buf, size_t* off) {
@@ -167,14 +167,15 @@ class AuditLogImpl final : public AuditLog {
       if (records == 0) {
         std::vector<AuditRecord> batch;
         {
-          std::unique_lock lock(mu_);
-          work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+          MutexLock lock(mu_);
+          while (!stop_ && queue_.empty()) work_cv_.Wait(lock);
           if (queue_.empty()) break;  // stopping, and everything is written
           if (!stop_ && flush_waiters_ == 0 && queue_.size() < kMaxBatch && opts_.flush_interval_ms > 0) {
             // Group commit: let records gather for one interval (a Flush cuts it short).
-            work_cv_.wait_for(lock, std::chrono::milliseconds(opts_.flush_interval_ms), [&] {
-              return stop_ || flush_waiters_ > 0 || queue_.size() >= kMaxBatch;
-            });
+            const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.flush_interval_ms);
+            while (!stop_ && flush_waiters_ == 0 && queue_.size() < kMaxBatch &&
+                   work_cv_.WaitUntil(lock, until) != std::cv_status::timeout) {
+            }
           }
           size_t take = std::min(queue_.size(), kMaxBatch);
           batch.reserve(take);
@@ -201,12 +202,12 @@ class AuditLogImpl final : public AuditLog {
         written_.fetch_add(records, std::memory_order_relaxed);
         if (opts_.on_written) opts_.on_written(records);  // before Flush returns, as on_failure
         {
-          std::lock_guard lock(mu_);
+          MutexLock lock(mu_);
           done_ += records;
           in_writer_ = 0;
           writing_ = true;
         }
-        done_cv_.notify_all();
+        done_cv_.NotifyAll();
         records = 0;
         attempt = 0;
         continue;
@@ -219,17 +220,17 @@ class AuditLogImpl final : public AuditLog {
       if (opts_.on_failure) opts_.on_failure(st.message());
       bool stopping;
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         last_error_ = st;
         writing_ = false;
         ++failure_events_;
         stopping = stop_;
       }
-      done_cv_.notify_all();
+      done_cv_.NotifyAll();
       if (stopping && ++stopping_attempts > kRetriesWhenStopping) {
         size_t lost;
         {
-          std::lock_guard lock(mu_);
+          MutexLock lock(mu_);
           lost = records + queue_.size();
         }
         spdlog::error("audit: giving up on {} records for {} at shutdown: {}", lost, opts_.path.string(),
@@ -242,32 +243,31 @@ class AuditLogImpl final : public AuditLog {
       std::this_thread::sleep_for(backoff);  // shutdown retries keep their backoff too
     }
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       writer_exited_ = true;
     }
-    done_cv_.notify_all();
+    done_cv_.NotifyAll();
   }
 
   AuditOptions opts_;
   const int fd_;
   std::thread writer_;
 
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;   // the writer waits for records / flush / stop
-  std::condition_variable done_cv_;   // Flush waits for progress or failure
-  // Guarded by mu_:
-  std::deque<AuditRecord> queue_;
-  size_t in_writer_ = 0;         // records taken by the writer and not yet written
-  size_t reserved_ = 0;          // slots claimed and not yet appended or released
-  bool writing_ = true;          // false from a failed attempt until a write succeeds
-  uint64_t appended_ = 0;        // records ever appended
-  uint64_t done_ = 0;            // records ever written and synced (in append order)
-  uint64_t failure_events_ = 0;
-  Status last_error_;
-  int flush_waiters_ = 0;
-  bool stop_ = false;
-  bool writer_exited_ = false;
-  std::chrono::steady_clock::time_point last_refusal_log_{};
+  mutable Mutex mu_;
+  CondVar work_cv_;  // the writer waits for records / flush / stop
+  CondVar done_cv_;  // Flush waits for progress or failure
+  std::deque<AuditRecord> queue_ GUARDED_BY(mu_);
+  size_t in_writer_ GUARDED_BY(mu_) = 0;       // records taken by the writer and not yet written
+  size_t reserved_ GUARDED_BY(mu_) = 0;        // slots claimed and not yet appended or released
+  bool writing_ GUARDED_BY(mu_) = true;        // false from a failed attempt until a write succeeds
+  uint64_t appended_ GUARDED_BY(mu_) = 0;      // records ever appended
+  uint64_t done_ GUARDED_BY(mu_) = 0;          // records ever written and synced (in append order)
+  uint64_t failure_events_ GUARDED_BY(mu_) = 0;
+  Status last_error_ GUARDED_BY(mu_);
+  int flush_waiters_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
+  bool writer_exited_ GUARDED_BY(mu_) = false;
+  std::chrono::steady_clock::time_point last_refusal_log_ GUARDED_BY(mu_){};
 
   std::atomic<uint64_t> failures_{0}, written_{0}, refused_{0};
 };

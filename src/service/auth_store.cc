@@ -169,7 +169,7 @@ Result<std::unique_ptr<AuthStore>> AuthStore::Open(const AuthStoreOpenArgs& args
 }
 
 Status AuthStore::EnsureSchema() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   // WAL lets the server read while the CLI writes; the mode is persistent in the file.
   {
     ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare("PRAGMA journal_mode = WAL"));
@@ -238,7 +238,7 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
   r.label = args.label;
   out.plaintext = std::string(kKeyPrefix) + r.key_id + "_" + secret;
 
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   {
     ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("INSERT INTO api_keys(") + kKeyColumns +
@@ -260,7 +260,7 @@ Result<CreatedKey> AuthStore::CreateKey(const CreateKeyArgs& args) {
 }
 
 Status AuthStore::RevokeKey(std::string_view key_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   {
     ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare("SELECT revoked_ms FROM api_keys WHERE key_id = ?1"));
@@ -278,7 +278,7 @@ Status AuthStore::RevokeKey(std::string_view key_id) {
 }
 
 Result<std::vector<ApiKeyRecord>> AuthStore::ListKeys() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("SELECT ") + kKeyColumns +
                                                    " FROM api_keys ORDER BY created_ms, key_id"));
   std::vector<ApiKeyRecord> out;
@@ -292,7 +292,7 @@ Result<std::vector<ApiKeyRecord>> AuthStore::ListKeys() {
 }
 
 Result<std::optional<ApiKeyRecord>> AuthStore::LookupKey(std::string_view key_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st,
                           db_->Prepare(std::string("SELECT ") + kKeyColumns + " FROM api_keys WHERE key_id = ?1"));
   st->Bind(1, key_id);
@@ -312,7 +312,7 @@ Status AuthStore::SetPrincipal(const Principal& p) {
   std::vector<std::string> groups = p.groups;
   Normalize(&groups);
   std::string groups_json = nlohmann::json(groups).dump();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(
       "INSERT INTO principals(tenant, user, groups, clearance, disabled, updated_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
       "ON CONFLICT(tenant, user) DO UPDATE SET groups = excluded.groups, clearance = excluded.clearance, "
@@ -323,7 +323,7 @@ Status AuthStore::SetPrincipal(const Principal& p) {
 }
 
 Result<std::optional<Principal>> AuthStore::GetPrincipal(std::string_view tenant, std::string_view user) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(
       "SELECT groups, clearance, disabled, updated_ms FROM principals WHERE tenant = ?1 AND user = ?2"));
   st->Bind(1, tenant).Bind(2, user);

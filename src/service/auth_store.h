@@ -18,13 +18,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 
 namespace attest {
 class SqliteDb;
@@ -125,8 +125,8 @@ class AuthStore {
   Status EnsureSchema();
 
   std::filesystem::path path_;
-  std::mutex mu_;
-  std::unique_ptr<SqliteDb> db_;  // guarded by mu_
+  Mutex mu_;
+  std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest::service

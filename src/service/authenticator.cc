@@ -4,12 +4,12 @@
 // group_cache_ttl. Database reads happen outside the cache mutex.
 #include "service/authenticator.h"
 
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 
 #include "common/strings.h"
+#include "common/thread_annotations.h"
 #include "service/auth_store.h"
 #include "service/jwt.h"
 
@@ -196,12 +196,12 @@ class AuthenticatorImpl final : public Authenticator {
     if (!store_) return std::optional<ApiKeyRecord>();
     auto now = SteadyClock::now();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (auto hit = keys_.Get(key_id, now)) return std::move(*hit);
     }
     auto rec = store_->LookupKey(key_id);
     if (!rec.ok()) return ApiError{ApiErrorCode::kUnavailable, "auth database: " + rec.status().message(), ""};
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     keys_.Put(key_id, *rec, now + options_.group_cache_ttl, now);
     return std::move(*rec);
   }
@@ -211,12 +211,12 @@ class AuthenticatorImpl final : public Authenticator {
     auto now = SteadyClock::now();
     auto key = std::make_pair(tenant, user);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (auto hit = principals_.Get(key, now)) return std::move(*hit);
     }
     auto p = store_->GetPrincipal(tenant, user);
     if (!p.ok()) return ApiError{ApiErrorCode::kUnavailable, "auth database: " + p.status().message(), ""};
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     principals_.Put(key, *p, now + options_.group_cache_ttl, now);
     return std::move(*p);
   }
@@ -224,9 +224,9 @@ class AuthenticatorImpl final : public Authenticator {
   const AuthOptions options_;
   std::unique_ptr<AuthStore> store_;  // null when no auth_db is configured
   std::unique_ptr<JwtVerifier> jwt_;  // null when no JWT key is configured
-  std::mutex mu_;
-  TtlCache<std::string, std::optional<ApiKeyRecord>> keys_;                       // guarded by mu_
-  TtlCache<std::pair<std::string, std::string>, std::optional<Principal>, PairHash> principals_;  // guarded by mu_
+  Mutex mu_;
+  TtlCache<std::string, std::optional<ApiKeyRecord>> keys_ GUARDED_BY(mu_);
+  TtlCache<std::pair<std::string, std::string>, std::optional<Principal>, PairHash> principals_ GUARDED_BY(mu_);
 };
 
 }  // namespace

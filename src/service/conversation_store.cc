@@ -1,13 +1,12 @@
 #include "service/conversation_store.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_annotations.h"
 #include "store/sqlite_util.h"
 
 namespace attest::service {
@@ -246,26 +245,26 @@ struct ConversationStore::Impl {
     bool done = false;
   };
   std::unique_ptr<SqliteDb> writer_db;  // used only by the writer thread after Open()
-  std::mutex mu;                        // queue, stopping
-  std::condition_variable wake;         // the writer: work queued or stopping
-  std::condition_variable finished;     // callers: a batch completed
-  std::deque<Op*> queue;
-  bool stopping = false;
+  Mutex mu;
+  CondVar wake;      // the writer: work queued or stopping
+  CondVar finished;  // callers: a batch completed
+  std::deque<Op*> queue GUARDED_BY(mu);
+  bool stopping GUARDED_BY(mu) = false;
   std::thread writer;
 
   // --- readers: a pool of connections ---
-  std::mutex pool_mu;
-  std::vector<std::unique_ptr<SqliteDb>> idle;
+  Mutex pool_mu;
+  std::vector<std::unique_ptr<SqliteDb>> idle GUARDED_BY(pool_mu);
 
   int64_t Now() const { return options.now_ms(); }
 
   Status Submit(std::function<Status(SqliteDb&)> fn) {
     Op op{std::move(fn), Status::Ok(), false};
-    std::unique_lock<std::mutex> lock(mu);
+    MutexLock lock(mu);
     if (stopping) return Status::Cancelled(where + " is closing");
     queue.push_back(&op);
-    wake.notify_one();
-    finished.wait(lock, [&] { return op.done; });
+    wake.NotifyOne();
+    while (!op.done) finished.Wait(lock);
     return op.status;
   }
 
@@ -323,13 +322,14 @@ struct ConversationStore::Impl {
     for (;;) {
       std::vector<Op*> batch;
       {
-        std::unique_lock<std::mutex> lock(mu);
+        MutexLock lock(mu);
         if (purging) {
           // Between purge rounds only queued work is waited for.
         } else if (periodic) {
-          wake.wait_until(lock, next_purge, [&] { return stopping || !queue.empty(); });
+          while (!stopping && queue.empty() && wake.WaitUntil(lock, next_purge) != std::cv_status::timeout) {
+          }
         } else {
-          wake.wait(lock, [&] { return stopping || !queue.empty(); });
+          while (!stopping && queue.empty()) wake.Wait(lock);
         }
         if (queue.empty() && stopping) return;
         while (!queue.empty() && batch.size() < kMaxBatch) {
@@ -339,9 +339,9 @@ struct ConversationStore::Impl {
       }
       if (!batch.empty()) {
         RunBatch(batch);
-        std::lock_guard<std::mutex> lock(mu);
+        MutexLock lock(mu);
         for (Op* op : batch) op->done = true;
-        finished.notify_all();
+        finished.NotifyAll();
         continue;
       }
       if (periodic && (purging || Clock::now() >= next_purge)) {
@@ -364,7 +364,7 @@ struct ConversationStore::Impl {
     Reader(Impl* impl, std::unique_ptr<SqliteDb> db) : impl_(impl), db_(std::move(db)) {}
     ~Reader() {
       if (!db_) return;
-      std::lock_guard<std::mutex> lock(impl_->pool_mu);
+      MutexLock lock(impl_->pool_mu);
       if (impl_->idle.size() < kIdleReaders) impl_->idle.push_back(std::move(db_));
     }
     Reader(Reader&&) = default;
@@ -377,7 +377,7 @@ struct ConversationStore::Impl {
 
   Result<Reader> Read() {
     {
-      std::lock_guard<std::mutex> lock(pool_mu);
+      MutexLock lock(pool_mu);
       if (!idle.empty()) {
         std::unique_ptr<SqliteDb> db = std::move(idle.back());
         idle.pop_back();
@@ -397,10 +397,10 @@ ConversationStore::ConversationStore(std::unique_ptr<Impl> impl) : impl_(std::mo
 
 ConversationStore::~ConversationStore() {
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    MutexLock lock(impl_->mu);
     impl_->stopping = true;
   }
-  impl_->wake.notify_all();
+  impl_->wake.NotifyAll();
   if (impl_->writer.joinable()) impl_->writer.join();
 }
 

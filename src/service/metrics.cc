@@ -270,20 +270,20 @@ static T* GetSeries(Map& families, Type type,
 }
 
 Counter* Registry::GetCounter(const std::string& name, const std::string& help, const Labels& labels) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return GetSeries<Counter>(families_, Type::kCounter, &Family::counters, name, help, labels, nullptr,
                             [](const std::vector<double>&) { return std::make_unique<Counter>(); });
 }
 
 Gauge* Registry::GetGauge(const std::string& name, const std::string& help, const Labels& labels) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return GetSeries<Gauge>(families_, Type::kGauge, &Family::gauges, name, help, labels, nullptr,
                           [](const std::vector<double>&) { return std::make_unique<Gauge>(); });
 }
 
 Histogram* Registry::GetHistogram(const std::string& name, const std::string& help,
                                   const Labels& labels, std::vector<double> bounds) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return GetSeries<Histogram>(
       families_, Type::kHistogram, &Family::histograms, name, help, labels, &bounds, [](const std::vector<double>& b) { return std::make_unique<Histogram>(b); });
 }
@@ -317,7 +317,7 @@ void AppendLabels(std::string& out, const Labels& labels, const std::string& ext
 }  // namespace
 
 std::string Registry::Render() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::string out;
   for (const auto& [name, fp] : families_) {
     if (name.empty()) continue;  // parked detached series

@@ -9,9 +9,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace attest::service {
 
@@ -69,8 +70,8 @@ class Registry {
   std::string Render() const;
  private:
   struct Family;
-  mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Family>> families_;
+  mutable Mutex mu_;
+  std::map<std::string, std::unique_ptr<Family>> families_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest::service

@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace attest::service {
 namespace {
@@ -34,9 +35,9 @@ struct RateLimiter::Impl {
     TimePoint last;
   };
   struct Shard {
-    std::mutex mu;
-    std::unordered_map<std::string, Bucket> buckets;  // guarded by mu
-    TimePoint last_sweep{};                           // guarded by mu
+    Mutex mu;
+    std::unordered_map<std::string, Bucket> buckets GUARDED_BY(mu);
+    TimePoint last_sweep GUARDED_BY(mu){};
   };
   RateLimit default_limit;
   Clock clock;
@@ -44,7 +45,7 @@ struct RateLimiter::Impl {
 
   TimePoint Now() const { return clock ? clock() : std::chrono::steady_clock::now(); }
 
-  static void Sweep(Shard& s, TimePoint now) {
+  static void Sweep(Shard& s, TimePoint now) REQUIRES(s.mu) {
     for (auto it = s.buckets.begin(); it != s.buckets.end();) {
       const Bucket& b = it->second;
       bool full = b.rate <= 0 || b.tokens + Seconds(b.last, now) * b.rate >= b.burst;
@@ -78,7 +79,7 @@ RateLimiter::Decision RateLimiter::Acquire(const std::string& key, const RateLim
 
   TimePoint now = impl_->Now();
   Impl::Shard& shard = impl_->shards[std::hash<std::string>{}(key) % kShards];
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   if (now - shard.last_sweep >= kSweepEvery) Impl::Sweep(shard, now);
   auto [it, inserted] = shard.buckets.try_emplace(key);
   Impl::Bucket& b = it->second;

@@ -16,9 +16,10 @@
 #include <deque>
 #include <functional>
 #include <list>
-#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "common/thread_annotations.h"
 
 namespace attest::service {
 namespace {
@@ -141,8 +142,8 @@ constexpr size_t kMinShardBytes = 1024;
 struct LruCache::Impl {
   struct Shard {
     Shard(size_t bytes, std::chrono::milliseconds ttl) : core(bytes, ttl) {}
-    mutable std::mutex mu;
-    LruCore core;  // guarded by mu
+    mutable Mutex mu;
+    LruCore core GUARDED_BY(mu);
   };
   std::vector<std::unique_ptr<Shard>> shards;
 
@@ -159,25 +160,25 @@ LruCache::~LruCache() = default;
 
 std::optional<std::string> LruCache::Get(const std::string& key) {
   auto& shard = impl_->For(key);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   return shard.core.Get(key, Clock::now(), nullptr);
 }
 
 void LruCache::Put(const std::string& key, std::string value) {
   auto& shard = impl_->For(key);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   shard.core.Put(key, std::move(value), 0, Clock::now(), nullptr);
 }
 
 void LruCache::Erase(const std::string& key) {
   auto& shard = impl_->For(key);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   shard.core.Erase(key);
 }
 
 void LruCache::Clear() {
   for (auto& shard : impl_->shards) {
-    std::lock_guard lock(shard->mu);
+    MutexLock lock(shard->mu);
     shard->core.Clear();
   }
 }
@@ -185,7 +186,7 @@ void LruCache::Clear() {
 CacheStats LruCache::stats() const {
   CacheStats total;
   for (const auto& shard : impl_->shards) {
-    std::lock_guard lock(shard->mu);
+    MutexLock lock(shard->mu);
     AddStats(total, shard->core.stats());
   }
   return total;
@@ -205,17 +206,16 @@ struct AnswerCache::Impl {
     std::string answer_id;
   };
 
-  mutable std::mutex mu;
-  // All guarded by mu.
-  LruCore core;
-  std::unordered_map<std::string, Meta> meta;  // cache key -> what it is indexed under
-  std::unordered_map<uint64_t, std::unordered_set<std::string>> by_chunk;
-  std::unordered_map<std::string, std::unordered_set<std::string>> by_answer;
-  std::unordered_set<std::string> flagged;
-  std::deque<std::string> flagged_order;  // oldest first, for the bound
+  mutable Mutex mu;
+  LruCore core GUARDED_BY(mu);
+  std::unordered_map<std::string, Meta> meta GUARDED_BY(mu);  // cache key -> what it is indexed under
+  std::unordered_map<uint64_t, std::unordered_set<std::string>> by_chunk GUARDED_BY(mu);
+  std::unordered_map<std::string, std::unordered_set<std::string>> by_answer GUARDED_BY(mu);
+  std::unordered_set<std::string> flagged GUARDED_BY(mu);
+  std::deque<std::string> flagged_order GUARDED_BY(mu);  // oldest first, for the bound
 
   // Drops `key` from the reverse indexes (the core entry is removed by the caller / the core).
-  void Unindex(const std::string& key) {
+  void Unindex(const std::string& key) REQUIRES(mu) {
     auto it = meta.find(key);
     if (it == meta.end()) return;
     for (uint64_t c : it->second.chunks) {
@@ -235,12 +235,12 @@ struct AnswerCache::Impl {
   }
 
   // Removes `key` from the core and the indexes; returns whether it was present.
-  bool EraseKey(const std::string& key) {
+  bool EraseKey(const std::string& key) REQUIRES(mu) {
     Unindex(key);
     return core.Erase(key);
   }
 
-  void Flag(const std::string& answer_id) {
+  void Flag(const std::string& answer_id) REQUIRES(mu) {
     if (!flagged.insert(answer_id).second) return;
     flagged_order.push_back(answer_id);
     while (flagged_order.size() > kMaxFlagged) {
@@ -256,15 +256,15 @@ AnswerCache::AnswerCache(size_t max_bytes, std::chrono::milliseconds ttl)
 AnswerCache::~AnswerCache() = default;
 
 std::optional<std::string> AnswerCache::Get(const std::string& key) {
-  std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
-  return m.core.Get(key, Clock::now(), [&m](const std::string& k) { m.Unindex(k); });
+  MutexLock lock(m.mu);
+  return m.core.Get(key, Clock::now(), [&m](const std::string& k) REQUIRES(m.mu) { m.Unindex(k); });
 }
 
 void AnswerCache::Put(const std::string& key, std::string value, const std::vector<uint64_t>& cited_chunks,
                       const std::string& answer_id) {
-  std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  MutexLock lock(m.mu);
   if (!answer_id.empty() && m.flagged.count(answer_id)) {
     // Flagged by feedback: never cached again; drop any stale entry under this key too.
     m.EraseKey(key);
@@ -274,7 +274,7 @@ void AnswerCache::Put(const std::string& key, std::string value, const std::vect
   std::sort(chunks.begin(), chunks.end());
   chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
   size_t extra = chunks.size() * sizeof(uint64_t) + answer_id.size();
-  bool stored = m.core.Put(key, std::move(value), extra, Clock::now(), [&m](const std::string& k) { m.Unindex(k); });
+  bool stored = m.core.Put(key, std::move(value), extra, Clock::now(), [&m](const std::string& k) REQUIRES(m.mu) { m.Unindex(k); });
   if (!stored) return;
   for (uint64_t c : chunks) m.by_chunk[c].insert(key);
   if (!answer_id.empty()) m.by_answer[answer_id].insert(key);
@@ -282,8 +282,8 @@ void AnswerCache::Put(const std::string& key, std::string value, const std::vect
 }
 
 size_t AnswerCache::InvalidateChunks(const std::vector<uint64_t>& chunks) {
-  std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  MutexLock lock(m.mu);
   std::unordered_set<std::string> keys;
   for (uint64_t c : chunks) {
     auto it = m.by_chunk.find(c);
@@ -295,8 +295,8 @@ size_t AnswerCache::InvalidateChunks(const std::vector<uint64_t>& chunks) {
 }
 
 bool AnswerCache::InvalidateAnswer(const std::string& answer_id) {
-  std::lock_guard lock(impl_->mu);
   Impl& m = *impl_;
+  MutexLock lock(m.mu);
   if (answer_id.empty()) return false;
   m.Flag(answer_id);
   auto it = m.by_answer.find(answer_id);
@@ -308,12 +308,12 @@ bool AnswerCache::InvalidateAnswer(const std::string& answer_id) {
 }
 
 bool AnswerCache::Flagged(const std::string& answer_id) const {
-  std::lock_guard lock(impl_->mu);
+  MutexLock lock(impl_->mu);
   return impl_->flagged.count(answer_id) > 0;
 }
 
 CacheStats AnswerCache::stats() const {
-  std::lock_guard lock(impl_->mu);
+  MutexLock lock(impl_->mu);
   return impl_->core.stats();
 }
 

@@ -4,7 +4,7 @@ namespace attest {
 
 Result<ConnectionPool::Lease> ConnectionPool::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_.empty()) {
       std::unique_ptr<SqliteDb> db = std::move(idle_.back());
       idle_.pop_back();
@@ -16,7 +16,7 @@ Result<ConnectionPool::Lease> ConnectionPool::Acquire() {
 }
 
 void ConnectionPool::Release(std::unique_ptr<SqliteDb> db) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (idle_.size() < max_idle_) idle_.push_back(std::move(db));
 }
 

@@ -5,10 +5,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 #include "store/sqlite_util.h"
 
 namespace attest {
@@ -40,8 +40,8 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
   void Release(std::unique_ptr<SqliteDb> db);
   SqliteOpenArgs args_;
   size_t max_idle_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<SqliteDb>> idle_;  // guarded by mu_
+  Mutex mu_;
+  std::vector<std::unique_ptr<SqliteDb>> idle_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest

@@ -5,38 +5,38 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <set>
 
 #include "common/strong_id.h"
+#include "common/thread_annotations.h"
 
 namespace attest {
 
 class PinRegistry {
  public:
   void Add(SnapshotVersion v) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     pinned_.insert(v.get());
   }
   void Remove(SnapshotVersion v) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = pinned_.find(v.get());
     if (it != pinned_.end()) pinned_.erase(it);
   }
   std::optional<SnapshotVersion> Oldest() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (pinned_.empty()) return std::nullopt;
     return SnapshotVersion(*pinned_.begin());
   }
   size_t size() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return pinned_.size();
   }
 
  private:
-  mutable std::mutex mu_;
-  std::multiset<uint64_t> pinned_;
+  mutable Mutex mu_;
+  std::multiset<uint64_t> pinned_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest

@@ -60,7 +60,7 @@ Status ValidateBatch(const WriteBatch& batch) {
 Result<CommitResult> StoreImpl::Commit(WriteBatch batch) {
   if (options_.read_only) return Status::InvalidArgument("commit: the store was opened read-only");
   ATTEST_RETURN_IF_ERROR(ValidateBatch(batch));
-  std::lock_guard<std::mutex> lock(commit_mu_);
+  MutexLock lock(commit_mu_);
   ATTEST_ASSIGN_OR_RETURN(CommitResult result, CommitLocked(batch));
   if (result.added + result.replaced + result.deleted > 0) {
     Status merged;
@@ -239,7 +239,7 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
   if (record.key.empty() || record.name.empty() || record.dim == 0) {
     return Status::InvalidArgument("activate embedder: key, name and dimension are required");
   }
-  std::lock_guard<std::mutex> lock(commit_mu_);
+  MutexLock lock(commit_mu_);
   std::shared_ptr<const StoreState> current = Current();
   Catalog cat(*writer_);
   ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(*writer_, /*immediate=*/true));

@@ -222,14 +222,14 @@ Status StoreImpl::MigrateOldSegments(Catalog& cat) {
 }
 
 std::shared_ptr<const StoreState> StoreImpl::Current() const {
-  std::lock_guard<std::mutex> lock(state_mu_);
+  MutexLock lock(state_mu_);
   return state_;
 }
 
 void StoreImpl::Publish(std::shared_ptr<const StoreState> next) {
   std::shared_ptr<const StoreState> old;
   {
-    std::lock_guard<std::mutex> lock(state_mu_);
+    MutexLock lock(state_mu_);
     old = std::move(state_);
     state_ = std::move(next);
   }
@@ -237,7 +237,7 @@ void StoreImpl::Publish(std::shared_ptr<const StoreState> next) {
 }
 
 std::shared_ptr<const Snapshot> StoreImpl::Pin() const {
-  std::lock_guard<std::mutex> lock(state_mu_);
+  MutexLock lock(state_mu_);
   return std::make_shared<SnapshotImpl>(state_, pool_, pins_, dir_);
 }
 

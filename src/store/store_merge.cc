@@ -17,7 +17,7 @@
 namespace attest {
 
 SnapshotVersion StoreImpl::PurgeHorizon() const {
-  std::lock_guard<std::mutex> lock(state_mu_);
+  MutexLock lock(state_mu_);
   SnapshotVersion horizon = state_->version;
   std::optional<SnapshotVersion> oldest = pins_->Oldest();
   if (oldest && *oldest < horizon) horizon = *oldest;
@@ -181,7 +181,7 @@ SegmentId StoreImpl::NextSegmentId() const {
 
 Status StoreImpl::FinishBulk(SegmentId first) {
   if (options_.read_only) return Status::InvalidArgument("finish bulk: the store was opened read-only");
-  std::lock_guard<std::mutex> lock(commit_mu_);
+  MutexLock lock(commit_mu_);
   ATTEST_RETURN_IF_ERROR(Fault("bulk.finish"));
   ATTEST_RETURN_IF_ERROR(MergeBulkLocked(first, /*all=*/true));
   return MaybeMergeLocked();
@@ -336,7 +336,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
 
 Status StoreImpl::Compact() {
   if (options_.read_only) return Status::InvalidArgument("compact: the store was opened read-only");
-  std::lock_guard<std::mutex> lock(commit_mu_);
+  MutexLock lock(commit_mu_);
   std::shared_ptr<const StoreState> current = Current();
   // One segment per tenant, without deleted chunks.
   std::vector<std::vector<SegmentId>> merges;

@@ -123,12 +123,12 @@ Result<std::shared_ptr<const VectorFiles::Loaded>> VectorFiles::Open(SegmentId s
 
 Result<std::shared_ptr<const VectorFiles::Loaded>> VectorFiles::Get(SegmentId segment, const std::string& key) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = cache_.find({segment.get(), key});
     if (it != cache_.end()) return it->second;
   }
   ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const Loaded> loaded, Open(segment, key));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   cache_[{segment.get(), key}] = loaded;
   return loaded;
 }
@@ -234,20 +234,20 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
     const size_t batch = std::max<size_t>(1, args.batch);
     const size_t batches = (to_embed.size() + batch - 1) / batch;
     std::atomic<size_t> next{0};
-    std::mutex err_mu;
+    Mutex err_mu;
     Status first_error;
     auto work = [&] {
       std::unordered_map<uint64_t, std::string> titles;
       for (size_t b; (b = next.fetch_add(1)) < batches;) {
         {
-          std::lock_guard<std::mutex> lock(err_mu);
+          MutexLock lock(err_mu);
           if (!first_error.ok()) return;
         }
         const size_t lo = b * batch, hi = std::min(to_embed.size(), lo + batch);
         std::vector<ChunkId> ids;
         for (size_t i = lo; i < hi; ++i) ids.push_back(ChunkId(chunk_ids[to_embed[i]]));
         auto fail = [&](const Status& s) {
-          std::lock_guard<std::mutex> lock(err_mu);
+          MutexLock lock(err_mu);
           if (first_error.ok()) first_error = s;
         };
         auto records = snap.GetChunks(ids);
@@ -302,7 +302,7 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
     loaded->chunk_ids = std::move(chunk_ids);
     loaded->index = std::move(index);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       cache_[{view->id.get(), key}] = std::move(loaded);
     }
     ++stats.segments_built;
@@ -328,7 +328,7 @@ Status VectorFiles::RemoveExcept(const std::map<SegmentId, std::string>& keep) {
     fs::remove(entry.path(), rm);
     if (rm) spdlog::warn("vectors: cannot remove {}: {}", entry.path().string(), rm.message());
     if (!temp) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       cache_.erase({seg, key});
     }
   }

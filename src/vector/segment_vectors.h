@@ -17,13 +17,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 #include "embed/embedder.h"
 #include "store/store.h"
 #include "vector/vector_index.h"
@@ -93,8 +93,8 @@ class VectorFiles {
   Result<std::shared_ptr<const Loaded>> Get(SegmentId segment, const std::string& key);
 
   std::filesystem::path dir_;
-  std::mutex mu_;
-  std::map<std::pair<uint64_t, std::string>, std::shared_ptr<const Loaded>> cache_;
+  Mutex mu_;
+  std::map<std::pair<uint64_t, std::string>, std::shared_ptr<const Loaded>> cache_ GUARDED_BY(mu_);
 };
 
 // True when `view`'s chunks belong to `tenant` (segments hold one tenant each).

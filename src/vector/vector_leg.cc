@@ -112,7 +112,7 @@ Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderReco
   const fs::path file = models_dir_ / rec.model_file;
   const std::string stamp = rec.model_file.empty() ? std::string() : FileStamp(file);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = embedders_.find(rec.key);
     if (it != embedders_.end()) return it->second;
     auto failed = failed_models_.find(rec.key);
@@ -124,7 +124,7 @@ Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderReco
   if (!loaded.ok()) {
     Status error = ModelError(rec, store_->dir(), loaded.status());
     if (!rec.model_file.empty()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       auto& slot = failed_models_[rec.key];
       if (slot.first != stamp || slot.second.ok()) spdlog::error("vectors: {}", error.message());
       slot = {stamp, error};
@@ -132,7 +132,7 @@ Result<std::shared_ptr<const Embedder>> VectorLeg::EmbedderOf(const EmbedderReco
     return error;
   }
   std::shared_ptr<const Embedder> shared = std::move(loaded).value();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   failed_models_.erase(rec.key);
   embedders_[rec.key] = shared;
   return shared;
@@ -155,7 +155,7 @@ Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap
   const EmbedderRecord* rec = snap.embedder(tenant);
   if (!rec) return std::shared_ptr<const VectorView>();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     auto it = last_views_.find(tenant);
     if (it != last_views_.end() && it->second.first == snap.version().get() &&
         it->second.second->embedder->identity().Key() == rec->key) {
@@ -176,7 +176,7 @@ Result<std::shared_ptr<const VectorView>> VectorLeg::ViewOf(const Snapshot& snap
     if (SegmentOfTenant(v, tenant)) view->total_docs += v.segment->num_docs();
   }
   view->identity = rec->name + " " + std::to_string(rec->dim) + " " + rec->version;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   last_views_[tenant] = {snap.version().get(), view};
   return std::shared_ptr<const VectorView>(view);
 }
@@ -238,7 +238,7 @@ Status VectorLeg::RemoveUnused() {
 }
 
 Status VectorLeg::RunTenantPolicy(const std::string& tenant) {
-  std::unique_lock<std::mutex> work(work_mu_);
+  MutexLock work(work_mu_);
   std::shared_ptr<const Snapshot> snap = store_->Pin();
   const uint64_t chunks = LiveChunksByTenant(*snap)[tenant];
   const EmbedderRecord* rec = snap->embedder(tenant);
@@ -250,7 +250,7 @@ Status VectorLeg::RunTenantPolicy(const std::string& tenant) {
                     "for now", tenant, chunks, o.min_chunks);
       return Status::Ok();
     }
-    work.unlock();
+    work.Unlock();
     return ReembedTenant(tenant, o, options_.vector_index).status();
   }
   ATTEST_ASSIGN_OR_RETURN(EmbedderOptions active, ParseEmbedderConfigJson(rec->config_json));
@@ -261,7 +261,7 @@ Status VectorLeg::RunTenantPolicy(const std::string& tenant) {
                  rec->trained_chunks, chunks, rec->name);
     active.min_chunks = options_.embedder.min_chunks;
     active.retrain_growth = growth;
-    work.unlock();
+    work.Unlock();
     return ReembedTenant(tenant, active, active_index).status();
   }
   return SyncTenant(snap, tenant);
@@ -276,7 +276,7 @@ Status VectorLeg::RunPolicy() {
       if (first.ok()) first = s.WithContext("tenant '" + tenant + "'");
     }
   }
-  std::lock_guard<std::mutex> work(work_mu_);
+  MutexLock work(work_mu_);
   Status removed = RemoveUnused();
   return first.ok() ? removed : first;
 }
@@ -311,14 +311,14 @@ Result<ReembedReport> VectorLeg::Reembed(const EmbedderOptions& o) {
   if (total.tenants.empty()) return first;
   total.embedder = identities.size() == 1 ? *identities.begin()
                                           : std::to_string(identities.size()) + " models (one per tenant)";
-  std::lock_guard<std::mutex> work(work_mu_);
+  MutexLock work(work_mu_);
   ATTEST_RETURN_IF_ERROR(RemoveUnused());
   return total;
 }
 
 Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const EmbedderOptions& o,
                                                VectorIndexType index) {
-  std::lock_guard<std::mutex> work(work_mu_);
+  MutexLock work(work_mu_);
   if (o.kind == EmbedderKind::kNone) return Status::InvalidArgument("reembed: the embedder is 'none'");
   ReembedReport report;
   std::shared_ptr<const Snapshot> snap = store_->Pin();
@@ -382,7 +382,7 @@ Result<ReembedReport> VectorLeg::ReembedTenant(const std::string& tenant, const 
   rec.config_json = EmbedderConfigJson(o, index);
   rec.trained_chunks = chunks;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     embedders_[rec.key] = embedder;
   }
   ATTEST_RETURN_IF_ERROR(Fault("vectors.before_switch"));
@@ -405,7 +405,7 @@ Status VectorLeg::Fault(std::string_view point) const {
 
 Status VectorLeg::AfterIngest() {
   if (!options_.background_vectors) return RunPolicy();
-  std::lock_guard<std::mutex> lock(bg_mu_);
+  MutexLock lock(bg_mu_);
   if (bg_running_) {
     bg_pending_ = true;
     return Status::Ok();
@@ -416,7 +416,7 @@ Status VectorLeg::AfterIngest() {
     for (;;) {
       Status s = RunPolicy();
       if (!s.ok()) spdlog::error("vectors: background work failed: {}", s.ToString());
-      std::lock_guard<std::mutex> lock(bg_mu_);
+      MutexLock lock(bg_mu_);
       bg_status_ = s;
       if (bg_pending_) {
         bg_pending_ = false;
@@ -432,11 +432,11 @@ Status VectorLeg::AfterIngest() {
 Status VectorLeg::Wait() {
   std::thread t;
   {
-    std::lock_guard<std::mutex> lock(bg_mu_);
+    MutexLock lock(bg_mu_);
     t = std::move(bg_);
   }
   if (t.joinable()) t.join();
-  std::lock_guard<std::mutex> lock(bg_mu_);
+  MutexLock lock(bg_mu_);
   return bg_status_;
 }
 

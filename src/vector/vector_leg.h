@@ -19,15 +19,14 @@
 // Thread-safety: all public methods may be called concurrently.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "attest/engine.h"
+#include "common/thread_annotations.h"
 #include "embed/embedder.h"
 #include "embed/embedder_factory.h"
 #include "embed/query_cache.h"
@@ -75,9 +74,9 @@ class VectorLeg {
  private:
   Status RunPolicy();
   Status RunTenantPolicy(const std::string& tenant);
-  Status SyncTenant(const std::shared_ptr<const Snapshot>& snap, const std::string& tenant);
+  Status SyncTenant(const std::shared_ptr<const Snapshot>& snap, const std::string& tenant) REQUIRES(work_mu_);
   // Removes vector files and models that no tenant's active embedder uses.
-  Status RemoveUnused();
+  Status RemoveUnused() REQUIRES(work_mu_);
   Result<std::shared_ptr<const Embedder>> EmbedderOf(const EmbedderRecord& rec);
   VectorIndexConfig IndexConfig(VectorIndexType type) const;
   Result<ReembedReport> ReembedTenant(const std::string& tenant, const EmbedderOptions& options, VectorIndexType index);
@@ -94,18 +93,19 @@ class VectorLeg {
   RemoteEmbedderEnv remote_env_;  // credentials, injected embedder and clock of options_
   QueryEmbeddingCache query_cache_;
 
-  std::mutex mu_;  // guards the caches below
-  std::map<std::string, std::shared_ptr<const Embedder>> embedders_;  // by identity key
-  std::map<std::string, std::pair<uint64_t, std::shared_ptr<const VectorView>>> last_views_;  // by tenant
+  Mutex mu_;  // guards the caches below
+  std::map<std::string, std::shared_ptr<const Embedder>> embedders_ GUARDED_BY(mu_);  // by identity key
+  std::map<std::string, std::pair<uint64_t, std::shared_ptr<const VectorView>>> last_views_
+      GUARDED_BY(mu_);  // by tenant
   // Model files that failed to load, by embedder key: the file's stamp then and the error.
-  std::map<std::string, std::pair<std::string, Status>> failed_models_;
+  std::map<std::string, std::pair<std::string, Status>> failed_models_ GUARDED_BY(mu_);
 
-  std::mutex work_mu_;  // one training/sync at a time
-  std::mutex bg_mu_;
-  std::thread bg_;
-  Status bg_status_;
-  bool bg_pending_ = false;
-  bool bg_running_ = false;
+  Mutex work_mu_;  // one training/sync at a time
+  Mutex bg_mu_;
+  std::thread bg_ GUARDED_BY(bg_mu_);
+  Status bg_status_ GUARDED_BY(bg_mu_);
+  bool bg_pending_ GUARDED_BY(bg_mu_) = false;
+  bool bg_running_ GUARDED_BY(bg_mu_) = false;
 };
 
 // Streams the text of every live chunk of `tenant` at `snap` (title, section, body) for corpus

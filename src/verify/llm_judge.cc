@@ -219,7 +219,7 @@ std::string LlmJudge::BuildUserMessage(const std::vector<EvidencePassage>& pack,
 LlmJudge::LlmJudge(const ChatModel& client, LlmJudgeOptions options) : client_(client), options_(options) {}
 
 LlmJudgeStats LlmJudge::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -264,7 +264,7 @@ Result<std::vector<ClaimVerdict>> LlmJudge::Judge(const std::vector<EvidencePass
     uint64_t unknown = 0;
     Status st;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.calls;
       stats_.claims_sent += batch.size();
       if (r.ok()) {
@@ -279,7 +279,7 @@ Result<std::vector<ClaimVerdict>> LlmJudge::Judge(const std::vector<EvidencePass
     } else {
       st = ParseJudgeReply(r->content, ids, &entries, &unknown);
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stats_.unknown_ids += unknown;
     if (!st.ok()) {
       ++stats_.failed_calls;
@@ -313,7 +313,7 @@ Result<std::vector<ClaimVerdict>> LlmJudge::Judge(const std::vector<EvidencePass
       out[i].reason = judge + ", confirmed; mechanical: " + mech.reason;
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   stats_.missing_ids += missing.size();
   stats_.downgrades += downgrades;
   stats_.ignored_upgrades += ignored_upgrades;

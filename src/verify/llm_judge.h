@@ -46,13 +46,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "evidence/evidence.h"
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 #include "llm/chat_model.h"
 
 namespace attest {
@@ -99,8 +99,8 @@ class LlmJudge {
  private:
   const ChatModel& client_;
   const LlmJudgeOptions options_;
-  mutable std::mutex mu_;
-  mutable LlmJudgeStats stats_;  // guarded by mu_
+  mutable Mutex mu_;
+  mutable LlmJudgeStats stats_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest

@@ -151,7 +151,7 @@ std::string LlmWriter::BuildUserMessage(const WriteArgs& args, bool structured) 
 LlmWriter::LlmWriter(const ChatModel& client, LlmWriterOptions options) : client_(client), options_(options) {}
 
 LlmWriterStats LlmWriter::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return stats_;
 }
 
@@ -297,12 +297,12 @@ Result<Draft> LlmWriter::Generate(const WriteArgs& args, const std::vector<ChatM
   ChatCallInfo info;
   Result<ChatResponse> r = client_.Complete(request, &info);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++stats_.calls;
   }
   if (!r.ok()) {
     if (info.http_status != 400 && info.http_status != 422) return r.status().WithContext("llm writer");
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++stats_.fallbacks;  // the server rejected response_format: ask for prose
   } else {
     if (r->refused()) return Status::Unsupported("llm writer: the model refused: " + r->refusal);
@@ -323,12 +323,12 @@ Result<Draft> LlmWriter::Generate(const WriteArgs& args, const std::vector<ChatM
           args.on_sentence(c.text, cites);
         }
       }
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++stats_.structured_drafts;
       stats_.dropped_markers += structured.dropped_markers.size();
       return structured;
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++stats_.fallbacks;  // not a usable JSON draft: ask for prose
   }
   return Prose(args, extra, &draft);
@@ -368,7 +368,7 @@ Result<Draft> LlmWriter::Prose(const WriteArgs& args, const std::vector<ChatMess
     r = client_.Complete(request);
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++stats_.calls;
   }
   if (!r.ok()) return r.status().WithContext("llm writer (prose)");
@@ -378,7 +378,7 @@ Result<Draft> LlmWriter::Prose(const WriteArgs& args, const std::vector<ChatMess
   acc->model = r->model;
   if (Trim(r->content).empty()) return Status::Corruption("llm writer: the model returned an empty answer");
   ParseProseDraft(r->content, *args.pack, args.max_sentences, options_.recover_quotes, acc);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ++stats_.prose_drafts;
   stats_.dropped_markers += acc->dropped_markers.size();
   return std::move(*acc);

@@ -36,11 +36,11 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "evidence/evidence.h"
 #include "llm/chat_model.h"
 #include "write/writer.h"
@@ -87,8 +87,8 @@ class LlmWriter final : public AnswerWriter {
 
   const ChatModel& client_;
   const LlmWriterOptions options_;
-  mutable std::mutex mu_;
-  LlmWriterStats stats_;  // guarded by mu_
+  mutable Mutex mu_;
+  LlmWriterStats stats_ GUARDED_BY(mu_);
 };
 
 // Parses a structured reply into `draft` (claims + dropped markers), validating its shape and every
