@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
@@ -355,7 +356,7 @@ VectorView MakeView(const Snapshot& snap, const Corpus& corpus) {
 
 std::string Describe(const std::vector<SearchHit>& hits) {
   std::string s;
-  for (const SearchHit& h : hits) s += h.doc_id + "/" + std::to_string(h.chunk_id) + ":" + std::to_string(h.score) + " ";
+  for (const SearchHit& h : hits) s += h.doc_id + "/" + std::to_string(h.chunk_id.get()) + ":" + std::to_string(h.score) + " ";
   return s;
 }
 
@@ -407,7 +408,7 @@ bool Check(const SearchResult& got, const std::vector<Expected>& want, const Cor
   std::set<uint64_t> seen;
   for (size_t i = 0; i < n; ++i) {
     const SearchHit& h = got.hits[i];
-    const uint64_t key = o.collapse_documents ? corpus.doc_of.at(ChunkId(h.chunk_id)).get() : h.chunk_id;
+    const uint64_t key = o.collapse_documents ? corpus.doc_of.at(h.chunk_id).get() : h.chunk_id.get();
     auto it = by_key.find(key);
     EXPECT_TRUE(it != by_key.end()) << "hit " << i << " is no candidate of the oracle\n" << detail;
     if (it == by_key.end()) return false;
@@ -418,8 +419,8 @@ bool Check(const SearchResult& got, const std::vector<Expected>& want, const Cor
     EXPECT_NEAR(h.score, want[i].fused, tol * scale) << "hit " << i << "\n" << detail;
     EXPECT_NEAR(h.score, e.fused, tol * scale) << "hit " << i << "\n" << detail;
     EXPECT_TRUE(seen.insert(key).second) << "hit " << i << " repeats a candidate\n" << detail;
-    EXPECT_EQ(h.chunk_id, e.shown.get()) << "hit " << i << ": the chunk shown\n" << detail;
-    EXPECT_EQ(h.doc_id, corpus.doc_id.at(corpus.doc_of.at(ChunkId(h.chunk_id)))) << detail;
+    EXPECT_EQ(h.chunk_id.get(), e.shown.get()) << "hit " << i << ": the chunk shown\n" << detail;
+    EXPECT_EQ(h.doc_id, corpus.doc_id.at(corpus.doc_of.at(h.chunk_id))) << detail;
     EXPECT_EQ(h.lexical_rank, e.lexical_rank) << "hit " << i << "\n" << detail;
     EXPECT_EQ(h.vector_rank, e.vector_rank) << "hit " << i << "\n" << detail;
     EXPECT_EQ(h.lexical_score, e.lexical_score) << "hit " << i << "\n" << detail;
@@ -466,13 +467,21 @@ void BuildStore(std::mt19937_64& rng, const Analyzer& analyzer, const TempDir& d
   }
 }
 
+// ATTEST_ORACLE_SEED and ATTEST_ORACLE_CORPORA override the seed and the number of corpora (longer
+// sweeps by hand).
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
 TEST(SearchOracleTest, RunSearchEqualsExhaustiveFusionOnRandomCorpora) {
   const Analyzer analyzer;
-  std::mt19937_64 rng(20261202);
+  std::mt19937_64 rng(EnvOr("ATTEST_ORACLE_SEED", 20261202));
+  const uint64_t corpora = EnvOr("ATTEST_ORACLE_CORPORA", 60);
   int searches = 0, nonempty = 0, widened = 0;
   std::map<std::string, int> by_mode;
   TaskPool pool(1);
-  for (int corpus_n = 0; corpus_n < 60; ++corpus_n) {
+  for (uint64_t corpus_n = 0; corpus_n < corpora; ++corpus_n) {
     TempDir dir;
     TestStore ts;
     BuildStore(rng, analyzer, dir, &ts);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "attest/ids.h"
 #include "attest/status.h"
 
 namespace attest {
@@ -186,7 +187,7 @@ struct Highlight {
 
 struct SearchHit {
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   float score = 0;
   std::string title;
   std::string url;
@@ -279,7 +280,7 @@ enum class CitationState {
 };
 struct CitedChunk {
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
 };
 
 struct ReembedReport {

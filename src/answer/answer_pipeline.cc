@@ -313,10 +313,10 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
         continue;
       }
       for (const EvidenceCandidate& c : got.candidates) {
-        if (c.hit.chunk_id != h.chunk_id) continue;
+        if (c.hit.chunk_id.get() != h.chunk_id) continue;
         EvidencePassage p;
         p.doc_id = c.hit.doc_id;
-        p.chunk_id = c.hit.chunk_id;
+        p.chunk_id = c.hit.chunk_id.get();
         p.url = c.hit.url;
         p.title = c.hit.title;
         p.site = c.hit.site;

@@ -404,7 +404,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     const DocumentRecord& d = it->second;
     SearchHit hit;
     hit.doc_id = d.id;
-    hit.chunk_id = picked_ids[n].get();
+    hit.chunk_id = picked_ids[n];
     hit.score = fused[n].fused;
     hit.lexical_rank = fused[n].lexical_rank;
     hit.lexical_score = fused[n].lexical_score;

@@ -153,7 +153,7 @@ class AnswerStream {
         ok = false;
         last_reason_ = StateReason((*states)[i]);
       }
-      if ((*states)[i] == CitationState::kChanged) changed_.insert(pending[i].chunk_id);
+      if ((*states)[i] == CitationState::kChanged) changed_.insert(pending[i].chunk_id.get());
     }
     size_t at = pending.size();
     for (auto& s : released_) {
@@ -281,13 +281,13 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
           valid = false;  // a result list or fallback holds only while the index is unchanged
         } else {
           std::vector<CitedChunk> cited;
-          for (const auto& c : meta["cited"]) cited.push_back({c[0].get<std::string>(), c[1].get<uint64_t>()});
+          for (const auto& c : meta["cited"]) cited.push_back({c[0].get<std::string>(), ChunkId(c[1].get<uint64_t>())});
           auto states = engine_.CheckCitations(ao.filter, cited);
           valid = states.ok() && std::all_of(states->begin(), states->end(),
                                              [](CitationState s) { return s == CitationState::kCurrent; });
           if (!valid) {
             std::vector<uint64_t> ids;
-            for (const auto& c : cited) ids.push_back(c.chunk_id);
+            for (const auto& c : cited) ids.push_back(c.chunk_id.get());
             answer_cache_.InvalidateChunks(ids);
           }
         }
@@ -385,7 +385,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
       given = sources;
       json cards = json::array();
       std::vector<CitedChunk> chunks;
-      for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, s.chunk_id});
+      for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
       std::vector<CitationState> states(sources.size(), CitationState::kCurrent);
       if (engine_.CurrentSnapshot() != pinned) {
         if (auto st = engine_.CheckCitations(stream->filter(), chunks); st.ok()) states = *st;
@@ -415,7 +415,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
         for (const std::string& c : cites) {
           for (const AnswerSource& s : given) {
             if (s.id != c) continue;
-            chunks.push_back({s.doc_id, s.chunk_id});
+            chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
             // The model writes prose: the quote is recovered from the passage, as the writer does.
             const std::string quote = RecoverQuote(text, s.text);
             claim.cites.push_back({s.id, quote});
@@ -464,7 +464,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   std::vector<std::string> notices;
   if (engine_.CurrentSnapshot() != r.snapshot_version || refreshed.value().groups != who.groups) {
     std::vector<CitedChunk> chunks;
-    for (const AnswerSource& s : r.sources) chunks.push_back({s.doc_id, s.chunk_id});
+    for (const AnswerSource& s : r.sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
     for (const SearchHit& h : r.results) chunks.push_back({h.doc_id, h.chunk_id});
     auto states = engine_.CheckCitations(render_filter, chunks);
     if (states.ok()) {
@@ -569,7 +569,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
     std::vector<CitedChunk> chunks;
     for (const AnswerCitation& cite : c.cites) {
       for (const AnswerSource& s : r.sources) {
-        if (s.id == cite.source) chunks.push_back({s.doc_id, s.chunk_id});
+        if (s.id == cite.source) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
       }
     }
     if (was_streamed) {
