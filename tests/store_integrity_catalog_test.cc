@@ -259,7 +259,7 @@ TEST_F(EngineAccessCopiesTest, WhenTheRowAndTheSegmentDisagreeTheStricterCopyDec
   ASSERT_EQ(engine_->GetDocument(Reader({"eng"}), "secret").status().code(), StatusCode::kNotFound);
   auto before = engine_->GetDocument(Reader({"sales"}), "secret");
   ASSERT_TRUE(before.ok());
-  std::vector<CitedChunk> cited = {{"secret", ChunkId(before->chunk_ids[0])}};
+  std::vector<CitedChunk> cited = {{"secret", before->chunk_ids[0]}};
 
   RewriteAcl("secret", {"eng"}, "[\"eng\"]");  // widened to eng, narrowed away from sales
 
