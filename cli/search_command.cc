@@ -83,7 +83,7 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
     for (const SearchHit& h : r->hits) {
       nlohmann::json hl = nlohmann::json::array();
       for (const auto& x : h.highlights) hl.push_back({x.start, x.end});
-      hits.push_back({{"doc_id", h.doc_id},   {"chunk_id", h.chunk_id}, {"score", h.score},
+      hits.push_back({{"doc_id", h.doc_id},   {"chunk_id", h.chunk_id.get()}, {"score", h.score},
                       {"title", h.title},     {"url", h.url},           {"site", h.site},
                       {"date", h.date},       {"version", h.version},   {"source_type", h.source_type},
                       {"section", h.section}, {"snippet", h.snippet},   {"highlights", hl},

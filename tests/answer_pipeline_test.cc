@@ -47,7 +47,7 @@ EvidenceCandidate Candidate(const std::string& doc, uint64_t chunk, const std::s
                             const std::string& type = "official", const std::string& version = "") {
   EvidenceCandidate c;
   c.hit.doc_id = doc;
-  c.hit.chunk_id = chunk;
+  c.hit.chunk_id = ChunkId(chunk);
   c.hit.url = url;
   c.hit.site = "example.org";
   c.hit.title = doc;

@@ -206,7 +206,7 @@ TEST(PackStageTest, SupportedHopSentencesLeadThePackInHopOrder) {
                HopStep{.id = "q3", .chunk_id = 44, .sentence = "Not found.", .supported = false}};
   EvidenceCandidate c;
   c.hit.doc_id = "d3";
-  c.hit.chunk_id = 33;
+  c.hit.chunk_id = ChunkId(33);
   c.hit.source_type = "official";
   c.text = "Row filters need replica identity. More text.";
   PutHopsFirst(hops, {c}, SourceHierarchy::Defaults(), &pack);

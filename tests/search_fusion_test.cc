@@ -10,23 +10,33 @@
 namespace attest {
 namespace {
 
-std::vector<uint64_t> Keys(const std::vector<FusedCandidate>& v) {
+using Leg = std::vector<LegCandidate<DocNum>>;
+using Fused = std::vector<FusedCandidate<DocNum>>;
+
+// A leg of documents from (document number, score) pairs, in rank order.
+Leg L(std::initializer_list<std::pair<uint64_t, float>> ranked) {
+  Leg leg;
+  for (const auto& [key, score] : ranked) leg.push_back({DocNum(key), score});
+  return leg;
+}
+
+std::vector<uint64_t> Keys(const Fused& v) {
   std::vector<uint64_t> k;
-  for (const auto& c : v) k.push_back(c.key);
+  for (const auto& c : v) k.push_back(c.key.get());
   return k;
 }
 
-const FusedCandidate& Find(const std::vector<FusedCandidate>& v, uint64_t key) {
+const FusedCandidate<DocNum>& Find(const Fused& v, uint64_t key) {
   for (const auto& c : v) {
-    if (c.key == key) return c;
+    if (c.key.get() == key) return c;
   }
   ADD_FAILURE() << "key " << key << " missing";
   return v.front();
 }
 
 TEST(FusionTest, RrfSumsReciprocalRanks) {
-  std::vector<LegCandidate> lex = {{1, 9.0f}, {2, 5.0f}, {3, 1.0f}};
-  std::vector<LegCandidate> vec = {{3, 0.9f}, {4, 0.8f}, {1, 0.1f}};
+  Leg lex = L({{1, 9.0f}, {2, 5.0f}, {3, 1.0f}});
+  Leg vec = L({{3, 0.9f}, {4, 0.8f}, {1, 0.1f}});
   FusionOptions o;
   o.method = FusionMethod::kRrf;
   o.rrf_k = 60;
@@ -44,8 +54,8 @@ TEST(FusionTest, RrfSumsReciprocalRanks) {
 }
 
 TEST(FusionTest, LinearMinMaxWeightsNormalizedScores) {
-  std::vector<LegCandidate> lex = {{1, 10.0f}, {2, 6.0f}, {3, 2.0f}};
-  std::vector<LegCandidate> vec = {{3, 0.9f}, {2, 0.5f}, {4, 0.1f}};
+  Leg lex = L({{1, 10.0f}, {2, 6.0f}, {3, 2.0f}});
+  Leg vec = L({{3, 0.9f}, {2, 0.5f}, {4, 0.1f}});
   FusionOptions o;  // linear, min-max
   o.vector_weight = 0.25f;
   auto f = Fuse(lex, vec, o);
@@ -58,8 +68,8 @@ TEST(FusionTest, LinearMinMaxWeightsNormalizedScores) {
 }
 
 TEST(FusionTest, WeightsAtTheEndsReproduceOneLeg) {
-  std::vector<LegCandidate> lex = {{5, 3.0f}, {6, 2.0f}, {7, 1.0f}};
-  std::vector<LegCandidate> vec = {{7, 0.9f}, {6, 0.8f}, {8, 0.7f}};
+  Leg lex = L({{5, 3.0f}, {6, 2.0f}, {7, 1.0f}});
+  Leg vec = L({{7, 0.9f}, {6, 0.8f}, {8, 0.7f}});
   FusionOptions o;
   o.vector_weight = 0.0f;
   std::vector<uint64_t> keys = Keys(Fuse(lex, vec, o));
@@ -76,8 +86,8 @@ TEST(FusionTest, WeightsAtTheEndsReproduceOneLeg) {
 }
 
 TEST(FusionTest, ZScoreGivesMissingCandidatesTheLegMinimum) {
-  std::vector<LegCandidate> lex = {{1, 4.0f}, {2, 2.0f}, {3, 0.0f}};  // mean 2, sd sqrt(8/3)
-  std::vector<LegCandidate> vec = {{4, 1.0f}};                         // sd 0: scale 0, floor 0
+  Leg lex = L({{1, 4.0f}, {2, 2.0f}, {3, 0.0f}});  // mean 2, sd sqrt(8/3)
+  Leg vec = L({{4, 1.0f}});                        // sd 0: scale 0, floor 0
   FusionOptions o;
   o.normalization = ScoreNormalization::kZScore;
   o.vector_weight = 0.5f;
@@ -90,8 +100,8 @@ TEST(FusionTest, ZScoreGivesMissingCandidatesTheLegMinimum) {
 }
 
 TEST(FusionTest, EqualScoresInALegStillRankAboveMissing) {
-  std::vector<LegCandidate> lex = {{1, 2.0f}, {2, 2.0f}};
-  std::vector<LegCandidate> vec = {{3, 0.5f}, {1, 0.4f}};
+  Leg lex = L({{1, 2.0f}, {2, 2.0f}});
+  Leg vec = L({{3, 0.5f}, {1, 0.4f}});
   FusionOptions o;
   o.vector_weight = 0.2f;
   auto f = Fuse(lex, vec, o);
@@ -102,8 +112,8 @@ TEST(FusionTest, EqualScoresInALegStillRankAboveMissing) {
 
 TEST(FusionTest, EmptyLegs) {
   FusionOptions o;
-  EXPECT_TRUE(Fuse({}, {}, o).empty());
-  auto f = Fuse({{9, 1.0f}}, {}, o);
+  EXPECT_TRUE(Fuse(Leg{}, Leg{}, o).empty());
+  auto f = Fuse(L({{9, 1.0f}}), Leg{}, o);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].lexical_rank, 1u);
   EXPECT_EQ(f[0].vector_rank, 0u);

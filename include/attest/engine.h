@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attest/clock.h"
+#include "attest/ids.h"
 #include "attest/status.h"
 
 namespace attest {
@@ -211,7 +212,7 @@ struct Highlight {
 
 struct SearchHit {
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   float score = 0;
   std::string title;
   std::string url;
@@ -279,7 +280,7 @@ struct PutDocumentsReport {
   uint64_t snapshot_version = 0;         // the snapshot that holds them (unchanged when nothing changed)
   uint32_t added = 0, replaced = 0, unchanged = 0;
   uint64_t chunks = 0;                   // chunks written
-  std::vector<uint64_t> superseded_chunks;  // chunk ids of replaced versions (caches drop answers citing them)
+  std::vector<ChunkId> superseded_chunks;   // chunks of replaced versions (caches drop answers citing them)
 };
 
 // A stored document as a reader may see it (text reassembled from its chunks).
@@ -287,7 +288,7 @@ struct DocumentInfo {
   std::string id, tenant, title, url, site, version, source_type, language, feed, sha256, access_label;
   std::string published, updated;        // YYYY-MM-DD or ""
   std::vector<std::string> acl_groups;
-  std::vector<uint64_t> chunk_ids;
+  std::vector<ChunkId> chunk_ids;
   std::string text;                      // chunk texts joined by blank lines
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;         // first snapshot that sees this version
@@ -304,7 +305,7 @@ enum class CitationState {
 };
 struct CitedChunk {
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
 };
 
 struct ReembedReport {

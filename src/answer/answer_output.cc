@@ -37,7 +37,7 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
 nlohmann::json HitJson(const SearchHit& hit) {
   SearchHit h = hit;
   SanitizeHit(&h);
-  return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id}, {"score", h.score}, {"title", h.title},
+  return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id.get()}, {"score", h.score}, {"title", h.title},
           {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
           {"source_type", h.source_type}, {"snippet", h.snippet}};
 }

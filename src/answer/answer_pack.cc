@@ -127,10 +127,10 @@ void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidat
       continue;
     }
     for (const EvidenceCandidate& c : candidates) {
-      if (c.hit.chunk_id != h.chunk_id) continue;
+      if (c.hit.chunk_id.get() != h.chunk_id) continue;
       EvidencePassage p;
       p.doc_id = c.hit.doc_id;
-      p.chunk_id = c.hit.chunk_id;
+      p.chunk_id = c.hit.chunk_id.get();
       p.url = c.hit.url;
       p.title = c.hit.title;
       p.site = c.hit.site;

@@ -130,7 +130,7 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
   std::map<uint64_t, std::string> text_of;
   for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
-  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id];
+  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id.get()];
   return out;
 }
 

@@ -99,7 +99,7 @@ std::vector<size_t> DedupeSources(const std::vector<EvidenceCandidate>& candidat
   std::set<uint64_t> seen_chunks;
   for (size_t i : order) {
     const EvidenceCandidate& c = candidates[i];
-    if (!seen_chunks.insert(c.hit.chunk_id).second) continue;  // the same chunk from two sub-queries
+    if (!seen_chunks.insert(c.hit.chunk_id.get()).second) continue;  // the same chunk from two sub-queries
     if (doc_source.count(c.hit.doc_id)) {                     // another chunk of a kept document
       kept.push_back(i);
       continue;
@@ -235,7 +235,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     s.candidate = i;
     EvidencePassage& p = s.passage;
     p.doc_id = c.hit.doc_id;
-    p.chunk_id = c.hit.chunk_id;
+    p.chunk_id = c.hit.chunk_id.get();
     p.url = c.hit.url;
     p.title = c.hit.title;
     p.site = c.hit.site;

@@ -98,7 +98,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     for (const SearchHit& h : r->hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id];
+      c.text = text_of[h.chunk_id.get()];
       c.subquery = sq.id;
       c.rank = ++rank;
       for (const SentenceSpan& span : SplitSentences(c.text)) {
@@ -111,7 +111,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
         if (score > best) {
           best = score;
           hop.doc_id = h.doc_id;
-          hop.chunk_id = h.chunk_id;
+          hop.chunk_id = h.chunk_id.get();
           hop.sentence = sentence;
         }
       }
@@ -201,14 +201,14 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     for (const SearchHit& h : r->hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id];
+      c.text = text_of[h.chunk_id.get()];
       c.subquery = hop.id;
       c.rank = ++rank;
       // The hop is supported when a retrieved source names the bridge.
       if (!hop.supported && c.text.find(name) != std::string::npos) {
         hop.supported = true;
         hop.doc_id = h.doc_id;
-        hop.chunk_id = h.chunk_id;
+        hop.chunk_id = h.chunk_id.get();
       }
       out.candidates.push_back(std::move(c));
     }

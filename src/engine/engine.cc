@@ -226,7 +226,7 @@ class EngineImpl final : public Engine {
       auto old = before->FindDocument(DocumentKey{prepared.record.tenant, prepared.record.id});
       if (old.ok() && old->sha256 != prepared.record.sha256) {
         ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, before->ChunksOfDocument(old->num));
-        for (const ChunkRecord& c : chunks) report.superseded_chunks.push_back(c.id.get());
+        for (const ChunkRecord& c : chunks) report.superseded_chunks.push_back(c.id);
       }
     }
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(batch)));

@@ -138,7 +138,7 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   info.created_snapshot = r.created.get();
   info.snapshot_version = snapshot.version().get();
   for (const ChunkRecord& c : chunks) {
-    info.chunk_ids.push_back(c.id.get());
+    info.chunk_ids.push_back(c.id);
     if (!info.text.empty()) info.text += "\n\n";
     info.text += c.text;
   }

@@ -15,7 +15,8 @@ struct Normalizer {
   double operator()(float s) const { return (s - offset) * scale; }
 };
 
-Normalizer MakeNormalizer(const std::vector<LegCandidate>& leg, ScoreNormalization method) {
+template <typename Key>
+Normalizer MakeNormalizer(const std::vector<LegCandidate<Key>>& leg, ScoreNormalization method) {
   Normalizer n;
   if (leg.empty()) return n;
   if (method == ScoreNormalization::kMinMax) {
@@ -41,31 +42,32 @@ Normalizer MakeNormalizer(const std::vector<LegCandidate>& leg, ScoreNormalizati
 
 }  // namespace
 
-std::vector<FusedCandidate> Fuse(const std::vector<LegCandidate>& lexical, const std::vector<LegCandidate>& vector,
-                                 const FusionOptions& options) {
-  std::vector<FusedCandidate> out;
+template <typename Key>
+std::vector<FusedCandidate<Key>> Fuse(const std::vector<LegCandidate<Key>>& lexical,
+                                      const std::vector<LegCandidate<Key>>& vector, const FusionOptions& options) {
+  std::vector<FusedCandidate<Key>> out;
   out.reserve(lexical.size() + vector.size());
-  std::unordered_map<uint64_t, size_t> at;
+  std::unordered_map<Key, size_t> at;
   at.reserve(out.capacity());
-  auto slot = [&](uint64_t key) -> FusedCandidate& {
+  auto slot = [&](Key key) -> FusedCandidate<Key>& {
     auto [it, inserted] = at.emplace(key, out.size());
-    if (inserted) out.push_back(FusedCandidate{.key = key});
+    if (inserted) out.push_back(FusedCandidate<Key>{.key = key});
     return out[it->second];
   };
   for (size_t i = 0; i < lexical.size(); ++i) {
-    FusedCandidate& c = slot(lexical[i].key);
+    FusedCandidate<Key>& c = slot(lexical[i].key);
     c.lexical_rank = static_cast<uint32_t>(i + 1);
     c.lexical_score = lexical[i].score;
   }
   for (size_t i = 0; i < vector.size(); ++i) {
-    FusedCandidate& c = slot(vector[i].key);
+    FusedCandidate<Key>& c = slot(vector[i].key);
     c.vector_rank = static_cast<uint32_t>(i + 1);
     c.vector_score = vector[i].score;
   }
 
   if (options.method == FusionMethod::kRrf) {
     const double k = options.rrf_k;
-    for (FusedCandidate& c : out) {
+    for (FusedCandidate<Key>& c : out) {
       double f = 0;
       if (c.lexical_rank) f += 1.0 / (k + c.lexical_rank);
       if (c.vector_rank) f += 1.0 / (k + c.vector_rank);
@@ -75,17 +77,22 @@ std::vector<FusedCandidate> Fuse(const std::vector<LegCandidate>& lexical, const
     const double w = std::clamp<double>(options.vector_weight, 0.0, 1.0);
     const Normalizer nl = MakeNormalizer(lexical, options.normalization);
     const Normalizer nv = MakeNormalizer(vector, options.normalization);
-    for (FusedCandidate& c : out) {
+    for (FusedCandidate<Key>& c : out) {
       const double l = c.lexical_rank ? nl(c.lexical_score) : nl.floor;
       const double v = c.vector_rank ? nv(c.vector_score) : nv.floor;
       c.fused = static_cast<float>((1.0 - w) * l + w * v);
     }
   }
-  std::sort(out.begin(), out.end(), [](const FusedCandidate& a, const FusedCandidate& b) {
+  std::sort(out.begin(), out.end(), [](const FusedCandidate<Key>& a, const FusedCandidate<Key>& b) {
     if (a.fused != b.fused) return a.fused > b.fused;
     return a.key < b.key;
   });
   return out;
 }
+
+template std::vector<FusedCandidate<DocNum>> Fuse(const std::vector<LegCandidate<DocNum>>&,
+                                                  const std::vector<LegCandidate<DocNum>>&, const FusionOptions&);
+template std::vector<FusedCandidate<ChunkId>> Fuse(const std::vector<LegCandidate<ChunkId>>&,
+                                                   const std::vector<LegCandidate<ChunkId>>&, const FusionOptions&);
 
 }  // namespace attest

@@ -8,6 +8,9 @@
 //     (Cormack, Clarke and Büttcher, SIGIR 2009); the vector weight does not apply.
 // Ties are broken by key ascending, so fusion is deterministic.
 //
+// The ranked unit is typed: DocNum when hits are whole documents, ChunkId when they are chunks, so
+// the two kinds of key cannot be mixed in one fusion.
+//
 // Thread-safety: pure functions.
 #pragma once
 
@@ -15,16 +18,20 @@
 #include <vector>
 
 #include "attest/engine.h"
+#include "common/strong_id.h"
 
 namespace attest {
 
+// Key: DocNum or ChunkId (instantiated for those two).
+template <typename Key>
 struct LegCandidate {
-  uint64_t key = 0;  // the ranked unit: a document number or a chunk id
+  Key key;  // the ranked unit
   float score = 0;
 };
 
+template <typename Key>
 struct FusedCandidate {
-  uint64_t key = 0;
+  Key key;
   float fused = 0;
   uint32_t lexical_rank = 0;  // 1-based; 0 = not in the lexical leg's list
   float lexical_score = 0;
@@ -34,7 +41,8 @@ struct FusedCandidate {
 
 // `lexical` and `vector` are each in rank order (best first) with distinct keys. Returns every
 // candidate of either list, best first.
-std::vector<FusedCandidate> Fuse(const std::vector<LegCandidate>& lexical, const std::vector<LegCandidate>& vector,
-                                 const FusionOptions& options);
+template <typename Key>
+std::vector<FusedCandidate<Key>> Fuse(const std::vector<LegCandidate<Key>>& lexical,
+                                      const std::vector<LegCandidate<Key>>& vector, const FusionOptions& options);
 
 }  // namespace attest

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -29,10 +30,9 @@ Result<std::optional<int32_t>> ParseDateField(const std::optional<std::string>& 
 // chunks that do (a document whose best chunk lacks x but whose next chunk has it is not shown).
 // The chunks matching any excluded clause are all retrieved (exactly: k = every chunk) under the
 // same filter, and their documents collected.
-Result<std::unordered_set<uint64_t>> ExcludedDocuments(const Snapshot& snapshot, const LexicalQuery& query,
-                                                       const LexicalSearchArgs& base,
-                                                       const SearchOptions& options) {
-  std::unordered_set<uint64_t> docs;
+Result<std::unordered_set<DocNum>> ExcludedDocuments(const Snapshot& snapshot, const LexicalQuery& query,
+                                                     const LexicalSearchArgs& base, const SearchOptions& options) {
+  std::unordered_set<DocNum> docs;
   if (!options.collapse_documents) return docs;
   LexicalQuery excluded;
   for (const QueryClause& c : query.clauses) {
@@ -48,32 +48,47 @@ Result<std::unordered_set<uint64_t>> ExcludedDocuments(const Snapshot& snapshot,
   std::vector<ChunkId> ids;
   for (const ScoredChunk& c : snapshot.lexical().TopK(args)) ids.push_back(c.id);
   ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
-  for (DocNum d : doc_of) docs.insert(d.get());
+  docs.insert(doc_of.begin(), doc_of.end());
   return docs;
 }
 
-// One leg's ranked candidates (documents when collapsing, else chunks) with the chunk that
-// represents each candidate.
+// The ranked unit of a search: DocNum when hits are whole documents (SearchOptions::
+// collapse_documents), ChunkId when they are chunks.
+template <typename Key>
+constexpr bool kCollapses = std::is_same_v<Key, DocNum>;
+
+template <typename Key>
+Key KeyOf(DocNum doc, ChunkId chunk) {
+  static_assert(std::is_same_v<Key, DocNum> || std::is_same_v<Key, ChunkId>);
+  if constexpr (kCollapses<Key>) {
+    return doc;
+  } else {
+    return chunk;
+  }
+}
+
+// One leg's ranked candidates (documents or chunks) with the chunk that represents each candidate.
+template <typename Key>
 struct LegResult {
-  std::vector<LegCandidate> ranked;
-  std::unordered_map<uint64_t, ChunkId> best_chunk;  // key -> chunk
-  std::unordered_map<uint64_t, DocNum> doc_of;       // key -> document
+  std::vector<LegCandidate<Key>> ranked;
+  std::unordered_map<Key, ChunkId> best_chunk;
+  std::unordered_map<Key, DocNum> doc_of;
 };
 
-// Collapses a chunk ranking to at most `want` candidates (documents or chunks), skipping excluded
-// documents.
-Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks, size_t want, bool collapse,
-                const std::unordered_set<uint64_t>& excluded_docs, LegResult* out) {
+// Collapses a chunk ranking to at most `want` candidates, skipping excluded documents.
+template <typename Key>
+Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks, size_t want,
+                const std::unordered_set<DocNum>& excluded_docs, LegResult<Key>* out) {
   std::vector<ChunkId> ids;
   ids.reserve(chunks.size());
   for (const auto& c : chunks) ids.push_back(c.id);
   ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> doc_of, snapshot.DocumentsOf(ids));
-  *out = LegResult{};
+  *out = LegResult<Key>{};
   for (size_t i = 0; i < chunks.size() && out->ranked.size() < want; ++i) {
-    if (excluded_docs.count(doc_of[i].get())) continue;
-    const uint64_t key = collapse ? doc_of[i].get() : chunks[i].id.get();
+    if (excluded_docs.count(doc_of[i])) continue;
+    const Key key = KeyOf<Key>(doc_of[i], chunks[i].id);
     if (out->best_chunk.emplace(key, chunks[i].id).second) {
-      out->ranked.push_back(LegCandidate{key, chunks[i].score});
+      out->ranked.push_back(LegCandidate<Key>{key, chunks[i].score});
       out->doc_of.emplace(key, doc_of[i]);
     }
   }
@@ -82,14 +97,14 @@ Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks
 
 // Widens a leg's chunk window until `want` candidates are found or the matches run out. The first
 // `want` distinct documents of an exact chunk ranking are exactly the top documents by best chunk.
-template <typename TopFn>
-Result<LegResult> RunLeg(const Snapshot& snapshot, size_t want, bool collapse,
-                         const std::unordered_set<uint64_t>& excluded_docs, TopFn top) {
-  LegResult leg;
-  size_t window = collapse || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
+template <typename Key, typename TopFn>
+Result<LegResult<Key>> RunLeg(const Snapshot& snapshot, size_t want, const std::unordered_set<DocNum>& excluded_docs,
+                              TopFn top) {
+  LegResult<Key> leg;
+  size_t window = kCollapses<Key> || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
   for (;;) {
     std::vector<ScoredChunk> chunks = top(window);
-    ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, collapse, excluded_docs, &leg));
+    ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, excluded_docs, &leg));
     if (leg.ranked.size() >= want || chunks.size() < window || window >= kMaxK * 4) break;
     window *= 4;
   }
@@ -101,6 +116,140 @@ bool HasLexicalConstraints(const LexicalQuery& query) {
     if (c.occur == Occur::kMust || c.phrase) return true;
   }
   return false;
+}
+
+// A hit before its metadata is attached: the chunk shown, its document, and the fusion's explanation.
+struct RankedHit {
+  ChunkId chunk;
+  DocNum doc;
+  float fused = 0;
+  uint32_t lexical_rank = 0;
+  float lexical_score = 0;
+  uint32_t vector_rank = 0;
+  float vector_score = 0;
+};
+
+// What the legs of one search share.
+struct LegContext {
+  const Snapshot& snapshot;
+  const SearchOptions& options;
+  const VectorLegInput& vector;
+  LexicalSearchArgs& args;  // the lexical leg sets `k` per window
+  const std::unordered_set<DocNum>& excluded_docs;
+  size_t depth = 0;          // candidates per leg
+  bool use_lexical = false;
+  bool use_vector = false;
+  bool constrained = false;  // the vector leg only re-ranks the lexical leg's candidates
+};
+
+// Runs the legs with `Key` as the ranked unit, fuses them (or takes the one leg) and keeps the top
+// k. A failed vector leg in auto mode degrades `result` to BM25.
+template <typename Key>
+Result<std::vector<RankedHit>> RankHits(const LegContext& ctx, SearchResult* result) {
+  const Snapshot& snapshot = ctx.snapshot;
+  const SearchOptions& options = ctx.options;
+  const VectorLegInput& vector = ctx.vector;
+  const VectorView* view = vector.view;
+  LexicalSearchArgs& args = ctx.args;
+  const size_t depth = ctx.depth;
+  const bool use_lexical = ctx.use_lexical;
+  const bool use_vector = ctx.use_vector;
+  const bool constrained = ctx.constrained;
+  const std::unordered_set<DocNum>& excluded_docs = ctx.excluded_docs;
+  SearchMode mode = result->mode;
+
+  // The vector leg runs concurrently with the lexical one, unless it must wait for the lexical
+  // candidates (constrained queries): then it scores exactly the chunks the lexical leg found.
+  auto run_vector = [&](const LegResult<Key>* rerank) -> Result<LegResult<Key>> {
+    ATTEST_ASSIGN_OR_RETURN(std::vector<float> q, vector.embed_query(VectorQueryText(options.query)));
+    if (rerank) {
+      std::vector<ChunkId> ids;
+      for (const auto& c : rerank->ranked) ids.push_back(rerank->best_chunk.at(c.key));
+      LegResult<Key> leg;
+      ATTEST_RETURN_IF_ERROR(
+          Collapse(snapshot, ScoreChunks(view->segments, q.data(), ids), depth, excluded_docs, &leg));
+      return leg;
+    }
+    return RunLeg<Key>(snapshot, depth, excluded_docs, [&](size_t window) {
+      VectorLegArgs va;
+      va.query = q.data();
+      va.k = window;
+      va.filter = &args.filter;
+      return SearchVectors(view->segments, va);
+    });
+  };
+  std::future<Result<LegResult<Key>>> vector_future;
+  if (use_vector && !constrained && vector.pool) {
+    vector_future = vector.pool->Submit([&] { return run_vector(nullptr); });
+  }
+  LegResult<Key> lexical;
+  if (use_lexical) {
+    auto lex = RunLeg<Key>(snapshot, depth, excluded_docs, [&](size_t window) {
+      args.k = window;
+      return snapshot.lexical().TopK(args);
+    });
+    if (!lex.ok()) {
+      if (vector_future.valid()) vector_future.wait();
+      return lex.status();
+    }
+    lexical = std::move(lex).value();
+  }
+  LegResult<Key> vec;
+  if (use_vector) {
+    Result<LegResult<Key>> r = Status::Ok();
+    if (vector_future.valid()) {
+      r = vector_future.get();
+    } else if (constrained) {
+      r = run_vector(&lexical);
+    } else {
+      r = run_vector(nullptr);
+    }
+    if (r.ok()) {
+      vec = std::move(r).value();
+    } else if (options.mode == SearchMode::kAuto) {
+      // Auto mode degrades to BM25 (e.g. the embedding server is down) and says so.
+      result->notices.push_back("vector leg failed, BM25 only: " + r.status().ToString());
+      result->degraded.push_back("vector_leg_failed: " + r.status().message());
+      mode = result->mode = SearchMode::kBm25;
+      result->embedder.clear();
+    } else {
+      return r.status().WithContext("vector leg");
+    }
+  }
+
+  // Fuse (or take the one leg), then keep the top k.
+  std::vector<FusedCandidate<Key>> fused;
+  if (mode == SearchMode::kHybrid) {
+    fused = Fuse(lexical.ranked, vec.ranked, options.fusion);
+  } else {
+    const LegResult<Key>& only = use_lexical ? lexical : vec;
+    for (size_t i = 0; i < only.ranked.size(); ++i) {
+      FusedCandidate<Key> c{.key = only.ranked[i].key, .fused = only.ranked[i].score};
+      if (use_lexical) {
+        c.lexical_rank = static_cast<uint32_t>(i + 1), c.lexical_score = only.ranked[i].score;
+      } else {
+        c.vector_rank = static_cast<uint32_t>(i + 1), c.vector_score = only.ranked[i].score;
+      }
+      fused.push_back(c);
+    }
+  }
+  if (fused.size() > options.k) fused.resize(options.k);
+
+  // The chunk shown for each hit: the lexical leg's best chunk when it has one (its snippet shows
+  // the query terms), else the vector leg's.
+  std::vector<RankedHit> out;
+  out.reserve(fused.size());
+  for (const FusedCandidate<Key>& c : fused) {
+    const LegResult<Key>& shown = lexical.best_chunk.count(c.key) ? lexical : vec;
+    out.push_back(RankedHit{.chunk = shown.best_chunk.at(c.key),
+                            .doc = shown.doc_of.at(c.key),
+                            .fused = c.fused,
+                            .lexical_rank = c.lexical_rank,
+                            .lexical_score = c.lexical_score,
+                            .vector_rank = c.vector_rank,
+                            .vector_score = c.vector_score});
+  }
+  return out;
 }
 
 }  // namespace
@@ -212,102 +361,22 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   const size_t depth = mode == SearchMode::kHybrid
                            ? std::max(options.k, options.candidates ? options.candidates : std::max<size_t>(100, 2 * options.k))
                            : options.k;
-  const bool collapse = options.collapse_documents;
-
-  ATTEST_ASSIGN_OR_RETURN(std::unordered_set<uint64_t> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
-  const bool constrained = mode == SearchMode::kHybrid && HasLexicalConstraints(query);
-
-  // The vector leg runs concurrently with the lexical one, unless it must wait for the lexical
-  // candidates (constrained queries): then it scores exactly the chunks the lexical leg found.
-  auto run_vector = [&](const LegResult* rerank) -> Result<LegResult> {
-    ATTEST_ASSIGN_OR_RETURN(std::vector<float> q, vector.embed_query(VectorQueryText(options.query)));
-    if (rerank) {
-      std::vector<ChunkId> ids;
-      for (const auto& c : rerank->ranked) ids.push_back(rerank->best_chunk.at(c.key));
-      LegResult leg;
-      ATTEST_RETURN_IF_ERROR(Collapse(snapshot, ScoreChunks(view->segments, q.data(), ids), depth, collapse,
-                                      excluded_docs, &leg));
-      return leg;
-    }
-    return RunLeg(snapshot, depth, collapse, excluded_docs, [&](size_t window) {
-      VectorLegArgs va;
-      va.query = q.data();
-      va.k = window;
-      va.filter = &args.filter;
-      return SearchVectors(view->segments, va);
-    });
-  };
-  std::future<Result<LegResult>> vector_future;
-  if (use_vector && !constrained && vector.pool) {
-    vector_future = vector.pool->Submit([&] { return run_vector(nullptr); });
-  }
-  LegResult lexical;
-  if (use_lexical) {
-    auto lex = RunLeg(snapshot, depth, collapse, excluded_docs, [&](size_t window) {
-      args.k = window;
-      return snapshot.lexical().TopK(args);
-    });
-    if (!lex.ok()) {
-      if (vector_future.valid()) vector_future.wait();
-      return lex.status();
-    }
-    lexical = std::move(lex).value();
-  }
-  LegResult vec;
-  if (use_vector) {
-    Result<LegResult> r = Status::Ok();
-    if (vector_future.valid()) {
-      r = vector_future.get();
-    } else if (constrained) {
-      r = run_vector(&lexical);
-    } else {
-      r = run_vector(nullptr);
-    }
-    if (r.ok()) {
-      vec = std::move(r).value();
-    } else if (options.mode == SearchMode::kAuto) {
-      // Auto mode degrades to BM25 (e.g. the embedding server is down) and says so.
-      result.notices.push_back("vector leg failed, BM25 only: " + r.status().ToString());
-      result.degraded.push_back("vector_leg_failed: " + r.status().message());
-      mode = result.mode = SearchMode::kBm25;
-      result.embedder.clear();
-    } else {
-      return r.status().WithContext("vector leg");
-    }
-  }
-
-  // Fuse (or take the one leg), then keep the top k.
-  std::vector<FusedCandidate> fused;
-  if (mode == SearchMode::kHybrid) {
-    fused = Fuse(lexical.ranked, vec.ranked, options.fusion);
-  } else {
-    const LegResult& only = use_lexical ? lexical : vec;
-    for (size_t i = 0; i < only.ranked.size(); ++i) {
-      FusedCandidate c{.key = only.ranked[i].key, .fused = only.ranked[i].score};
-      if (use_lexical) {
-        c.lexical_rank = static_cast<uint32_t>(i + 1), c.lexical_score = only.ranked[i].score;
-      } else {
-        c.vector_rank = static_cast<uint32_t>(i + 1), c.vector_score = only.ranked[i].score;
-      }
-      fused.push_back(c);
-    }
-  }
-  if (fused.size() > options.k) fused.resize(options.k);
-
-  // The chunk shown for each hit: the lexical leg's best chunk when it has one (its snippet shows
-  // the query terms), else the vector leg's.
+  ATTEST_ASSIGN_OR_RETURN(std::unordered_set<DocNum> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
+  LegContext legs{.snapshot = snapshot,
+                  .options = options,
+                  .vector = vector,
+                  .args = args,
+                  .excluded_docs = excluded_docs,
+                  .depth = depth,
+                  .use_lexical = use_lexical,
+                  .use_vector = use_vector,
+                  .constrained = mode == SearchMode::kHybrid && HasLexicalConstraints(query)};
+  Result<std::vector<RankedHit>> ranked =
+      options.collapse_documents ? RankHits<DocNum>(legs, &result) : RankHits<ChunkId>(legs, &result);
+  ATTEST_RETURN_IF_ERROR(ranked.status());
+  const std::vector<RankedHit>& fused = ranked.value();
   std::vector<ChunkId> picked_ids;
-  std::vector<DocNum> picked_docs;
-  for (const FusedCandidate& c : fused) {
-    auto it = lexical.best_chunk.find(c.key);
-    if (it != lexical.best_chunk.end()) {
-      picked_ids.push_back(it->second);
-      picked_docs.push_back(lexical.doc_of.at(c.key));
-    } else {
-      picked_ids.push_back(vec.best_chunk.at(c.key));
-      picked_docs.push_back(vec.doc_of.at(c.key));
-    }
-  }
+  for (const RankedHit& h : fused) picked_ids.push_back(h.chunk);
   std::vector<ChunkRecord> records;
   if (options.with_snippets) {
     ATTEST_ASSIGN_OR_RETURN(records, snapshot.GetChunks(picked_ids));
@@ -322,20 +391,20 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (clause.occur == Occur::kMustNot) continue;
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
-  std::unordered_map<uint64_t, DocumentRecord> docs;
+  std::unordered_map<DocNum, DocumentRecord> docs;
   for (size_t n = 0; n < fused.size(); ++n) {
-    const DocNum doc_num = picked_docs[n];
-    auto it = docs.find(doc_num.get());
+    const DocNum doc_num = fused[n].doc;
+    auto it = docs.find(doc_num);
     if (it == docs.end()) {
       ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
       // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
       ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(snapshot.segments(), d, std::span<const ChunkId>(&picked_ids[n], 1)));
-      it = docs.emplace(doc_num.get(), std::move(d)).first;
+      it = docs.emplace(doc_num, std::move(d)).first;
     }
     const DocumentRecord& d = it->second;
     SearchHit hit;
     hit.doc_id = d.id;
-    hit.chunk_id = picked_ids[n].get();
+    hit.chunk_id = picked_ids[n];
     hit.score = fused[n].fused;
     hit.lexical_rank = fused[n].lexical_rank;
     hit.lexical_score = fused[n].lexical_score;

@@ -72,7 +72,7 @@ json AnswerSummary(const json& body) {
 std::vector<CitedChunk> ShownChunks(const json& summary) {
   std::vector<CitedChunk> out;
   for (const char* key : {"sources", "results"}) {
-    for (const json& s : Array(summary, key)) out.push_back({Str(s, "doc_id"), U64(s, "chunk_id")});
+    for (const json& s : Array(summary, key)) out.push_back({Str(s, "doc_id"), ChunkId(U64(s, "chunk_id"))});
   }
   return out;
 }

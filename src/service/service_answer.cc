@@ -164,7 +164,7 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
     gate->SetSources(sources);
     json cards = json::array();
     std::vector<CitedChunk> chunks;
-    for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, s.chunk_id});
+    for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
     std::vector<CitationState> states(sources.size(), CitationState::kCurrent);
     if (engine->CurrentSnapshot() != pinned) {
       if (auto st = engine->CheckCitations(stream->filter(), chunks); st.ok()) states = *st;
@@ -187,7 +187,7 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
       return;
     }
     std::vector<CitedChunk> chunks;
-    for (const GateCitation& c : v->citations) chunks.push_back({c.doc_id, c.chunk_id});
+    for (const GateCitation& c : v->citations) chunks.push_back({c.doc_id, ChunkId(c.chunk_id)});
     if (!stream->Boundary(chunks, pinned)) {
       if (!stream->ended()) stream->Retract(v->sentence_id, stream->last_reason());
       return;
@@ -205,7 +205,7 @@ std::vector<std::string> RecheckAtRender(Engine& engine, const SearchFilter& ren
                                          std::set<uint64_t>* changed) {
   std::vector<std::string> notices;
   std::vector<CitedChunk> chunks;
-  for (const AnswerSource& s : r->sources) chunks.push_back({s.doc_id, s.chunk_id});
+  for (const AnswerSource& s : r->sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
   for (const SearchHit& h : r->results) chunks.push_back({h.doc_id, h.chunk_id});
   auto states = engine.CheckCitations(render_filter, chunks);
   if (!states.ok()) return notices;
@@ -263,7 +263,7 @@ void FinishStream(AnswerStream& stream, const SentenceGate& gate, const AnswerRe
     std::vector<CitedChunk> chunks;
     for (const AnswerCitation& cite : c.cites) {
       for (const AnswerSource& s : r.sources) {
-        if (s.id == cite.source) chunks.push_back({s.doc_id, s.chunk_id});
+        if (s.id == cite.source) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
       }
     }
     if (was_streamed) {
@@ -355,13 +355,13 @@ void Service::LookUpCachedAnswer(AnswerRun& run) {
         valid = false;  // a result list or fallback holds only while the index is unchanged
       } else {
         std::vector<CitedChunk> cited;
-        for (const auto& c : meta["cited"]) cited.push_back({c[0].get<std::string>(), c[1].get<uint64_t>()});
+        for (const auto& c : meta["cited"]) cited.push_back({c[0].get<std::string>(), ChunkId(c[1].get<uint64_t>())});
         auto states = engine_.CheckCitations(run.ao.filter, cited);
         valid = states.ok() && std::all_of(states->begin(), states->end(),
                                            [](CitationState s) { return s == CitationState::kCurrent; });
         if (!valid) {
           std::vector<uint64_t> ids;
-          for (const auto& c : cited) ids.push_back(c.chunk_id);
+          for (const auto& c : cited) ids.push_back(c.chunk_id.get());
           answer_cache_.InvalidateChunks(ids);
         }
       }

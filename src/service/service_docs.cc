@@ -11,6 +11,14 @@ using nlohmann::json;
 
 namespace {
 
+// Chunk ids as the plain numbers of the wire format, the audit log and the answer cache.
+std::vector<uint64_t> ChunkNumbers(const std::vector<ChunkId>& ids) {
+  std::vector<uint64_t> out;
+  out.reserve(ids.size());
+  for (ChunkId id : ids) out.push_back(id.get());
+  return out;
+}
+
 DocumentSpec SpecOf(DocumentInput in, const std::string& tenant) {
   DocumentSpec s;
   s.id = std::move(in.id);
@@ -56,7 +64,7 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
   if (!slot.ok()) return slot.error();
   Result<PutDocumentsReport> r = engine_.PutDocuments(specs);
   if (!r.ok()) return internal::FromStatus(r.status(), "documents", internal::LimitsOf::kCallerInput);
-  if (!r->superseded_chunks.empty()) answer_cache_.InvalidateChunks(r->superseded_chunks);
+  if (!r->superseded_chunks.empty()) answer_cache_.InvalidateChunks(ChunkNumbers(r->superseded_chunks));
   json ids = json::array();
   for (const DocumentSpec& s : specs) ids.push_back({{"id", s.id}, {"tenant", s.tenant.empty() ? internal::kDefaultTenant : s.tenant}});
   AuditRecord rec;
@@ -91,7 +99,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
   rec.tenant = tenant.value();
   rec.outcome = "document_read";
   rec.snapshot = d->snapshot_version;
-  rec.chunks_given = d->chunk_ids;
+  rec.chunks_given = ChunkNumbers(d->chunk_ids);
   Audit(std::move(slot).value(), who, ctx, std::move(rec));
   return json{{"request_id", ctx.request_id},
               {"id", d->id},
@@ -109,7 +117,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
               {"access_label", d->access_label},
               {"sha256", d->sha256},
               {"bytes", d->bytes},
-              {"chunk_ids", d->chunk_ids},
+              {"chunk_ids", ChunkNumbers(d->chunk_ids)},
               {"text", d->text},
               {"created_snapshot", d->created_snapshot},
               {"snapshot_version", d->snapshot_version},
@@ -126,7 +134,7 @@ ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::s
   if (!slot.ok()) return slot.error();
   // The chunks it had, so cached answers citing them go.
   std::vector<uint64_t> chunks;
-  if (auto before = engine_.GetDocument(FilterFor(who, tenant.value()), id); before.ok()) chunks = before->chunk_ids;
+  if (auto before = engine_.GetDocument(FilterFor(who, tenant.value()), id); before.ok()) chunks = ChunkNumbers(before->chunk_ids);
   Result<uint64_t> r = engine_.Delete(internal::StoreTenant(tenant.value()), id);
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kNotFound) {
