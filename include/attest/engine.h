@@ -1,4 +1,4 @@
-// The public API of Attest's retrieval core: open a data directory, ingest sources, search, delete.
+// The public API of Attest: open a data directory, ingest sources, search, ask, delete.
 // Everything here is plain C++ types; no third-party type leaks through this header.
 //
 // Thread-safety: an Engine may be shared by threads. Ingest/Delete calls are serialized internally;
