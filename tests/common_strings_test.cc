@@ -60,5 +60,12 @@ TEST(CollapseWhitespaceTest, NoBreakSpaceAsWhitespace) {
   EXPECT_EQ(CollapseWhitespace("\xC3\x82\xC2\xA0x", Nbsp::kAsSpace), "\xC3\x82 x");
 }
 
+TEST(AsciiLowerTest, LowersAsciiLettersOnly) {
+  EXPECT_EQ(AsciiLower("PostgreSQL 15 WAL_Level"), "postgresql 15 wal_level");
+  // UTF-8 bytes pass through: "Ä" (C3 84) is not an ASCII letter and stays as written.
+  EXPECT_EQ(AsciiLower("\xC3\x84RGER @[`{"), "\xC3\x84rger @[`{");
+  EXPECT_EQ(AsciiLower(""), "");
+}
+
 }  // namespace
 }  // namespace attest

@@ -1,4 +1,5 @@
 #include "answer/dedupe.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,19 +11,13 @@
 namespace attest {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool IsMovingSegment(std::string_view seg) {
-  std::string l = Lower(seg);
+  std::string l = AsciiLower(seg);
   return l == "current" || l == "stable" || l == "latest";
 }
 
 bool IsTrackingParam(std::string_view key) {
-  std::string k = Lower(key);
+  std::string k = AsciiLower(key);
   if (k.rfind("utm_", 0) == 0) return true;
   for (const char* t : {"gclid", "fbclid", "mc_cid", "mc_eid", "ref", "source", "igshid", "_ga"}) {
     if (k == t) return true;
@@ -38,11 +33,11 @@ std::string CanonicalUrl(std::string_view url, std::string_view version) {
   if (size_t hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
   std::string scheme;
   if (size_t p = rest.find("://"); p != std::string_view::npos) {
-    scheme = Lower(rest.substr(0, p));
+    scheme = AsciiLower(rest.substr(0, p));
     rest = rest.substr(p + 3);
   }
   size_t slash = rest.find_first_of("/?");
-  std::string host = Lower(rest.substr(0, slash));
+  std::string host = AsciiLower(rest.substr(0, slash));
   if (host.rfind("www.", 0) == 0) host.erase(0, 4);
   if (size_t colon = host.find(':'); colon != std::string::npos) {
     std::string port = host.substr(colon + 1);

@@ -1,4 +1,4 @@
-// String helpers shared across the pipeline: trimming and whitespace collapsing. Byte-oriented
+// String helpers shared across the pipeline: trimming, whitespace collapsing, ASCII lower case. Byte-oriented
 // (UTF-8 passes through untouched, apart from U+00A0 where asked). Pure functions; thread-safe.
 #pragma once
 
@@ -14,6 +14,9 @@ inline constexpr std::string_view kHttpWhitespace = " \t";
 
 // `s` without its leading and trailing bytes that are in `chars` (ASCII whitespace by default).
 std::string_view Trim(std::string_view s, std::string_view chars = kAsciiWhitespace);
+
+// `s` with ASCII letters lower-cased (other bytes, UTF-8 included, unchanged; no locale).
+std::string AsciiLower(std::string_view s);
 
 // Whether CollapseWhitespace treats U+00A0 (no-break space) as whitespace.
 enum class Nbsp {

@@ -1,4 +1,5 @@
 #include "eval/scenario_runner.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,11 +19,6 @@ namespace attest {
 namespace {
 
 using nlohmann::json;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::vector<std::string> Strings(const json& v) {
   std::vector<std::string> out;
@@ -56,7 +52,7 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
     if (s.cited) cited.insert(s.doc_id);
     if (s.flagged) flagged.insert(s.doc_id);
   }
-  const std::string text = Lower(r.text);
+  const std::string text = AsciiLower(r.text);
   for (const auto& [key, want] : expect.items()) {
     if (key == "outcome") {
       c.Add(key, want == AnswerOutcomeName(r.outcome),
@@ -85,7 +81,7 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
         } else if (pk == "standalone_contains") {
           std::string got = plan.contains("standalone") && plan["standalone"].is_string() ? plan["standalone"].get<std::string>() : "";
           bool ok = true;
-          for (const auto& w : Strings(pv)) ok &= Lower(got).find(Lower(w)) != std::string::npos;
+          for (const auto& w : Strings(pv)) ok &= AsciiLower(got).find(AsciiLower(w)) != std::string::npos;
           c.Add(k, ok, "standalone \"" + got + "\" should contain " + pv.dump());
         } else {
           c.Add(k, false, "unknown plan expectation");
@@ -101,7 +97,7 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
                          Join(std::vector<std::string>(pool.begin(), pool.end())));
     } else if (key == "answer_contains" || key == "answer_not_contains") {
       for (const auto& w : Strings(want)) {
-        bool found = text.find(Lower(w)) != std::string::npos;
+        bool found = text.find(AsciiLower(w)) != std::string::npos;
         c.Add(key, key == "answer_contains" ? found : !found, "\"" + w + "\" in answer \"" + r.text + "\"");
       }
     } else if (key == "as_of_present") {

@@ -13,12 +13,6 @@ namespace {
 
 // ---- text helpers -------------------------------------------------------------------------------
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -58,7 +52,7 @@ bool ContainsIsoDate(std::string_view s) {
 
 // Lower-cases, trims, drops trailing punctuation and leading question words.
 std::string Normalise(std::string_view text) {
-  std::string s = Lower(Trim(text));
+  std::string s = AsciiLower(Trim(text));
   while (!s.empty() && (s.back() == '?' || s.back() == '!' || s.back() == '.' || s.back() == '=' ||
                         IsSpace(s.back()))) {
     s.pop_back();

@@ -30,7 +30,6 @@ struct Word {
 // one word each.
 std::vector<Word> Tokenize(std::string_view text);
 
-std::string Lower(std::string_view s);
 std::vector<std::string> SplitSpaces(std::string_view s);
 
 // Articles, prepositions, pronouns, auxiliaries, conjunctions (a superset of Lucene's 33 words).

@@ -22,12 +22,6 @@ bool InSet(const std::set<std::string_view>& set, std::string_view w) { return s
 
 }  // namespace
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::vector<std::string> SplitSpaces(std::string_view s) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -65,7 +59,7 @@ std::vector<Word> Tokenize(std::string_view text) {
     if (e > b) {
       Word w;
       w.text = std::string(text.substr(b, e - b));
-      w.lower = Lower(w.text);
+      w.lower = AsciiLower(w.text);
       w.start = b;
       w.end = e;
       w.boundary_before = boundary;
@@ -219,7 +213,7 @@ Result<std::string> ExtractOperators(std::string_view text, PlanOperators* ops) 
     const std::string_view token = text.substr(i, j - i);
     i = j;
     const size_t colon = token.find(':');
-    const std::string key = colon == std::string_view::npos ? "" : Lower(token.substr(0, colon));
+    const std::string key = colon == std::string_view::npos ? "" : AsciiLower(token.substr(0, colon));
     if (key != "site" && key != "before" && key != "after" && key != "version" && key != "type") {
       out += token;
       continue;
@@ -238,7 +232,7 @@ Result<std::string> ExtractOperators(std::string_view text, PlanOperators* ops) 
       std::optional<std::string>& slot = key == "before" ? ops->before : ops->after;
       if (!slot || (key == "before" ? value < *slot : value > *slot)) slot = value;
     } else if (key == "site") {
-      std::string host = Lower(value);
+      std::string host = AsciiLower(value);
       for (std::string_view scheme : {"https://", "http://"}) {
         if (host.rfind(scheme, 0) == 0) host = host.substr(scheme.size());
       }
@@ -254,7 +248,7 @@ Result<std::string> ExtractOperators(std::string_view text, PlanOperators* ops) 
                         return IsAlnum(h) || h == '.' || h == '-' || h == '_';
                       });
       if (!ok) return Status::InvalidArgument("operator " + name + " invalid value '" + value + "'");
-      (key == "version" ? ops->versions : ops->types).push_back(key == "type" ? Lower(value) : value);
+      (key == "version" ? ops->versions : ops->types).push_back(key == "type" ? AsciiLower(value) : value);
     }
   }
   if (ops->before && ops->after && *ops->after >= *ops->before) {

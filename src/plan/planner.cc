@@ -106,7 +106,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
     }
     if (left.empty() || right.empty()) continue;
     for (const std::string& t : plan->topic_terms) {
-      if (Lower(left).find(t) == std::string::npos && Lower(right).find(t) == std::string::npos) {
+      if (AsciiLower(left).find(t) == std::string::npos && AsciiLower(right).find(t) == std::string::npos) {
         shared += (shared.empty() ? "" : " ") + t;
       }
     }
@@ -157,7 +157,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
       sub("{q1} " + w[i - 1].lower, "hop 2: the " + w[i - 1].lower + " of the value found by q1");
     }
   }
-  const std::string l = " " + Lower(CollapseWhitespace(text, Nbsp::kKeep)) + " ";
+  const std::string l = " " + AsciiLower(CollapseWhitespace(text, Nbsp::kKeep)) + " ";
   const auto has = [&](std::string_view p) { return l.find(p) != std::string::npos; };
   if (subs.empty()) {
     const bool change_word = HasWord(w, "changes") || HasWord(w, "changed") || HasWord(w, "change");
@@ -199,10 +199,10 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
       while (!first.empty() && (first.back() == ',' || first.back() == ';')) first.pop_back();
       std::string second(Trim(std::string_view(text).substr(w[i + 1].start)));
       while (!second.empty() && (second.back() == '?' || second.back() == '.')) second.pop_back();
-      const std::string second_lower = Lower(second);
+      const std::string second_lower = AsciiLower(second);
       std::string carried;
       for (const PlanEntity& e : plan->entities) {
-        if (second_lower.find(Lower(e.text)) == std::string::npos) carried += " " + e.text;
+        if (second_lower.find(AsciiLower(e.text)) == std::string::npos) carried += " " + e.text;
       }
       sub(first, "part 1");
       sub(second + (carried.empty() ? "" : " for" + carried), "part 2");
@@ -220,7 +220,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
 std::string BuildRewrite(const QueryPlan& plan) {
   std::vector<std::string> words;
   const auto add_words = [&](const std::string& s) {
-    for (const std::string& x : SplitSpaces(Lower(s))) {
+    for (const std::string& x : SplitSpaces(AsciiLower(s))) {
       // One form per word: "subscribers" and the scope term "subscriber" are the same term.
       const bool seen = std::any_of(words.begin(), words.end(), [&](const std::string& y) {
         return y == x || Singularize(y) == Singularize(x);
@@ -302,7 +302,7 @@ std::string BuildStandalone(const std::string& text, const QueryPlan& prev, cons
     const bool scope = is_prev_scope(t);
     const bool single = t.find(' ') == std::string::npos;
     if (scope && single && !new_scope.empty()) continue;  // replaced by the follow-up's scope
-    if (Lower(content).find(t) != std::string::npos) continue;
+    if (AsciiLower(content).find(t) != std::string::npos) continue;
     add(scope ? "for " + t : t);
   }
   std::string standalone;

@@ -107,8 +107,8 @@ Result<PlannerConfig> PlannerConfig::FromJson(const std::string& json) {
       if (!v.is_string()) {
         return Status::InvalidArgument("planner config: field '" + field + "' must be a string");
       }
-      const std::string name = CollapseWhitespace(plan_internal::Lower(k), Nbsp::kKeep);
-      const std::string target = CollapseWhitespace(plan_internal::Lower(v.get<std::string>()), Nbsp::kKeep);
+      const std::string name = CollapseWhitespace(AsciiLower(k), Nbsp::kKeep);
+      const std::string target = CollapseWhitespace(AsciiLower(v.get<std::string>()), Nbsp::kKeep);
       if (name.empty() || target.empty()) {
         return Status::InvalidArgument("planner config: field '" + field + "' has an empty name or value");
       }

@@ -43,7 +43,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   for (const std::string& e : plan->constraints.exclude) {
     if (Trim(e).empty()) return Status::InvalidArgument("constraint exclude: empty term");
     for (const std::string& s : plan->constraints.scope) {
-      if (SameWord(plan_internal::Lower(e), plan_internal::Lower(s))) {
+      if (SameWord(AsciiLower(e), AsciiLower(s))) {
         return Status::InvalidArgument("constraint '" + e + "' is both excluded and in scope");
       }
     }
@@ -52,10 +52,10 @@ Status ValidateRewrite(QueryPlan* plan) {
     if (Trim(s).empty()) return Status::InvalidArgument("constraint scope: empty term");
   }
   const std::string before = plan->rewritten;
-  std::vector<std::string> words = SplitSpaces(plan_internal::Lower(plan->rewritten));
+  std::vector<std::string> words = SplitSpaces(AsciiLower(plan->rewritten));
   // Exclude terms never appear as positive terms: remove each occurrence (plural forms too).
   for (const std::string& e : plan->constraints.exclude) {
-    const std::vector<std::string> phrase = SplitSpaces(plan_internal::Lower(e));
+    const std::vector<std::string> phrase = SplitSpaces(AsciiLower(e));
     bool removed = false;
     while (const std::optional<size_t> at = FindPhrase(words, phrase)) {
       words.erase(words.begin() + static_cast<long>(*at), words.begin() + static_cast<long>(*at + phrase.size()));
@@ -66,7 +66,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   }
   // Scope terms are always present.
   for (const std::string& s : plan->constraints.scope) {
-    const std::vector<std::string> phrase = SplitSpaces(plan_internal::Lower(s));
+    const std::vector<std::string> phrase = SplitSpaces(AsciiLower(s));
     if (FindPhrase(words, phrase)) continue;
     for (const std::string& w : phrase) words.push_back(w);
     plan->notes.push_back("validator: added missing scope term '" + s + "' to the rewrite");
@@ -74,7 +74,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   // Quoted phrases: their content words are present (the phrase itself is a pipeline filter).
   for (const std::string& p : plan->operators.phrases) {
     std::vector<std::string> needed;
-    for (const std::string& w : SplitSpaces(plan_internal::Lower(p))) {
+    for (const std::string& w : SplitSpaces(AsciiLower(p))) {
       if (!plan_internal::IsStopword(w)) needed.push_back(w);
     }
     if (!ContainsAllWords(words, needed)) {
@@ -93,7 +93,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   // A scope term may share a word with an exclude phrase only if that exclude is multi-word; a
   // final check keeps the guarantee exact.
   for (const std::string& e : plan->constraints.exclude) {
-    if (FindPhrase(words, SplitSpaces(plan_internal::Lower(e)))) {
+    if (FindPhrase(words, SplitSpaces(AsciiLower(e)))) {
       return Status::InvalidArgument("constraint exclude '" + e + "' cannot be kept out of the rewrite");
     }
   }
