@@ -128,17 +128,7 @@ void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidat
     }
     for (const EvidenceCandidate& c : candidates) {
       if (c.hit.chunk_id.get() != h.chunk_id) continue;
-      EvidencePassage p;
-      p.doc_id = c.hit.doc_id;
-      p.chunk_id = c.hit.chunk_id.get();
-      p.url = c.hit.url;
-      p.title = c.hit.title;
-      p.site = c.hit.site;
-      p.date = c.hit.date;
-      p.version = c.hit.version;
-      p.source_type = c.hit.source_type;
-      p.authority = hierarchy.TierOf(c.hit.source_type).name;
-      p.text = h.sentence;
+      EvidencePassage p = PassageOfHit(c.hit, hierarchy.TierOf(c.hit.source_type).name, h.sentence);
       p.subquery = h.id;
       front.push_back(std::move(p));
       break;

@@ -233,17 +233,8 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     s.coverage = coverage;
     s.words = CountWords(sentence);
     s.candidate = i;
+    s.passage = PassageOfHit(c.hit, tier.name, std::string(sentence));
     EvidencePassage& p = s.passage;
-    p.doc_id = c.hit.doc_id;
-    p.chunk_id = c.hit.chunk_id.get();
-    p.url = c.hit.url;
-    p.title = c.hit.title;
-    p.site = c.hit.site;
-    p.date = c.hit.date;
-    p.version = c.hit.version;
-    p.source_type = c.hit.source_type;
-    p.authority = tier.name;
-    p.text = std::string(sentence);
     p.score = features * meta;
     p.subquery = c.subquery;
     scored.push_back(std::move(s));
@@ -297,6 +288,21 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
 }
 
 }  // namespace
+
+EvidencePassage PassageOfHit(const SearchHit& hit, const std::string& authority, std::string text) {
+  EvidencePassage p;
+  p.doc_id = hit.doc_id;
+  p.chunk_id = hit.chunk_id.get();
+  p.url = hit.url;
+  p.title = hit.title;
+  p.site = hit.site;
+  p.date = hit.date;
+  p.version = hit.version;
+  p.source_type = hit.source_type;
+  p.authority = authority;
+  p.text = std::move(text);
+  return p;
+}
 
 PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
                          const SourceHierarchy& hierarchy, const PackOptions& options) {

@@ -72,6 +72,10 @@ struct PackResult {
   size_t sources = 0;              // distinct sources considered after dedupe
 };
 
+// A passage of `hit`'s chunk holding `text`: the hit's source fields (document, chunk, URL, title,
+// site, date, version, source type) and the authority tier's name.
+EvidencePassage PassageOfHit(const SearchHit& hit, const std::string& authority, std::string text);
+
 PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const EvidenceQuery& query,
                          const SourceHierarchy& hierarchy, const PackOptions& options);
 
