@@ -15,9 +15,9 @@ namespace {
 
 std::vector<EvidencePassage> Pack() {
   return {
-      EvidencePassage{.id = "S1", .doc_id = "d1", .chunk_id = 11, .title = "Notes 17", .version = "17",
+      EvidencePassage{.id = "S1", .doc_id = "d1", .chunk_id = ChunkId(11), .title = "Notes 17", .version = "17",
                       .source_type = "official", .text = "Parallel apply is on by default in release 17.", .score = 1.0},
-      EvidencePassage{.id = "S2", .doc_id = "d2", .chunk_id = 22, .title = "Notes 16", .version = "16",
+      EvidencePassage{.id = "S2", .doc_id = "d2", .chunk_id = ChunkId(22), .title = "Notes 16", .version = "16",
                       .source_type = "official", .text = "Release 16 added row filters for publications.", .score = 0.8},
   };
 }
@@ -200,10 +200,11 @@ TEST(PackStageTest, CrossEncoderScoresScaleAndReorderThePackOrFailWithoutChangin
 TEST(PackStageTest, SupportedHopSentencesLeadThePackInHopOrder) {
   auto pack = Pack();
   MultiHopResult hops;
-  hops.hops = {HopStep{.id = "q1", .chunk_id = 22, .sentence = "Release 16 added row filters for publications.",
+  hops.hops = {HopStep{.id = "q1", .chunk_id = ChunkId(22),
+                       .sentence = "Release 16 added row filters for publications.", .supported = true},
+               HopStep{.id = "q2", .chunk_id = ChunkId(33), .sentence = "Row filters need replica identity.",
                        .supported = true},
-               HopStep{.id = "q2", .chunk_id = 33, .sentence = "Row filters need replica identity.", .supported = true},
-               HopStep{.id = "q3", .chunk_id = 44, .sentence = "Not found.", .supported = false}};
+               HopStep{.id = "q3", .chunk_id = ChunkId(44), .sentence = "Not found.", .supported = false}};
   EvidenceCandidate c;
   c.hit.doc_id = "d3";
   c.hit.chunk_id = ChunkId(33);
@@ -271,7 +272,7 @@ TEST(SentenceGateTest, ReleasesASupportedSentenceWithItsRecoveredQuote) {
   ASSERT_EQ(v->citations.size(), 1u);
   EXPECT_EQ(v->citations[0].source, "S1");
   EXPECT_EQ(v->citations[0].doc_id, "d1");
-  EXPECT_EQ(v->citations[0].chunk_id, 11u);
+  EXPECT_EQ(v->citations[0].chunk_id, ChunkId(11));
   EXPECT_EQ(v->citations[0].quote, "Parallel apply is on by default in release 17.");
   EXPECT_EQ(gate.NextId(), "c2");
   EXPECT_TRUE(gate.Streamed("c1"));

@@ -84,7 +84,7 @@ struct AnswerClaim {
 struct AnswerSource {
   std::string id;             // "S1"...
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string title, site, url, date, version, source_type, authority;
   std::string text;           // the passage given to the writer (the snippet used)
   double score = 0;

@@ -54,7 +54,7 @@ nlohmann::json ClaimJson(const AnswerClaim& c) {
 nlohmann::json SourceJson(const AnswerSource& source) {
   AnswerSource s = source;
   SanitizeSource(&s);
-  nlohmann::json j = {{"id", s.id},         {"doc_id", s.doc_id},   {"chunk_id", s.chunk_id},
+  nlohmann::json j = {{"id", s.id},         {"doc_id", s.doc_id},   {"chunk_id", s.chunk_id.get()},
                       {"title", s.title},   {"site", s.site},       {"url", s.url},
                       {"date", s.date},     {"version", s.version}, {"source_type", s.source_type},
                       {"authority", s.authority}, {"text", s.text}, {"score", s.score},
@@ -70,7 +70,7 @@ void SealManifest(const AskOptions& options, AnswerResult* r) {
   nlohmann::json sources = nlohmann::json::array();
   for (size_t i = 0; i < r->sources.size(); ++i) {
     const AnswerSource& s = r->sources[i];
-    sources.push_back({{"id", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}, {"rank", i + 1},
+    sources.push_back({{"id", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id.get()}, {"rank", i + 1},
                        {"text_sha256", Sha256Hex(s.text)}, {"cited", s.cited}});
   }
   nlohmann::json claims = nlohmann::json::array();

@@ -127,7 +127,7 @@ void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidat
       continue;
     }
     for (const EvidenceCandidate& c : candidates) {
-      if (c.hit.chunk_id.get() != h.chunk_id) continue;
+      if (c.hit.chunk_id != h.chunk_id) continue;
       EvidencePassage p = PassageOfHit(c.hit, hierarchy.TierOf(c.hit.source_type).name, h.sentence);
       p.subquery = h.id;
       front.push_back(std::move(p));

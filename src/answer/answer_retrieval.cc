@@ -66,7 +66,7 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
   std::vector<const SearchHit*> feed_hits;
   for (const SearchHit& h : r->hits) {
     if (h.feed == "versions") {
-      feeds.push_back(ChunkId(h.chunk_id));
+      feeds.push_back(h.chunk_id);
       feed_hits.push_back(&h);
     } else if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) {
       best = h.version;
@@ -124,13 +124,13 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
       c.subquery = id;
       c.rank = ++rank;
       out.candidates.push_back(std::move(c));
-      ids.push_back(ChunkId(h.chunk_id));
+      ids.push_back(h.chunk_id);
     }
   }
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-  std::map<uint64_t, std::string> text_of;
-  for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
-  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id.get()];
+  std::map<ChunkId, std::string> text_of;
+  for (auto& c : chunks) text_of[c.id] = std::move(c.text);
+  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id];
   return out;
 }
 

@@ -96,10 +96,10 @@ std::vector<size_t> DedupeSources(const std::vector<EvidenceCandidate>& candidat
   std::set<std::string> urls, prints;
   std::map<std::string, std::string> doc_source;  // doc id -> kept doc id (copies map to it)
   std::vector<size_t> kept;
-  std::set<uint64_t> seen_chunks;
+  std::set<ChunkId> seen_chunks;
   for (size_t i : order) {
     const EvidenceCandidate& c = candidates[i];
-    if (!seen_chunks.insert(c.hit.chunk_id.get()).second) continue;  // the same chunk from two sub-queries
+    if (!seen_chunks.insert(c.hit.chunk_id).second) continue;  // the same chunk from two sub-queries
     if (doc_source.count(c.hit.doc_id)) {                     // another chunk of a kept document
       kept.push_back(i);
       continue;
@@ -292,7 +292,7 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
 EvidencePassage PassageOfHit(const SearchHit& hit, const std::string& authority, std::string text) {
   EvidencePassage p;
   p.doc_id = hit.doc_id;
-  p.chunk_id = hit.chunk_id.get();
+  p.chunk_id = hit.chunk_id;
   p.url = hit.url;
   p.title = hit.title;
   p.site = hit.site;

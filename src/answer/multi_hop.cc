@@ -84,10 +84,10 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
       return r.status().WithContext("hop " + sq.id);
     }
     std::vector<ChunkId> ids;
-    for (const SearchHit& h : r->hits) ids.push_back(ChunkId(h.chunk_id));
+    for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
     ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-    std::map<uint64_t, std::string> text_of;
-    for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
+    std::map<ChunkId, std::string> text_of;
+    for (auto& c : chunks) text_of[c.id] = std::move(c.text);
     // The hop's sentence: in rank order, the first sentence covering most of the hop's terms (for
     // a bound hop, the one containing the bound value).
     std::vector<std::string> hop_terms = ctx.analyzer->Terms(hop.query);
@@ -98,7 +98,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     for (const SearchHit& h : r->hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id.get()];
+      c.text = text_of[h.chunk_id];
       c.subquery = sq.id;
       c.rank = ++rank;
       for (const SentenceSpan& span : SplitSentences(c.text)) {
@@ -111,7 +111,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
         if (score > best) {
           best = score;
           hop.doc_id = h.doc_id;
-          hop.chunk_id = h.chunk_id.get();
+          hop.chunk_id = h.chunk_id;
           hop.sentence = sentence;
         }
       }
@@ -193,22 +193,22 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
     if (!r.ok()) continue;
     std::vector<ChunkId> ids;
-    for (const SearchHit& h : r->hits) ids.push_back(ChunkId(h.chunk_id));
+    for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
     ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-    std::map<uint64_t, std::string> text_of;
-    for (auto& c : chunks) text_of[c.id.get()] = std::move(c.text);
+    std::map<ChunkId, std::string> text_of;
+    for (auto& c : chunks) text_of[c.id] = std::move(c.text);
     uint32_t rank = 0;
     for (const SearchHit& h : r->hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id.get()];
+      c.text = text_of[h.chunk_id];
       c.subquery = hop.id;
       c.rank = ++rank;
       // The hop is supported when a retrieved source names the bridge.
       if (!hop.supported && c.text.find(name) != std::string::npos) {
         hop.supported = true;
         hop.doc_id = h.doc_id;
-        hop.chunk_id = h.chunk_id.get();
+        hop.chunk_id = h.chunk_id;
       }
       out.candidates.push_back(std::move(c));
     }

@@ -27,7 +27,7 @@ struct HopStep {
   std::string query;       // as run, with earlier values bound
   std::string value;       // the bridge found ("" when none)
   std::string doc_id;      // where it was found
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string sentence;    // the sentence that states it (verbatim)
   bool supported = false;
 };

@@ -28,7 +28,7 @@ namespace attest {
 struct GateCitation {
   std::string source;  // "S1"
   std::string doc_id;
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string quote;   // recovered from the source's text ("" when none was found)
 };
 

@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "attest/ids.h"
+
 namespace attest {
 
 // One passage of evidence: a few consecutive sentences of one source chunk.
 struct EvidencePassage {
   std::string id;            // "S1", "S2", ... stable within one answer
   std::string doc_id;        // the source document's external id
-  uint64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string url;
   std::string title;
   std::string site;

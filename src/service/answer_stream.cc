@@ -47,7 +47,7 @@ bool AnswerStream::Boundary(const std::vector<CitedChunk>& pending, uint64_t pin
       ok = false;
       last_reason_ = StateReason((*states)[i]);
     }
-    if ((*states)[i] == CitationState::kChanged) changed_.insert(pending[i].chunk_id.get());
+    if ((*states)[i] == CitationState::kChanged) changed_.insert(pending[i].chunk_id);
   }
   size_t at = pending.size();
   for (auto& s : released_) {

@@ -58,7 +58,7 @@ class AnswerStream {
   }
   const std::string& last_reason() const { return last_reason_; }
   size_t retracted() const { return retracted_; }
-  const std::set<uint64_t>& changed() const { return changed_; }
+  const std::set<ChunkId>& changed() const { return changed_; }
   const SearchFilter& filter() const { return filter_; }
 
  private:
@@ -74,7 +74,7 @@ class AnswerStream {
   Identity who_;
   SearchFilter filter_;
   std::vector<Released_> released_;
-  std::set<uint64_t> changed_;
+  std::set<ChunkId> changed_;
   std::map<std::string, std::string> retract_reason_;
   std::string last_reason_;
   size_t retracted_ = 0;

@@ -70,7 +70,7 @@ json Citations(const AnswerResult& r, const AnswerClaim& c) {
   for (const AnswerCitation& cite : c.cites) {
     for (const AnswerSource& s : r.sources) {
       if (s.id != cite.source) continue;
-      out.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id}, {"quote", cite.quote}});
+      out.push_back({{"source", s.id}, {"doc_id", s.doc_id}, {"chunk_id", s.chunk_id.get()}, {"quote", cite.quote}});
     }
   }
   return out;
@@ -79,7 +79,7 @@ json Citations(const AnswerResult& r, const AnswerClaim& c) {
 json Citations(const std::vector<GateCitation>& cites) {
   json out = json::array();
   for (const GateCitation& c : cites) {
-    out.push_back({{"source", c.source}, {"doc_id", c.doc_id}, {"chunk_id", c.chunk_id}, {"quote", c.quote}});
+    out.push_back({{"source", c.source}, {"doc_id", c.doc_id}, {"chunk_id", c.chunk_id.get()}, {"quote", c.quote}});
   }
   return out;
 }
@@ -164,7 +164,7 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
     gate->SetSources(sources);
     json cards = json::array();
     std::vector<CitedChunk> chunks;
-    for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
+    for (const AnswerSource& s : sources) chunks.push_back({s.doc_id, s.chunk_id});
     std::vector<CitationState> states(sources.size(), CitationState::kCurrent);
     if (engine->CurrentSnapshot() != pinned) {
       if (auto st = engine->CheckCitations(stream->filter(), chunks); st.ok()) states = *st;
@@ -187,7 +187,7 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
       return;
     }
     std::vector<CitedChunk> chunks;
-    for (const GateCitation& c : v->citations) chunks.push_back({c.doc_id, ChunkId(c.chunk_id)});
+    for (const GateCitation& c : v->citations) chunks.push_back({c.doc_id, c.chunk_id});
     if (!stream->Boundary(chunks, pinned)) {
       if (!stream->ended()) stream->Retract(v->sentence_id, stream->last_reason());
       return;
@@ -202,10 +202,10 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
 // results withdrawn since (deleted or access narrowed) go, with the claims that cite them; cited
 // chunks that changed are added to `changed`. Returns the notices.
 std::vector<std::string> RecheckAtRender(Engine& engine, const SearchFilter& render_filter, AnswerResult* r,
-                                         std::set<uint64_t>* changed) {
+                                         std::set<ChunkId>* changed) {
   std::vector<std::string> notices;
   std::vector<CitedChunk> chunks;
-  for (const AnswerSource& s : r->sources) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
+  for (const AnswerSource& s : r->sources) chunks.push_back({s.doc_id, s.chunk_id});
   for (const SearchHit& h : r->results) chunks.push_back({h.doc_id, h.chunk_id});
   auto states = engine.CheckCitations(render_filter, chunks);
   if (!states.ok()) return notices;
@@ -263,7 +263,7 @@ void FinishStream(AnswerStream& stream, const SentenceGate& gate, const AnswerRe
     std::vector<CitedChunk> chunks;
     for (const AnswerCitation& cite : c.cites) {
       for (const AnswerSource& s : r.sources) {
-        if (s.id == cite.source) chunks.push_back({s.doc_id, ChunkId(s.chunk_id)});
+        if (s.id == cite.source) chunks.push_back({s.doc_id, s.chunk_id});
       }
     }
     if (was_streamed) {
@@ -461,17 +461,17 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
   auto refreshed = auth_.Refresh(who);
   if (!refreshed.ok()) return refreshed.error();
   if (render_filter.groups) render_filter.groups = refreshed.value().groups;
-  std::set<uint64_t> changed;
+  std::set<ChunkId> changed;
   std::vector<std::string> notices;
   if (engine_.CurrentSnapshot() != r.snapshot_version || refreshed.value().groups != who.groups) {
     notices = RecheckAtRender(engine_, render_filter, &r, &changed);
   }
   if (stream) {
-    for (uint64_t c : stream->changed()) changed.insert(c);
+    changed.insert(stream->changed().begin(), stream->changed().end());
   }
   if (!changed.empty()) {
     std::string list;
-    for (uint64_t c : changed) list += (list.empty() ? "" : ", ") + std::to_string(c);
+    for (ChunkId c : changed) list += (list.empty() ? "" : ", ") + std::to_string(c.get());
     notices.push_back("cited chunks changed after the answer's snapshot " + std::to_string(r.snapshot_version) +
                       ": " + list);
   }
@@ -484,8 +484,8 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
     rec.snapshot = r.snapshot_version;
     rec.answer_id = answer_id;
     for (const AnswerSource& s : r.sources) {
-      rec.chunks_given.push_back(s.chunk_id);
-      if (s.cited) rec.chunks_cited.push_back(s.chunk_id);
+      rec.chunks_given.push_back(s.chunk_id.get());
+      if (s.cited) rec.chunks_cited.push_back(s.chunk_id.get());
     }
     rec.blocked_citations = r.blocked_citations;
     Audit(std::move(run.slot), who, run.ctx, std::move(rec));
@@ -500,10 +500,10 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
                  {"cited", json::array()}, {"given", json::array()}};
     std::vector<uint64_t> cited;
     for (const AnswerSource& s : r.sources) {
-      meta["given"].push_back(s.chunk_id);
+      meta["given"].push_back(s.chunk_id.get());
       if (!s.cited) continue;
-      cited.push_back(s.chunk_id);
-      meta["cited"].push_back({s.doc_id, s.chunk_id});
+      cited.push_back(s.chunk_id.get());
+      meta["cited"].push_back({s.doc_id, s.chunk_id.get()});
     }
     answer_cache_.Put(run.key, meta.dump() + "\n" + body.dump(-1, ' ', false, json::error_handler_t::replace), cited,
                       answer_id);
