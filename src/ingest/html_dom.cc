@@ -31,7 +31,7 @@ bool HiddenByStyle(const char* style) {
   for (const char* p = style; *p; ++p) {
     if (!IsAsciiSpace(*p)) compact.push_back(*p);
   }
-  compact = ToLowerAscii(compact);
+  compact = AsciiLower(compact);
   return compact.find("display:none") != std::string::npos || compact.find("visibility:hidden") != std::string::npos;
 }
 

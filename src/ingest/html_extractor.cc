@@ -49,7 +49,7 @@ void ReadMeta(const GumboNode* meta, HeadInfo* info) {
   if (key == nullptr) key = Attr(meta, "itemprop");
   const char* content = Attr(meta, "content");
   if (key == nullptr || content == nullptr) return;
-  const std::string k = ingest::ToLowerAscii(Trim(key));
+  const std::string k = AsciiLower(Trim(key));
   if (k == "og:site_name") {
     info->site_name = CollapseWhitespace(content, Nbsp::kAsSpace);
     return;
@@ -71,7 +71,7 @@ HeadInfo ReadHead(const GumboNode* root) {
   HeadInfo info;
   const ingest::DropRules rules;
   if (const char* lang = Attr(root, "lang")) {
-    std::string l = ingest::ToLowerAscii(Trim(lang));
+    std::string l = AsciiLower(Trim(lang));
     info.language = l.substr(0, l.find_first_of("-_"));
   }
   std::vector<const GumboNode*> stack{root};

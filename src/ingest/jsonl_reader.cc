@@ -76,7 +76,7 @@ Status ReadMetadata(const json& meta, ParsedDocument* doc) {
   ATTEST_RETURN_IF_ERROR(OptionalString(meta, "source_type", "metadata.source_type", &doc->source_type));
   std::string language;
   ATTEST_RETURN_IF_ERROR(OptionalString(meta, "language", "metadata.language", &language));
-  if (!language.empty()) doc->language = ingest::ToLowerAscii(language);
+  if (!language.empty()) doc->language = AsciiLower(language);
 
   static constexpr std::string_view kRecognised[] = {"url",     "site",        "published", "date",
                                                      "updated", "source_type", "language",  "version"};

@@ -186,7 +186,7 @@ Status ApplyFrontMatter(const std::vector<std::string_view>& lines, size_t begin
     if (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '-') continue;
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    const std::string key = ingest::ToLowerAscii(Trim(line.substr(0, colon)));
+    const std::string key = AsciiLower(Trim(line.substr(0, colon)));
     const std::string value = Unquote(line.substr(colon + 1));
     if (key.empty()) continue;
     if (key == "title") {
@@ -204,7 +204,7 @@ Status ApplyFrontMatter(const std::vector<std::string_view>& lines, size_t begin
     } else if (key == "source_type") {
       doc->source_type = value;
     } else if (key == "language" || key == "lang") {
-      if (!value.empty()) doc->language = ingest::ToLowerAscii(value);
+      if (!value.empty()) doc->language = AsciiLower(value);
     } else if (!value.empty()) {
       doc->metadata[key] = value;
     }

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "ingest/source_reader.h"
+#include "common/strings.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -22,7 +23,7 @@ constexpr std::string_view kSkippedAssetExtensions[] = {
 constexpr size_t kSniffBytes = 8192;
 
 std::optional<SourceFormat> FormatFromExtension(const fs::path& path) {
-  const std::string ext = ingest::ToLowerAscii(path.extension().string());
+  const std::string ext = AsciiLower(path.extension().string());
   if (ext == ".html" || ext == ".htm" || ext == ".xhtml") return SourceFormat::kHtml;
   if (ext == ".md" || ext == ".markdown") return SourceFormat::kMarkdown;
   if (ext == ".txt" || ext == ".text") return SourceFormat::kText;
@@ -31,7 +32,7 @@ std::optional<SourceFormat> FormatFromExtension(const fs::path& path) {
 }
 
 bool IsSkippedAsset(const fs::path& path) {
-  const std::string ext = ingest::ToLowerAscii(path.extension().string());
+  const std::string ext = AsciiLower(path.extension().string());
   return std::find(std::begin(kSkippedAssetExtensions), std::end(kSkippedAssetExtensions), ext) !=
          std::end(kSkippedAssetExtensions);
 }

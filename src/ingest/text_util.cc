@@ -75,14 +75,6 @@ bool HasWordCharacter(std::string_view s) {
   return false;
 }
 
-std::string ToLowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -140,7 +132,7 @@ std::string UrlHost(std::string_view url) {
   if (!authority.empty() && authority.front() == '[') {  // IPv6 literal
     const size_t close = authority.find(']');
     if (close == std::string_view::npos) return "";
-    return ToLowerAscii(authority.substr(0, close + 1));
+    return AsciiLower(authority.substr(0, close + 1));
   }
   const size_t colon = authority.find(':');
   if (colon != std::string_view::npos) authority = authority.substr(0, colon);
@@ -150,7 +142,7 @@ std::string UrlHost(std::string_view url) {
                     c == '.' || c == '_' || static_cast<uint8_t>(c) >= 0x80;
     if (!ok) return "";
   }
-  return ToLowerAscii(authority);
+  return AsciiLower(authority);
 }
 
 std::string_view StripBom(std::string_view s) {

@@ -26,7 +26,6 @@ bool IsAsciiSpace(char c);
 // True when `s` has an ASCII letter or digit or a non-ASCII character (a cheap "has words"; the
 // chunker's ICU word count decides in the end).
 bool HasWordCharacter(std::string_view s);
-std::string ToLowerAscii(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix);
 
