@@ -47,29 +47,8 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 KEY="$("$A/attest" --data "$DATA" keys create --tenant default --user bench --json | jq -r .key)"
 export ATTEST_KEY="$KEY" QUERIES WRK_THREADS="$THREADS"
 
-SERVER_PID=""
-PORT=""
-start_server() {  # BUILD
-  local log="$OUT/serve.log"
-  rm -f "$log" "$log.out"
-  "$1/attest" --data "$DATA" serve --port 0 --rate-limit 0 --no-cache > "$log.out" 2> "$log" &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    PORT="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$log.out" | grep -o '[0-9]*$' || true)"
-    [[ -n "$PORT" ]] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { echo "before_after: the server exited:" >&2; cat "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -n "$PORT" ]] || { echo "before_after: the server printed no port" >&2; exit 1; }
-}
-stop_server() {
-  if [[ -n "$SERVER_PID" ]]; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-  fi
-}
-trap stop_server EXIT
+ATTEST="" BENCH_NAME=before_after.sh
+source "$HERE/serve/server.sh"
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 field() { grep -o "$1=[0-9.]*" | head -1 | cut -d= -f2; }
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -85,7 +64,8 @@ for r in $(seq 1 "$ROUNDS"); do
     "$build/bench/ask_latency" --data "$DATA" --queries "$QUERIES" --rounds "$ASK_ROUNDS" \
       --json "$OUT/ask-$side-$r.json" > "$OUT/ask-$side-$r.txt"
     ASK[$side]+="$(jq .ask.p95_ms "$OUT/ask-$side-$r.json") "
-    start_server "$build"
+    ATTEST="$build/attest"
+    start_server "$side" --no-cache
     wrk -t"$THREADS" -c"$CONNS" -d2s -s "$HERE/serve/search.lua" "http://127.0.0.1:$PORT" > /dev/null  # warm-up
     t0="$(cpu_ticks "$SERVER_PID")"
     wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$HERE/serve/search.lua" "http://127.0.0.1:$PORT" \

@@ -59,35 +59,8 @@ fi
 KEY="$(jq -r .key "$OUT/key.json")"
 export ATTEST_KEY="$KEY" QUERIES WRK_THREADS="$THREADS"
 
-SERVER_PID=""
-PORT=""
-start_server() {  # NAME extra-serve-flags...
-  local log="$OUT/serve-$1.log"
-  shift
-  rm -f "$log" "$log.out"  # a stale "listening" line must not be read before the new server writes
-  "$ATTEST" --data "$DATA" serve --port 0 --rate-limit 0 "$@" > "$log.out" 2> "$log" &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    PORT="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$log.out" | grep -o '[0-9]*$' || true)"
-    [[ -n "$PORT" ]] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { echo "run.sh: the server exited:" >&2; cat "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -n "$PORT" ]] || { echo "run.sh: the server printed no port" >&2; exit 1; }
-  # The first search must succeed: the key sees the ingested documents.
-  local hits
-  hits="$(curl -s "http://127.0.0.1:$PORT/v1/search" -H "Authorization: Bearer $KEY" \
-            -d '{"query":"0-dimensional biomaterials lack inductive properties.","top_k":3}' | jq '.hits | length' || true)"
-  [[ "$hits" -gt 0 ]] || { echo "run.sh: the key sees no documents (hits=$hits)" >&2; stop_server; exit 1; }
-}
-stop_server() {
-  if [[ -n "$SERVER_PID" ]]; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-  fi
-}
-trap stop_server EXIT
+BENCH_NAME=run.sh
+source "$HERE/server.sh"
 
 field() { grep -o "$1=[0-9.]*" | head -1 | cut -d= -f2; }
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }

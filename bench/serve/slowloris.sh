@@ -33,6 +33,7 @@ RECONNECT_MS="${RECONNECT_MS:-1000}"
 CONFIGS="${CONFIGS-control hold reconnect}"
 read -r -a SERVE_FLAGS <<< "${SERVE_FLAGS:-}"
 
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ATTEST="$BUILD_DIR/attest"
 TOOL="${TOOL:-$BUILD_DIR/bench/slowloris}"
 CORPUS="$DATASETS/scifact/beir/corpus.jsonl"
@@ -57,34 +58,8 @@ else
 fi
 KEY="$(jq -r .key "$OUT/key.json")"
 
-SERVER_PID=""
-PORT=""
-start_server() {  # NAME extra-serve-flags...
-  local log="$OUT/serve-$1.log"
-  shift
-  rm -f "$log" "$log.out"
-  "$ATTEST" --data "$DATA" serve --port 0 --rate-limit 0 --no-cache "$@" > "$log.out" 2> "$log" &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    PORT="$(grep -o 'listening on http://127.0.0.1:[0-9]*' "$log.out" | grep -o '[0-9]*$' || true)"
-    [[ -n "$PORT" ]] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { echo "slowloris.sh: the server exited:" >&2; cat "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -n "$PORT" ]] || { echo "slowloris.sh: the server printed no port" >&2; exit 1; }
-  local hits
-  hits="$(curl -s "http://127.0.0.1:$PORT/v1/search" -H "Authorization: Bearer $KEY" \
-            -d '{"query":"0-dimensional biomaterials lack inductive properties.","top_k":3}' | jq '.hits | length' || true)"
-  [[ "$hits" -gt 0 ]] || { echo "slowloris.sh: the key sees no documents (hits=$hits)" >&2; stop_server; exit 1; }
-}
-stop_server() {
-  if [[ -n "$SERVER_PID" ]]; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=""
-  fi
-}
-trap stop_server EXIT
+BENCH_NAME=slowloris.sh
+source "$HERE/server.sh"
 
 # probe NAME BYTES: sends BYTES on one connection, prints the status lines received and whether the
 # server closed the connection within 5 s.
@@ -100,7 +75,7 @@ probe() {
 
 : > "$OUT/summary.txt"
 # ---- 2. framing probes ----
-start_server probes "${SERVE_FLAGS[@]}"
+start_server probes --no-cache "${SERVE_FLAGS[@]}"
 echo "== framing probes: server pid $SERVER_PID port $PORT" | tee -a "$OUT/summary.txt"
 BODY='{"query":"biomaterials","top_k":3}'
 SIZE="$(printf '%x' "${#BODY}")"
@@ -123,7 +98,7 @@ for cfg in $CONFIGS; do
   [[ "$cfg" == reconnect* ]] && reconnect="$RECONNECT_MS"
   [[ "$cfg" == control* ]] && half_open=0
   [[ "$cfg" == *-ka ]] && ka=(--keep-alive)
-  start_server "$cfg" "${SERVE_FLAGS[@]}"
+  start_server "$cfg" --no-cache "${SERVE_FLAGS[@]}"
   echo "== slowloris ($cfg): server pid $SERVER_PID port $PORT ${SERVE_FLAGS[*]}; load $(cut -d' ' -f1-3 /proc/loadavg)" \
     | tee -a "$OUT/summary.txt"
   "$TOOL" --port "$PORT" --key "$KEY" --queries "$QUERIES" --half-open "$half_open" --searches "$SEARCHES" \
