@@ -29,12 +29,14 @@
 #include "answer/source_hierarchy.h"
 #include "attest/engine.h"
 #include "common/date.h"
+#include "text/chunker.h"
 
 namespace attest {
 
 struct EvidenceCandidate {
   SearchHit hit;          // document metadata and the chunk's retrieval scores
   std::string text;       // the whole chunk text
+  std::vector<ChunkSpan> spans;  // the chunk's structure (text/chunker.h); empty when unknown
   std::string subquery;   // "q0" = the original question
   uint32_t rank = 0;      // 1-based rank in that sub-query's results
 };

@@ -28,6 +28,10 @@ struct EvidencePassage {
   std::string source_type;   // e.g. official, release_notes, vendor_blog, community, wiki, chat
   std::string authority;     // tier name from the source hierarchy (docs/answer.md)
   std::string text;          // the exact text given to the writer (verbatim from the chunk)
+  // What the passage is about, from the source's structure: its definition term or table row
+  // header, else its innermost heading; "" when unknown. Lets a claim name its subject when the
+  // quote omits it, and the verifier check that the claim is about the question's subject.
+  std::string subject;
   double score = 0;          // reranker score
   std::string subquery;      // id of the sub-query that retrieved it ("q0" = the original question)
   bool flagged = false;      // the injection screen flagged it: it may be shown, never cited

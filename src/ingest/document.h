@@ -18,6 +18,9 @@ struct Block {
   BlockKind kind = BlockKind::kParagraph;
   int level = 0;
   std::string text;
+  // What the block is about when the markup says so: a definition list entry's term(s)
+  // ("core.eol", "-i, --interactive"), a table row's header cell. "" = the enclosing heading.
+  std::string subject;
 };
 
 struct ParsedDocument {

@@ -23,6 +23,24 @@ const char* IntentName(Intent intent) {
   return "fact";
 }
 
+const char* FocusName(Focus focus) {
+  switch (focus) {
+    case Focus::kNone: return "none";
+    case Focus::kValue: return "value";
+    case Focus::kNumber: return "number";
+    case Focus::kDate: return "date";
+    case Focus::kVersion: return "version";
+    case Focus::kName: return "name";
+    case Focus::kDefinition: return "definition";
+    case Focus::kProcedure: return "procedure";
+    case Focus::kYesNo: return "yes_no";
+    case Focus::kList: return "list";
+    case Focus::kComparison: return "comparison";
+    case Focus::kReason: return "reason";
+  }
+  return "none";
+}
+
 namespace {
 nlohmann::json OptionalString(const std::optional<std::string>& s) {
   return s ? nlohmann::json(*s) : nlohmann::json(nullptr);

@@ -38,6 +38,25 @@ enum class Intent {
 // "greeting", "multi_hop".
 const char* IntentName(Intent intent);
 
+// What the question asks for (docs/planner.md, "focus"): the kind of content that answers it.
+enum class Focus {
+  kNone,        // not recognised: any relevant sentence may answer
+  kValue,       // a value or default ("What is the default value of X?", "what is X set to")
+  kNumber,      // a number or quantity ("how many", "how much", "how long")
+  kDate,        // a date or time ("when", "what year")
+  kVersion,     // a version ("which version", "since which release")
+  kName,        // a name ("who", "which command/function/option")
+  kDefinition,  // what something is or does ("what is X", "what does X do")
+  kProcedure,   // how to do something ("how do I", "how to")
+  kYesNo,       // a yes/no question ("does X support Y?", "is X ...?")
+  kList,        // several items ("which ... are", "list the ...")
+  kComparison,  // a comparison ("X vs Y", "difference between")
+  kReason,      // a cause or purpose ("why")
+};
+// "none", "value", "number", "date", "version", "name", "definition", "procedure", "yes_no",
+// "list", "comparison", "reason".
+const char* FocusName(Focus focus);
+
 struct PlanEntity {
   std::string text;       // as written in the question ("Postgres")
   std::string canonical;  // normalised ("postgresql")
@@ -76,6 +95,10 @@ struct QueryPlan {
   std::string original;    // the user's words
   std::string standalone;  // a follow-up rewritten as a standalone question (== original otherwise)
   Intent intent = Intent::kFact;
+  Focus focus = Focus::kNone;
+  // The thing the question is about, as written ("max_wal_senders", "core.eol", "--onto",
+  // "git rebase"); "" when none is recognised. Evidence about another subject does not answer.
+  std::string subject;
   std::vector<PlanEntity> entities;
   std::vector<std::string> topic_terms;         // content phrases ("logical replication")
   std::vector<std::string> mentioned_versions;  // versions written next to an entity ("ExampleDB 17")

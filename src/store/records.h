@@ -45,6 +45,7 @@ struct ChunkRecord {
   uint32_t ordinal = 0;
   std::string section_path;
   std::string text;
+  std::vector<ChunkSpan> spans;  // the chunk's structure (text/chunker.h); empty when unknown
 };
 
 // The embedder whose vectors a snapshot's vector leg uses (docs/store_format.md, "embedders").

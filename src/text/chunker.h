@@ -24,11 +24,24 @@ struct ChunkerOptions {
   uint32_t overlap_tokens = 40;
 };
 
+// The structural role of a span of chunk text (docs/formats.md, "chunk structure").
+enum class SpanRole : uint8_t { kText = 0, kHeading = 1, kDefinition = 2, kTableRow = 3, kListItem = 4, kCode = 5 };
+
+// A byte range [begin, end) of `TextChunk::text` that came from one block, with the subject the
+// block is about ("" = the chunk's innermost heading). Spans are in order and do not overlap.
+struct ChunkSpan {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  SpanRole role = SpanRole::kText;
+  std::string subject;
+};
+
 struct TextChunk {
   uint32_t ordinal = 0;       // 0-based position within the document
   std::string section_path;   // headings joined with " > ", empty when none
   std::string text;           // body text, blocks joined by "\n\n"
   uint32_t token_count = 0;
+  std::vector<ChunkSpan> spans;  // empty for documents without markup (e.g. BEIR JSONL)
 };
 
 std::vector<TextChunk> ChunkDocument(const ParsedDocument& doc, const ChunkerOptions& options = {});
