@@ -32,12 +32,12 @@ int RunDocsEval(const GlobalArgs& g, const EvalArgs& a, const EngineOptions& eo)
   args.corpus_dir = a.corpus;
   args.question_files = SplitList(a.questions);
   args.engine = eo;
-  args.engine.data_dir = g.data_dir_given ? g.data_dir : a.index_dir;
+  args.data_dir = g.data_dir_given ? g.data_dir : a.index_dir;
   if (args.question_files.empty()) {
     std::fprintf(stderr, "attest: --task docs needs --questions FILE[,FILE...]\n");
     return kExitUsage;
   }
-  if (args.corpus_dir.empty() && args.engine.data_dir.empty()) {
+  if (args.corpus_dir.empty() && args.data_dir.empty()) {
     std::fprintf(stderr, "attest: --task docs needs --corpus DIR (or --data DIR, a store that holds it)\n");
     return kExitUsage;
   }
@@ -52,7 +52,7 @@ int RunDocsEval(const GlobalArgs& g, const EvalArgs& a, const EngineOptions& eo)
   }
   auto r = RunDocsEvaluation(args);
   if (!r.ok()) {
-    std::fprintf(stderr, "attest: eval failed: %s\n", FailureText(r.status(), args.engine.data_dir).c_str());
+    std::fprintf(stderr, "attest: eval failed: %s\n", FailureText(r.status(), args.data_dir).c_str());
     return kExitFailure;
   }
   details.close();

@@ -197,6 +197,7 @@ Result<DocsEvaluationReport> RunDocsEvaluation(const DocsEvaluationArgs& args) {
   }
   DocsEvaluationReport report;
   EngineOptions eo = args.engine;
+  eo.data_dir = args.data_dir;
   std::optional<ScopedTempDir> temp;
   if (eo.data_dir.empty()) {
     if (args.corpus_dir.empty()) {

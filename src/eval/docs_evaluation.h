@@ -32,8 +32,9 @@ namespace attest {
 struct DocsEvaluationArgs {
   std::string corpus_dir;                   // "" = no ingestion: data_dir already holds the corpus
   std::vector<std::string> question_files;  // one set each
-  // The engine (embedder, reranker, threads...). data_dir "" = a temporary store, removed after (then
-  // corpus_dir is required); read_only is set by the run (no corpus = open the store read-only).
+  std::string data_dir;                     // "" = a temporary store, removed after (corpus_dir required)
+  // The engine's other options (embedder, reranker, threads...); its data_dir and read_only are set
+  // by the run (no corpus = the store is opened read-only).
   EngineOptions engine;
   std::string today = "2026-01-01";         // AskOptions::today: runs are reproducible
   // Called once per question, in run order, with one line of JSON: what was returned and why it
