@@ -85,8 +85,10 @@ Status RunKnownItem(Engine& engine, const DocsQuestion& q, SetRun* set, json* de
   (*detail)["ranked"] = s.ranked;
   (*detail)["rank"] = s.rank;
   (*detail)["success@1"] = s.rank == 1;
-  (*detail)["reason"] = s.rank == 0 ? "no relevant document in the top 10"
-                                    : "first relevant document at rank " + std::to_string(s.rank);
+  std::string reason = s.rank == 0 ? "no relevant document in the top 10"
+                                   : "first relevant document at rank " + std::to_string(s.rank);
+  if (s.rank != 1 && !s.ranked.empty()) reason += " (first: " + s.ranked.front() + ")";
+  (*detail)["reason"] = reason;
   return Status::Ok();
 }
 
