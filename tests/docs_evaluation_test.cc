@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -352,6 +353,42 @@ TEST_F(DocsEvaluationRunTest, ASetOfAnotherCorpusFailsInsteadOfScoringZero) {
   EXPECT_EQ(RunDocsEvaluation(args_).status().code(), StatusCode::kNotFound);
   args_.corpus_dir.clear();
   EXPECT_EQ(RunDocsEvaluation(args_).status().code(), StatusCode::kInvalidArgument);  // nothing to ingest, no store
+}
+
+// The CLI adapter: `attest eval --task docs` with --json and --details, a store given with --data,
+// and its usage errors.
+TEST_F(DocsEvaluationRunTest, CommandLine) {
+  const std::string json_file = tmp_.str("report.json"), details = tmp_.str("details.jsonl");
+  auto r = testing_support::RunAttest({"--embedder", "none", "eval", "--task", "docs", "--corpus", args_.corpus_dir,
+                                       "--questions", tmp_.str("known.jsonl"), "--json", json_file, "--details", details});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("success@1"), std::string::npos) << r.out;
+  std::ifstream in(json_file);
+  nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["sets"][0]["success@1"], 0.5);
+  EXPECT_EQ(j["ingested"], true);
+  std::ifstream d(details);
+  size_t lines = 0;
+  for (std::string line; std::getline(d, line);) lines += !nlohmann::json::parse(line)["reason"].get<std::string>().empty();
+  EXPECT_EQ(lines, 2u);
+
+  const std::string store = tmp_.str("store");
+  ASSERT_EQ(testing_support::RunAttest({"--data", store, "--embedder", "none", "ingest", args_.corpus_dir}).exit_code, 0);
+  auto reuse = testing_support::RunAttest({"--data", store, "eval", "--task", "docs", "--questions", tmp_.str("known.jsonl"),
+                                           "--json", json_file});
+  ASSERT_EQ(reuse.exit_code, 0) << reuse.err;
+  std::ifstream in2(json_file);
+  nlohmann::json j2 = nlohmann::json::parse(in2);
+  EXPECT_EQ(j2["ingested"], false);
+  EXPECT_EQ(j2["sets"][0]["success@1"], 0.5);
+
+  EXPECT_EQ(testing_support::RunAttest({"eval", "--task", "docs", "--corpus", args_.corpus_dir}).exit_code, 2);
+  EXPECT_EQ(testing_support::RunAttest({"eval", "--task", "docs", "--questions", tmp_.str("known.jsonl")}).exit_code, 2);
+  EXPECT_EQ(testing_support::RunAttest({"eval", "--task", "qa"}).exit_code, 2);
+  auto bad = testing_support::RunAttest({"eval", "--task", "docs", "--corpus", args_.corpus_dir, "--questions",
+                                         tmp_.str("absent.jsonl")});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("absent.jsonl"), std::string::npos) << bad.err;
 }
 
 }  // namespace
