@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "ingest/html_extractor.h"
+#include "ingest/markdown_parser.h"
+#include "ingest/text_parser.h"
 #include "ingest_test_util.h"
 
 namespace attest {
@@ -123,6 +125,77 @@ TEST(IngestStructure, RowHeadersNameTheRowAndColspanKeepsColumns) {
 
 TEST(IngestStructure, AHeaderRowAloneIsAnOrdinaryTable) {
   EXPECT_EQ(BlocksToString(Extract("<body><table><tr><th>A</th><th>B</th></tr></table></body>")), "TABLE: A | B\n");
+}
+
+// --- Markdown ---
+
+ParsedDocument Md(std::string_view text) {
+  ParsedDocument doc;
+  const Status st = ParseMarkdown(text, &doc);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return doc;
+}
+
+TEST(IngestStructureMarkdown, DefinitionListsInTheColonForm) {
+  EXPECT_EQ(BlocksToString(Md("## Options\n"
+                              "\n"
+                              "`core.eol`\n"
+                              ": Sets the line ending.\n"
+                              "  The default is `native`.\n"
+                              "\n"
+                              "    A second paragraph of the same entry.\n"
+                              "\n"
+                              "timeout\n"
+                              "\n"
+                              ": Seconds to wait.\n"
+                              ": Zero waits forever.\n"
+                              "\n"
+                              "Ordinary paragraph after the list.\n")),
+            "H2: Options\n"
+            "DEF[core.eol]: core.eol\n"
+            "DEF[core.eol]: Sets the line ending. The default is native.\n"
+            "DEF[core.eol]: A second paragraph of the same entry.\n"
+            "DEF[timeout]: timeout\n"
+            "DEF[timeout]: Seconds to wait.\n"
+            "DEF[timeout]: Zero waits forever.\n"
+            "P: Ordinary paragraph after the list.\n");
+}
+
+TEST(IngestStructureMarkdown, ListItemsThatLeadWithATerm) {
+  EXPECT_EQ(BlocksToString(Md("- `--force`: Overwrite the file.\n"
+                              "- **timeout** - Seconds to wait.\n"
+                              "- **retries:** How often.\n"
+                              "- __mode__ \xE2\x80\x94 One of a, b.\n"
+                              "- `code` in running text: no term.\n"
+                              "- plain item: no term\n"
+                              "- **bold** words without a separator\n")),
+            "LI[--force]: --force: Overwrite the file.\n"
+            "LI[timeout]: timeout - Seconds to wait.\n"
+            "LI[retries]: retries: How often.\n"
+            "LI[mode]: mode \xE2\x80\x94 One of a, b.\n"
+            "LI: code in running text: no term.\n"
+            "LI: plain item: no term\n"
+            "LI: bold words without a separator\n");
+}
+
+TEST(IngestStructureMarkdown, PipeTableRowsCarryTheirHeaders) {
+  EXPECT_EQ(BlocksToString(Md("| Setting | Default | Notes |\n|---|---|---|\n| `max_connections` | 100 | |\n"
+                              "| work_mem | 4MB | per sort |\n\n| Only | Header |\n|---|---|\n")),
+            "ROW[max_connections]: Setting: max_connections | Default: 100\n"
+            "ROW[work_mem]: Setting: work_mem | Default: 4MB | Notes: per sort\n"
+            "TABLE: Only | Header\n");
+}
+
+// Prose that merely has a colon, a long line before ": ", or a quote is not a definition.
+TEST(IngestStructureMarkdown, ProseStaysProse) {
+  EXPECT_EQ(BlocksToString(Md("Note: this is a sentence with a colon.\n\nA paragraph.\n: not after a short term? "
+                              "It is: the paragraph is one short line.\n")),
+            "P: Note: this is a sentence with a colon.\nDEF[A paragraph.]: A paragraph.\n"
+            "DEF[A paragraph.]: not after a short term? It is: the paragraph is one short line.\n");
+  const std::string long_line(120, 'x');
+  EXPECT_EQ(BlocksToString(Md(long_line + "\n: colon line\n")), "P: " + long_line + " : colon line\n");
+  EXPECT_EQ(BlocksToString(Md("> quoted\n: colon\n")), "P: quoted\nP: : colon\n");
+  EXPECT_EQ(BlocksToString(Md("- item\n: colon\n")), "LI: item : colon\n");
 }
 
 // --- the real pages, when installed ---
