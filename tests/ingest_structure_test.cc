@@ -123,6 +123,14 @@ TEST(IngestStructure, RowHeadersNameTheRowAndColspanKeepsColumns) {
             "ROW[Other]: Other | v2\n");
 }
 
+TEST(IngestStructure, ATableInADescriptionNamesRowsByTheirHeadersElseByTheTerm) {
+  EXPECT_EQ(BlocksToString(Extract("<body><dl><dt>mode</dt><dd><p>One of:</p><table>"
+                                   "<tr><th>Value</th><th>Meaning</th></tr><tr><td>fast</td><td>no sync</td></tr>"
+                                   "<tr><td></td><td>reserved</td></tr></table></dd></dl></body>")),
+            "DEF[mode]: mode\nDEF[mode]: One of:\nROW[fast]: Value: fast | Meaning: no sync\n"
+            "ROW[mode]: Meaning: reserved\n");
+}
+
 TEST(IngestStructure, AHeaderRowAloneIsAnOrdinaryTable) {
   EXPECT_EQ(BlocksToString(Extract("<body><table><tr><th>A</th><th>B</th></tr></table></body>")), "TABLE: A | B\n");
 }

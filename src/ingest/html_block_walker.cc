@@ -288,6 +288,7 @@ void HtmlBlockWalker::EmitTable(const GumboNode* table) {
     }
     const int header = row.row_header >= 0 ? row.row_header : 0;
     std::string subject = row.cells.empty() ? std::string() : row.cells[header].text;
+    if (subject.empty()) subject = Current().subject;  // a row without a header is about the enclosing term
     blocks_.push_back(Block{BlockKind::kTableRow, 0, std::move(text), std::move(subject)});
   }
 }
