@@ -70,6 +70,19 @@ std::string Side(const std::vector<Word>& words, size_t from, size_t to, bool ba
   return out;
 }
 
+// Sub-queries are run as lexical queries, where a leading '-' or '+' on a word is an operator: a
+// question's "--onto" or "-x" option would exclude the very pages that document it. The sign is
+// dropped (the analyzer drops it from the indexed text too).
+std::string LiteralForRetrieval(const std::string& text) {
+  std::string out;
+  for (const std::string& token : SplitSpaces(text)) {
+    size_t b = 0;
+    while (b < token.size() && (token[b] == '-' || token[b] == '+')) ++b;
+    if (b < token.size()) out += (out.empty() ? "" : " ") + token.substr(b);
+  }
+  return out;
+}
+
 struct Analysis {
   std::vector<Word> words;
   bool latest_cue = false;
@@ -229,6 +242,11 @@ std::string BuildRewrite(const QueryPlan& plan) {
     }
   };
   for (const PlanEntity& e : plan.entities) add_words(e.canonical);
+  // The subject's words as the tokenizer keeps them ("max_wal_senders", "core.eol", "onto"), so an
+  // identifier stays one term of the rewrite.
+  for (const Word& w : Tokenize(plan.subject)) {
+    if (!IsStopword(w.lower)) add_words(w.lower);
+  }
   for (const std::string& v : plan.mentioned_versions) add_words(v);
   // Scope terms before topic terms, so their singular form is the one kept.
   for (const std::string& s : plan.constraints.scope) add_words(s);
@@ -254,8 +272,14 @@ void Analyse(const std::string& text, std::string_view today, const PlannerConfi
       a.latest_cue && (!plan->entities.empty() || HasWord(a.words, "release") || HasWord(a.words, "releases") ||
                        HasWord(a.words, "version") || HasWord(a.words, "versions"));
   ClassifyAndDecompose(text, &a, plan);
+  const FocusParse focus = ParseFocus(a.words, plan->intent);
+  plan->focus = focus.focus;
+  plan->subject = FindSubject({text, a.words, focus, plan->operators, plan->constraints, plan->entities});
+  plan->notes.push_back(std::string("focus: ") + FocusName(plan->focus) +
+                        (plan->subject.empty() ? "" : "; subject: " + plan->subject));
   plan->rewritten = BuildRewrite(*plan);
   if (plan->subqueries.size() == 1) plan->subqueries.push_back({"q1", plan->rewritten, "rewrite"});
+  for (SubQuery& q : plan->subqueries) q.text = LiteralForRetrieval(q.text);
 }
 
 bool IsFollowUp(const std::vector<Word>& words, const QueryPlan& candidate) {

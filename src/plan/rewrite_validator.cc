@@ -60,8 +60,8 @@ void DropUnsoundConstraints(QueryPlan* plan) {
     for (const std::string& p : plan->operators.phrases) {
       // A quoted phrase must appear; excluding (part of) it would leave nothing to retrieve.
       std::vector<std::string> needed;
-      for (const std::string& w : SplitSpaces(AsciiLower(p))) {
-        if (!plan_internal::IsStopword(w)) needed.push_back(w);
+      for (const plan_internal::Word& w : plan_internal::Tokenize(p)) {
+        if (!plan_internal::IsStopword(w.lower)) needed.push_back(w.lower);
       }
       if (why.empty() && FindPhrase(needed, phrase)) why = "the quoted phrase \"" + p + "\" must appear";
     }
@@ -101,8 +101,9 @@ Status ValidateRewrite(QueryPlan* plan) {
   // Quoted phrases: their content words are present (the phrase itself is a pipeline filter).
   for (const std::string& p : plan->operators.phrases) {
     std::vector<std::string> needed;
-    for (const std::string& w : SplitSpaces(AsciiLower(p))) {
-      if (!plan_internal::IsStopword(w)) needed.push_back(w);
+    // The phrase's words as the tokenizer reads them: "--onto" is "onto", "do?" is "do".
+    for (const plan_internal::Word& w : plan_internal::Tokenize(p)) {
+      if (!plan_internal::IsStopword(w.lower)) needed.push_back(w.lower);
     }
     if (!ContainsAllWords(words, needed)) {
       for (const std::string& w : needed) {
