@@ -94,12 +94,13 @@ void ExtractTime(std::vector<Word>* words_ptr, std::string_view today, PlanTime*
     } else if ((w == "between" || w == "from") && Year(word(i + 1)) &&
                (word(i + 2) == "and" || word(i + 2) == "to" || word(i + 2) == "until" || word(i + 2) == "through") &&
                Year(word(i + 3)) && *Year(word(i + 1)) <= *Year(word(i + 3))) {
-      // "between 2022 and 2024", "from 2022 to 2024": both years whole.
+      // "between 2022 and 2024", "from 2022 to 2024": both years whole. The years stay words of
+      // the question (not marked): "known as what from 1988 to 1996" is also about them.
       set_range("explicit", FormatYmd(*Year(word(i + 1)), 1, 1), FormatYmd(*Year(word(i + 3)), 12, 31));
-      mark(i, 4);
+      mark(i, 1);
     } else if (w == "after" && Year(word(i + 1))) {
       set_range("since", FormatYmd(*Year(word(i + 1)) + 1, 1, 1), std::string(today));
-      mark(i, 2);
+      mark(i, 1);
     } else if (w == "this" && (word(i + 1) == "year" || word(i + 1) == "quarter" ||
                                word(i + 1) == "month" || word(i + 1) == "week")) {
       const std::string_view unit = word(i + 1);
