@@ -151,8 +151,9 @@ Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config
 // type, and each exclude as a post-retrieval check) are listed in `notes` for the pipeline.
 // Repairs are recorded in `notes`; the sub-query whose purpose is "rewrite" is kept in sync.
 // A constraint that cannot be honoured costs quality, never availability: an empty term, an exclude
-// that is also in scope (or inside a scope term) and an exclude inside a quoted phrase (which must
-// appear) are dropped from `constraints`, each with a note naming it. Always returns OK.
+// that is also in scope (or inside a scope term) are dropped from `constraints`; an exclude inside
+// a quoted phrase ('not the "safe choice"') is dropped together with that phrase filter (its
+// words stay ordinary words of q0). Each with a note naming it. Always returns OK.
 Status ValidateRewrite(QueryPlan* plan);
 
 }  // namespace attest

@@ -48,6 +48,7 @@ void DropUnsoundConstraints(QueryPlan* plan) {
   drop_empty(&plan->constraints.exclude, "exclude");
   drop_empty(&plan->constraints.scope, "scope");
   std::vector<std::string> kept;
+  std::vector<std::string> contradicted_phrases;
   for (const std::string& e : plan->constraints.exclude) {
     const std::vector<std::string> phrase = SplitSpaces(AsciiLower(e));
     std::string why;
@@ -63,7 +64,10 @@ void DropUnsoundConstraints(QueryPlan* plan) {
       for (const plan_internal::Word& w : plan_internal::Tokenize(p)) {
         if (!plan_internal::IsStopword(w.lower)) needed.push_back(w.lower);
       }
-      if (why.empty() && FindPhrase(needed, phrase)) why = "the quoted phrase \"" + p + "\" must appear";
+      if (why.empty() && FindPhrase(needed, phrase)) {
+        why = "it is inside the quoted phrase \"" + p + "\"";
+        contradicted_phrases.push_back(p);
+      }
     }
     if (why.empty()) {
       kept.push_back(e);
@@ -72,6 +76,16 @@ void DropUnsoundConstraints(QueryPlan* plan) {
     }
   }
   plan->constraints.exclude = std::move(kept);
+  // A phrase both quoted and negated ('not the "safe choice"') is neither a filter nor an
+  // exclusion: the question's words still retrieve, and a corpus without the phrase is no reason
+  // to return nothing.
+  for (const std::string& p : contradicted_phrases) {
+    auto& phrases = plan->operators.phrases;
+    const auto at = std::find(phrases.begin(), phrases.end(), p);
+    if (at == phrases.end()) continue;
+    phrases.erase(at);
+    plan->notes.push_back("validator: quoted phrase \"" + p + "\" is negated in the question: not used as a phrase filter");
+  }
 }
 
 }  // namespace
