@@ -68,6 +68,11 @@ TEST(PlanFocusTest, FocusAndSubjectFromTheQuestionsStructure) {
       {"What is `git stash`?", Focus::kDefinition, "git stash"},
       {"what does -x mean for git cherry-pick", Focus::kDefinition, "-x"},
       {"What does getElementById do?", Focus::kDefinition, "getElementById"},
+      {"What does the --default option of git config do?", Focus::kDefinition, "--default"},
+      // keyword queries are their own subject
+      {"git am", Focus::kNone, "git am"},
+      {"vacuum full", Focus::kNone, "vacuum full"},
+      {"sqlite3_prepare_v2", Focus::kNone, "sqlite3_prepare_v2"},
       // procedure
       {"How do I create an index in SQLite?", Focus::kProcedure, nullptr},
       {"how to undo a commit", Focus::kProcedure, nullptr},

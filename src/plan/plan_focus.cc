@@ -138,12 +138,6 @@ FocusParse ParseFocus(const std::vector<Word>& w, Intent intent) {
     if (procedure || intent == Intent::kHowTo) return set(Focus::kProcedure, q + 1);
     return set(Focus::kNone, q + 1);
   }
-  // what / which / what's: a value asked by name ("default", "set to"), then the head noun.
-  for (size_t k = q + 1; k < n; ++k) {
-    if (word(k) == "default" || word(k) == "defaults" || (word(k) == "set" && word(k + 1) == "to")) {
-      return set(Focus::kValue, q + 1);
-    }
-  }
   size_t k = q + 1;
   const bool be = qw == "what's" || qw == "whats" || IsBe(word(k));
   if (qw != "what's" && qw != "whats" && be) ++k;
@@ -156,6 +150,13 @@ FocusParse ParseFocus(const std::vector<Word>& w, Intent intent) {
         return set(Focus::kDefinition, k + 1);
       }
       if ((x == "return" || x == "output" || x == "print") && j + 1 == n) return set(Focus::kValue, k + 1);
+    }
+  }
+  // A value asked by name ("default", "set to"; not an option named --default, caught above), then
+  // the head noun.
+  for (size_t j = q + 1; j < n; ++j) {
+    if (word(j) == "default" || word(j) == "defaults" || (word(j) == "set" && word(j + 1) == "to")) {
+      return set(Focus::kValue, q + 1);
     }
   }
   while (k < n && (IsArticle(word(k)) || word(k) == "kind" || word(k) == "type" || word(k) == "sort") &&

@@ -226,6 +226,9 @@ namespace {
 std::string FindSubjectRaw(const SubjectArgs& a) {
   if (std::string id = IdentifierSubject(a.text, a.operators, a.constraints, a.entities); !id.empty()) return id;
   const std::vector<Word>& w = a.words;
+  // A short keyword query ("git am", "vacuum full") is its own subject.
+  const bool question = std::any_of(w.begin(), w.end(), [](const Word& x) { return IsQuestionStarter(x.lower); });
+  if (a.focus.focus == Focus::kNone && !question && !w.empty() && w.size() <= 4) return Span(a.text, &w.front(), &w.back());
   const size_t from = std::min(a.focus.end, w.size());
   // "the default port of X": the setting named after "default" is the subject.
   if (a.focus.focus == Focus::kValue) {
