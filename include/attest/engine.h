@@ -200,6 +200,7 @@ struct SearchOptions {
   float title_weight = 1.0f;       // BM25F field weights
   float section_weight = 1.0f;
   float body_weight = 1.0f;
+  float term_weight = 1.0f;        // a chunk's defining terms (definition terms, row headers)
   SearchMode mode = SearchMode::kAuto;
   FusionOptions fusion;
   size_t candidates = 0;           // per-leg candidates fused in hybrid mode; 0 = max(100, 2k)
