@@ -71,19 +71,29 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
     if (title.token_count > 0) out.chunks.push_back(std::move(title));
   }
   out.indexed.reserve(out.chunks.size());
-  for (const TextChunk& c : out.chunks) out.indexed.push_back(Analyze(r.title, c.section_path, c.text, r));
+  for (const TextChunk& c : out.chunks) out.indexed.push_back(Analyze(r.title, c.section_path, c.text, c.spans, r));
   r.chunk_count = static_cast<uint32_t>(out.chunks.size());
   return out;
 }
 
 IndexedChunk DocumentIndexer::Reindex(const ChunkRecord& chunk, const DocumentRecord& doc) const {
-  IndexedChunk ic = Analyze(doc.title, chunk.section_path, chunk.text, doc);
+  IndexedChunk ic = Analyze(doc.title, chunk.section_path, chunk.text, chunk.spans, doc);
   ic.id = chunk.id;
   return ic;
 }
 
+std::vector<std::string> DefiningTerms(const std::vector<ChunkSpan>& spans) {
+  std::vector<std::string> out;
+  for (const ChunkSpan& s : spans) {
+    if (s.role != SpanRole::kDefinition && s.role != SpanRole::kTableRow) continue;
+    if (s.subject.empty() || std::find(out.begin(), out.end(), s.subject) != out.end()) continue;
+    out.push_back(s.subject);
+  }
+  return out;
+}
+
 IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::string& section, const std::string& body,
-                                      const DocumentRecord& doc) const {
+                                      const std::vector<ChunkSpan>& spans, const DocumentRecord& doc) const {
   IndexedChunk ic;
   auto analyze = [&](Field f, const std::string& text) {
     AnalyzedField& af = ic.fields[static_cast<int>(f)];
@@ -92,6 +102,14 @@ IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::strin
   analyze(Field::kTitle, title);
   analyze(Field::kSection, section);
   analyze(Field::kBody, body);
+  // Each defining term is analyzed on its own, one position apart from the previous, so that a
+  // phrase never matches across two terms.
+  AnalyzedField& terms = ic.fields[static_cast<int>(Field::kTerm)];
+  for (const std::string& t : DefiningTerms(spans)) {
+    const uint32_t first = terms.length == 0 ? 0 : terms.length + 1;
+    const uint32_t used = analyzer_.Analyze(t, &terms.tokens, first);
+    if (used > 0) terms.length = first + used;
+  }
   ic.attrs.tenant = doc.tenant;
   ic.attrs.acl_groups = doc.acl_groups;
   ic.attrs.access_label = doc.access_label;

@@ -35,10 +35,15 @@ class DocumentIndexer {
 
  private:
   IndexedChunk Analyze(const std::string& title, const std::string& section, const std::string& body,
-                       const DocumentRecord& doc) const;
+                       const std::vector<ChunkSpan>& spans, const DocumentRecord& doc) const;
   const Analyzer& analyzer_;
   ChunkerOptions chunker_;
 };
+
+// The chunk's defining terms, the text of its term field (Field::kTerm): the distinct subjects of its
+// definition and table-row spans, in order of appearance. A subject that is also a heading or a
+// mention elsewhere counts once here; the body keeps every mention.
+std::vector<std::string> DefiningTerms(const std::vector<ChunkSpan>& spans);
 
 // SHA-256 over a canonical serialization of everything that is stored or indexed for the document
 // (metadata, tenant, ACL and text), so any change that matters makes it a replacement.

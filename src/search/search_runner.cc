@@ -368,7 +368,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   LexicalSearchArgs args;
   args.query = &query;
   ATTEST_ASSIGN_OR_RETURN(args.filter, TranslateFilter(options.filter));
-  args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight};
+  args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight, options.term_weight};
 
   SearchResult result;
   result.snapshot_version = snapshot.version().get();
