@@ -108,7 +108,10 @@ std::vector<std::string> DeclaredNames(const std::vector<ChunkSpan>& spans, std:
     size_t k = j;
     while (k < code.size() && code[k] == ' ') ++k;
     const std::string_view name = code.substr(i, j - i);
-    if (k < code.size() && code[k] == '(' && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+    size_t after = k + 1;  // "(*" opens a function pointer's type, "void (*)(void*)", not a name
+    while (after < code.size() && code[after] == ' ') ++after;
+    const bool pointer_type = after < code.size() && code[after] == '*';
+    if (k < code.size() && code[k] == '(' && !pointer_type && !std::isdigit(static_cast<unsigned char>(name[0])) &&
         std::find(out.begin(), out.end(), name) == out.end()) {
       out.emplace_back(name);
     }

@@ -50,7 +50,8 @@ std::vector<std::string> DefiningTerms(const std::vector<ChunkSpan>& spans, std:
 // A document that opens with a code block (the first block after its first headings; what precedes
 // the first heading, often site navigation, is skipped) opens with its
 // synopsis: an API reference page's declarations ("int sqlite3_prepare_v2(...);"). The names it
-// declares are the identifiers directly followed by "(" (functions, macros). Empty when the
+// declares are the identifiers directly followed by "(" (functions, macros; not "(*", a function
+// pointer's type). Empty when the
 // chunk's first non-heading span is not code.
 std::vector<std::string> DeclaredNames(const std::vector<ChunkSpan>& spans, std::string_view text);
 
