@@ -265,6 +265,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   }
   args.fusion = so.fusion;
   args.candidates = so.candidates;
+  args.field_weights = {so.title_weight, so.section_weight, so.body_weight, so.term_weight};
   args.modes.clear();
   for (const std::string& m : SplitList(a.modes)) {
     auto mode = ParseSearchMode(m);

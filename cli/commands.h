@@ -58,6 +58,7 @@ struct RetrievalArgs {
   float vector_weight = 0.2f;
   uint32_t rrf_k = 60;
   size_t candidates = 0;
+  std::string field_weights;  // "title,section,body[,term]"; empty = the engine's defaults
 };
 
 struct IngestArgs {

@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--rrf-k", r.rrf_k, "RRF constant")->capture_default_str();
     cmd->add_option("--candidates", r.candidates, "candidates per leg in hybrid mode (0 = max(100, 2k))");
+    cmd->add_option("--field-weights", r.field_weights,
+                    "BM25F field weights title,section,body[,term] (default: the engine's, docs/search.md)");
   };
 
   IngestArgs ia;

@@ -104,6 +104,25 @@ Status ApplyRetrievalArgs(const RetrievalArgs& r, SearchOptions* so) {
   so->fusion.vector_weight = r.vector_weight;
   so->fusion.rrf_k = r.rrf_k;
   so->candidates = r.candidates;
+  if (!r.field_weights.empty()) {
+    std::vector<float> w;
+    for (const std::string& part : SplitList(r.field_weights)) {
+      char* end = nullptr;
+      const float v = std::strtof(part.c_str(), &end);
+      if (end == part.c_str() || *end != '\0' || !(v >= 0 && v <= 1e4f)) {
+        return Status::InvalidArgument("--field-weights '" + r.field_weights + "': '" + part +
+                                       "' is not a weight between 0 and 10000");
+      }
+      w.push_back(v);
+    }
+    if (w.size() < 3 || w.size() > 4) {
+      return Status::InvalidArgument("--field-weights takes 3 or 4 weights: title,section,body[,term]");
+    }
+    so->title_weight = w[0];
+    so->section_weight = w[1];
+    so->body_weight = w[2];
+    if (w.size() == 4) so->term_weight = w[3];
+  }
   return Status::Ok();
 }
 

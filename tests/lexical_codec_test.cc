@@ -29,24 +29,27 @@ TEST(LexicalCodecTest, PackUnpackEveryWidth) {
 }
 
 struct Block {
-  std::vector<uint32_t> docs, tf[3];
+  std::vector<uint32_t> docs, tf[4];
 };
 
+// Both layouts: 4 tf arrays (segment format 3) and 3 (format 2, whose term field decodes as zeros).
 void RoundTrip(const Block& b, int64_t prev) {
-  const uint32_t* tf[3] = {b.tf[0].data(), b.tf[1].data(), b.tf[2].data()};
-  std::string buf;
-  EncodeBlock(b.docs.data(), tf, b.docs.size(), prev, &buf);
-  ASSERT_EQ(buf.size(), EncodedBlockSize(reinterpret_cast<const uint8_t*>(buf.data()), b.docs.size()));
-  buf.append(kReadPadding, '\0');
-  const size_t n = b.docs.size();
-  std::vector<uint32_t> docs(n), t0(n), t1(n), t2(n);
-  const size_t used = DecodeBlock(reinterpret_cast<const uint8_t*>(buf.data()), n, prev, docs.data(), t0.data(),
-                                  t1.data(), t2.data());
-  EXPECT_EQ(used, buf.size() - kReadPadding);
-  EXPECT_EQ(docs, b.docs);
-  EXPECT_EQ(t0, b.tf[0]);
-  EXPECT_EQ(t1, b.tf[1]);
-  EXPECT_EQ(t2, b.tf[2]);
+  for (int fields : {4, 3}) {
+    const uint32_t* tf[4] = {b.tf[0].data(), b.tf[1].data(), b.tf[2].data(), b.tf[3].data()};
+    std::string buf;
+    EncodeBlock(b.docs.data(), tf, fields, b.docs.size(), prev, &buf);
+    ASSERT_EQ(buf.size(), EncodedBlockSize(reinterpret_cast<const uint8_t*>(buf.data()), b.docs.size(), fields));
+    buf.append(kReadPadding, '\0');
+    const size_t n = b.docs.size();
+    std::vector<uint32_t> docs(n), t[4] = {std::vector<uint32_t>(n), std::vector<uint32_t>(n),
+                                           std::vector<uint32_t>(n), std::vector<uint32_t>(n, 7)};
+    uint32_t* out[4] = {t[0].data(), t[1].data(), t[2].data(), t[3].data()};
+    const size_t used = DecodeBlock(reinterpret_cast<const uint8_t*>(buf.data()), n, fields, prev, docs.data(), out);
+    EXPECT_EQ(used, buf.size() - kReadPadding);
+    EXPECT_EQ(docs, b.docs);
+    for (int f = 0; f < 3; ++f) EXPECT_EQ(t[f], b.tf[f]);
+    EXPECT_EQ(t[3], fields == 4 ? b.tf[3] : std::vector<uint32_t>(n, 0));
+  }
 }
 
 TEST(LexicalCodecTest, BlockRoundTripRandomSizesAndGaps) {
@@ -65,7 +68,7 @@ TEST(LexicalCodecTest, BlockRoundTripRandomSizesAndGaps) {
       if (d > 0xfffffff0ull) d = 0xfffffff0ull - (n - i);
       b.docs.push_back(static_cast<uint32_t>(d));
       ++d;
-      for (int f = 0; f < 3; ++f) {
+      for (int f = 0; f < 4; ++f) {
         const uint32_t r = static_cast<uint32_t>(rng() % 10);
         b.tf[f].push_back(f == 2 ? 1 + r : (r < 7 ? 0 : r * (f + 1) * (iter % 50 == 0 ? 100000 : 1)));
       }
@@ -85,6 +88,7 @@ TEST(LexicalCodecTest, BlockAtTheTopOfTheIdSpace) {
     b.tf[0].push_back(0);
     b.tf[1].push_back(i);
     b.tf[2].push_back(0xffffffffu - i);
+    b.tf[3].push_back(i % 3);
   }
   RoundTrip(b, -1);
   RoundTrip(b, 0xfffffe00 - 1);

@@ -97,7 +97,7 @@ TEST(LexicalSearchTest, Bm25FieldWeightsCombineTfAndLength) {
   // Title "cat" (len 1) + body "cat dog" (len 2). With title weight 2: tf = 2*1 + 1 = 3, dl = 2*1 + 2 = 4.
   LexicalSearcher s({{SegmentId(1), Build({Chunk(1, "cat dog", "cat"), Chunk(2, "dog dog dog", "")}), nullptr}});
   Bm25Params p;
-  p.field_weights = {2.0f, 1.0f, 1.0f};
+  p.field_weights = {2.0f, 1.0f, 1.0f, 1.0f};
   LexicalQuery q{{Term("cat")}};
   auto r = Search(s, q, 10, {}, p);
   ASSERT_EQ(r.size(), 1u);

@@ -49,13 +49,13 @@ TEST(LexicalSegmentTest, RoundTripMatchesInput) {
   ASSERT_EQ(seg.num_docs(), chunks.size());
   EXPECT_EQ(seg.file_size(), std::filesystem::file_size(dir / "seg"));
   std::map<std::string, std::set<uint32_t>> docs_of;
-  uint64_t total[3] = {0, 0, 0};
+  uint64_t total[kNumFields] = {0, 0, 0, 0};
   for (uint32_t d = 0; d < chunks.size(); ++d) {
     EXPECT_EQ(seg.chunk_id(d), chunks[d].id);
     EXPECT_EQ(seg.local_of(chunks[d].id), std::optional<LocalDoc>(d));
     EXPECT_FALSE(seg.local_of(ChunkId(chunks[d].id.get() + 1)).has_value() &&
                  (d + 1 >= chunks.size() || chunks[d + 1].id.get() != chunks[d].id.get() + 1));
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < kNumFields; ++f) {
       total[f] += chunks[d].fields[f].length;
       EXPECT_EQ(seg.impl().field_len(d, f), chunks[d].fields[f].length);
       for (const Token& t : chunks[d].fields[f].tokens) docs_of[t.term].insert(d);
@@ -71,10 +71,49 @@ TEST(LexicalSegmentTest, RoundTripMatchesInput) {
     std::set<std::string> got(a.acl_groups.begin(), a.acl_groups.end());
     EXPECT_EQ(got, want);
   }
-  for (int f = 0; f < 3; ++f) EXPECT_EQ(seg.total_field_length(static_cast<Field>(f)), total[f]);
+  for (int f = 0; f < kNumFields; ++f) EXPECT_EQ(seg.total_field_length(static_cast<Field>(f)), total[f]);
+  EXPECT_GT(total[static_cast<int>(Field::kTerm)], 0u);
   for (const auto& [term, set] : docs_of) EXPECT_EQ(seg.doc_freq(term), set.size()) << term;
   EXPECT_EQ(seg.doc_freq("absent"), 0u);
   EXPECT_FALSE(seg.local_of(ChunkId(0)).has_value());
+}
+
+// Segments of format version 2 (three fields, before the term field) still open and search: their
+// term field reads as empty, and they score exactly as a current segment whose chunks have no terms.
+TEST(LexicalSegmentTest, Version2SegmentReadsWithAnEmptyTermField) {
+  std::mt19937_64 rng(17);
+  CorpusOptions o;
+  o.num_docs = 400;
+  auto chunks = MakeCorpus(rng, o);
+  chunks[0].fields[3] = AnalyzedField{{Token{"onlyinterm", 0, 0, 0}}, 1};
+  auto old_seg = BuildSegment(chunks, 0, chunks.size(), 2);
+  ASSERT_NE(old_seg, nullptr);
+  EXPECT_EQ(old_seg->impl().version(), 2u);
+  EXPECT_EQ(old_seg->impl().num_fields(), 3);
+  EXPECT_EQ(old_seg->total_field_length(Field::kTerm), 0u);
+  EXPECT_EQ(old_seg->doc_freq("onlyinterm"), 0u);
+  for (uint32_t d = 0; d < old_seg->num_docs(); ++d) {
+    EXPECT_EQ(old_seg->impl().field_len(d, 3), 0u);
+    for (int f = 0; f < 3; ++f) EXPECT_EQ(old_seg->impl().field_len(d, f), chunks[d].fields[f].length);
+  }
+  for (auto& c : chunks) c.fields[3] = AnalyzedField{};
+  auto new_seg = BuildSegment(chunks, 0, chunks.size());
+  ASSERT_NE(new_seg, nullptr);
+  EXPECT_EQ(new_seg->impl().version(), Segment::CurrentFormatVersion());
+  LexicalSearcher old_searcher({{SegmentId(1), old_seg, nullptr}});
+  LexicalSearcher new_searcher({{SegmentId(1), new_seg, nullptr}});
+  const std::vector<std::vector<std::string>> queries = {{"w0"}, {"w1", "w5"}, {"w3", "w17", "w2"}};
+  for (const auto& q : queries) {
+    LexicalQuery query;
+    for (const std::string& t : q) query.clauses.push_back(QueryClause{Occur::kShould, {t}, {0}, false});
+    LexicalSearchArgs args;
+    args.query = &query;
+    args.k = 20;
+    const auto got = old_searcher.TopK(args);
+    EXPECT_FALSE(got.empty()) << q[0];
+    EXPECT_EQ(got, old_searcher.Exhaustive(args)) << q[0];
+    EXPECT_EQ(got, new_searcher.TopK(args)) << q[0];
+  }
 }
 
 TEST(LexicalSegmentTest, EmptySegmentIsValid) {
@@ -119,13 +158,16 @@ TEST(LexicalSegmentTest, TruncationIsCorruption) {
 
 TEST(LexicalSegmentTest, FutureVersionIsUnsupported) {
   std::string image = SmallImage(50);
-  image[8] = 3;  // format version 3, with a valid checksum
-  const uint32_t crc = Crc32c(image.data(), image.size() - 12);
-  std::memcpy(&image[image.size() - 12], &crc, 4);
-  auto seg = Segment::FromBytes(image);
-  ASSERT_FALSE(seg.ok());
-  EXPECT_EQ(seg.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(seg.status().message().find("version 3"), std::string::npos) << seg.status().message();
+  for (char version : {4, 1}) {  // one newer than this build writes, one older than it reads
+    image[8] = version;
+    const uint32_t crc = Crc32c(image.data(), image.size() - 12);
+    std::memcpy(&image[image.size() - 12], &crc, 4);
+    auto seg = Segment::FromBytes(image);
+    ASSERT_FALSE(seg.ok());
+    EXPECT_EQ(seg.status().code(), StatusCode::kUnsupported);
+    EXPECT_NE(seg.status().message().find("version " + std::to_string(version)), std::string::npos)
+        << seg.status().message();
+  }
 }
 
 TEST(LexicalSegmentTest, StructurallyInvalidButChecksummedIsCorruption) {

@@ -1,4 +1,4 @@
-// Random corpora for the lexical tests: Zipfian vocabularies, three fields with stopword gaps,
+// Random corpora for the lexical tests: Zipfian vocabularies, four fields with stopword gaps,
 // random filter attributes. Header-only; used by tests/lexical_*_test.cc.
 #pragma once
 
@@ -73,6 +73,7 @@ inline std::vector<IndexedChunk> MakeCorpus(std::mt19937_64& rng, const CorpusOp
     FillField(rng, zipf, rng() % 5, &c.fields[0]);
     FillField(rng, zipf, rng() % 8, &c.fields[1]);
     FillField(rng, zipf, 1 + rng() % o.max_body, &c.fields[2]);
+    if (rng() % 3 == 0) FillField(rng, zipf, 1 + rng() % 3, &c.fields[3]);  // defining terms: few chunks
     c.attrs.tenant = Tenants()[rng() % Tenants().size()];
     const uint32_t ng = rng() % 3;
     for (uint32_t g = 0; g < ng; ++g) c.attrs.acl_groups.push_back(Groups()[rng() % Groups().size()]);
@@ -85,8 +86,10 @@ inline std::vector<IndexedChunk> MakeCorpus(std::mt19937_64& rng, const CorpusOp
   return out;
 }
 
-inline std::shared_ptr<const Segment> BuildSegment(const std::vector<IndexedChunk>& chunks, size_t begin, size_t end) {
-  SegmentWriter w;
+// `format_version` 0 writes the current version; 2 the old three-field format (term field dropped).
+inline std::shared_ptr<const Segment> BuildSegment(const std::vector<IndexedChunk>& chunks, size_t begin, size_t end,
+                                                   uint32_t format_version = 0) {
+  SegmentWriter w = format_version == 0 ? SegmentWriter() : SegmentWriter(format_version);
   for (size_t i = begin; i < end; ++i) {
     Status st = w.Add(chunks[i]);
     EXPECT_TRUE(st.ok()) << st.ToString();

@@ -108,7 +108,8 @@ PreparedDocument RandomDocument(std::mt19937_64& rng, const Analyzer& analyzer, 
     tc.section_path = rng() % 4 == 0 ? RandomWord(rng) : "";
     tc.text = RandomText(rng, 1, 12);
     IndexedChunk ic;
-    const std::string* fields[] = {&r.title, &tc.section_path, &tc.text};
+    const std::string terms = rng() % 3 == 0 ? RandomWord(rng) : "";  // a defining term (Field::kTerm)
+    const std::string* fields[kNumFields] = {&r.title, &tc.section_path, &tc.text, &terms};
     for (int f = 0; f < kNumFields; ++f) ic.fields[f].length = analyzer.Analyze(*fields[f], &ic.fields[f].tokens);
     all += "\n" + tc.section_path + "\n" + tc.text;
     r.bytes += tc.text.size();
@@ -284,7 +285,7 @@ std::vector<Expected> Oracle(const Snapshot& snap, const Analyzer& analyzer, con
   LexicalSearchArgs args;
   args.query = &query.value();
   args.filter = filter.value();
-  args.bm25.field_weights = {o.title_weight, o.section_weight, o.body_weight};
+  args.bm25.field_weights = {o.title_weight, o.section_weight, o.body_weight, o.term_weight};
   args.k = std::max<uint64_t>(1, snap.lexical().num_docs());
   const bool hybrid = o.mode == SearchMode::kHybrid;
   const size_t depth = hybrid ? std::max(o.k, o.candidates ? o.candidates : std::max<size_t>(100, 2 * o.k)) : o.k;
@@ -388,6 +389,7 @@ Case RandomCase(std::mt19937_64& rng) {
   o.fusion.rrf_k = rng() % 2 ? 60 : 1 + rng() % 5;
   if (rng() % 3 == 0) o.candidates = 1 + rng() % 20;  // fewer candidates than documents
   if (rng() % 4 == 0) o.title_weight = 2.0f, o.body_weight = 0.5f;
+  if (rng() % 3 == 0) o.term_weight = float(rng() % 60) / 10.0f;
   c.query_vector = RandomUnitVector(rng());
   return c;
 }

@@ -55,7 +55,8 @@ inline std::vector<Token> Tokenize(const std::string& text) {
 
 inline IndexedChunk IndexText(const std::string& title, const std::string& section, const std::string& body) {
   IndexedChunk ic;
-  const std::string* texts[] = {&title, &section, &body};
+  const std::string no_terms;
+  const std::string* texts[kNumFields] = {&title, &section, &body, &no_terms};
   for (int f = 0; f < kNumFields; ++f) {
     ic.fields[f].tokens = Tokenize(*texts[f]);
     ic.fields[f].length = static_cast<uint32_t>(ic.fields[f].tokens.size());

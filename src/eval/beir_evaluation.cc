@@ -61,6 +61,10 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
     so.mode = mode;
     so.fusion = args.fusion;
     so.candidates = args.candidates;
+    so.title_weight = args.field_weights[0];
+    so.section_weight = args.field_weights[1];
+    so.body_weight = args.field_weights[2];
+    so.term_weight = args.field_weights[3];
     Status failed;
     SearchMode ran = mode;
     for (const BeirQuery& q : split.queries) {

@@ -2,6 +2,7 @@
 // through Engine::Search (documents collapsed from chunks), and score the run (src/eval/metrics.h).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct EvaluationArgs {
   std::vector<SearchMode> modes = {SearchMode::kBm25};
   FusionOptions fusion;
   size_t candidates = 0;
+  std::array<float, 4> field_weights = {SearchOptions{}.title_weight, SearchOptions{}.section_weight,
+                                        SearchOptions{}.body_weight, SearchOptions{}.term_weight};
   EmbedderOptions embedder;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
 };

@@ -1,6 +1,7 @@
 #include "index/document_indexer.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "common/checksum.h"
 
@@ -71,19 +72,71 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
     if (title.token_count > 0) out.chunks.push_back(std::move(title));
   }
   out.indexed.reserve(out.chunks.size());
-  for (const TextChunk& c : out.chunks) out.indexed.push_back(Analyze(r.title, c.section_path, c.text, r));
+  for (const TextChunk& c : out.chunks) {
+    out.indexed.push_back(Analyze(r.title, c.section_path, c.text, DefiningTerms(c.spans, c.text, c.ordinal), r));
+  }
   r.chunk_count = static_cast<uint32_t>(out.chunks.size());
   return out;
 }
 
 IndexedChunk DocumentIndexer::Reindex(const ChunkRecord& chunk, const DocumentRecord& doc) const {
-  IndexedChunk ic = Analyze(doc.title, chunk.section_path, chunk.text, doc);
+  IndexedChunk ic =
+      Analyze(doc.title, chunk.section_path, chunk.text, DefiningTerms(chunk.spans, chunk.text, chunk.ordinal), doc);
   ic.id = chunk.id;
   return ic;
 }
 
+std::vector<std::string> DeclaredNames(const std::vector<ChunkSpan>& spans, std::string_view text) {
+  std::vector<std::string> out;
+  // Site navigation often precedes the first heading: the lead starts at the headings, if any.
+  auto is_heading = [](const ChunkSpan& s) { return s.role == SpanRole::kHeading; };
+  auto lead = std::find_if(spans.begin(), spans.end(), is_heading);
+  if (lead == spans.end()) lead = spans.begin();
+  lead = std::find_if_not(lead, spans.end(), is_heading);
+  if (lead == spans.end() || lead->role != SpanRole::kCode || lead->end > text.size() || lead->begin > lead->end) {
+    return out;
+  }
+  const std::string_view code = text.substr(lead->begin, lead->end - lead->begin);
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < code.size();) {
+    if (!ident(code[i]) || (i > 0 && ident(code[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < code.size() && ident(code[j])) ++j;
+    size_t k = j;
+    while (k < code.size() && code[k] == ' ') ++k;
+    const std::string_view name = code.substr(i, j - i);
+    size_t after = k + 1;  // "(*" opens a function pointer's type, "void (*)(void*)", not a name
+    while (after < code.size() && code[after] == ' ') ++after;
+    const bool pointer_type = after < code.size() && code[after] == '*';
+    if (k < code.size() && code[k] == '(' && !pointer_type && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+        std::find(out.begin(), out.end(), name) == out.end()) {
+      out.emplace_back(name);
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::string> DefiningTerms(const std::vector<ChunkSpan>& spans, std::string_view text, uint32_t ordinal) {
+  std::vector<std::string> out;
+  for (const ChunkSpan& s : spans) {
+    if (s.role != SpanRole::kDefinition && s.role != SpanRole::kTableRow) continue;
+    if (s.subject.empty() || std::find(out.begin(), out.end(), s.subject) != out.end()) continue;
+    out.push_back(s.subject);
+  }
+  if (ordinal == 0) {
+    for (std::string& name : DeclaredNames(spans, text)) {
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    }
+  }
+  return out;
+}
+
 IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::string& section, const std::string& body,
-                                      const DocumentRecord& doc) const {
+                                      const std::vector<std::string>& defining_terms, const DocumentRecord& doc) const {
   IndexedChunk ic;
   auto analyze = [&](Field f, const std::string& text) {
     AnalyzedField& af = ic.fields[static_cast<int>(f)];
@@ -92,6 +145,14 @@ IndexedChunk DocumentIndexer::Analyze(const std::string& title, const std::strin
   analyze(Field::kTitle, title);
   analyze(Field::kSection, section);
   analyze(Field::kBody, body);
+  // Each defining term is analyzed on its own, one position apart from the previous, so that a
+  // phrase never matches across two terms.
+  AnalyzedField& terms = ic.fields[static_cast<int>(Field::kTerm)];
+  for (const std::string& t : defining_terms) {
+    const uint32_t first = terms.length == 0 ? 0 : terms.length + 1;
+    const uint32_t used = analyzer_.Analyze(t, &terms.tokens, first);
+    if (used > 0) terms.length = first + used;
+  }
   ic.attrs.tenant = doc.tenant;
   ic.attrs.acl_groups = doc.acl_groups;
   ic.attrs.access_label = doc.access_label;

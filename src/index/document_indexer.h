@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ingest/document.h"
@@ -35,10 +36,24 @@ class DocumentIndexer {
 
  private:
   IndexedChunk Analyze(const std::string& title, const std::string& section, const std::string& body,
-                       const DocumentRecord& doc) const;
+                       const std::vector<std::string>& defining_terms, const DocumentRecord& doc) const;
   const Analyzer& analyzer_;
   ChunkerOptions chunker_;
 };
+
+// The chunk's defining terms, the text of its term field (Field::kTerm): the distinct subjects of its
+// definition and table-row spans, in order of appearance, and, in a document's first chunk, the
+// names its lead declaration declares (DeclaredNames). A subject that is also a heading or a
+// mention elsewhere counts once here; the body keeps every mention.
+std::vector<std::string> DefiningTerms(const std::vector<ChunkSpan>& spans, std::string_view text, uint32_t ordinal);
+
+// A document that opens with a code block (the first block after its first headings; what precedes
+// the first heading, often site navigation, is skipped) opens with its
+// synopsis: an API reference page's declarations ("int sqlite3_prepare_v2(...);"). The names it
+// declares are the identifiers directly followed by "(" (functions, macros; not "(*", a function
+// pointer's type). Empty when the
+// chunk's first non-heading span is not code.
+std::vector<std::string> DeclaredNames(const std::vector<ChunkSpan>& spans, std::string_view text);
 
 // SHA-256 over a canonical serialization of everything that is stored or indexed for the document
 // (metadata, tenant, ACL and text), so any change that matters makes it a replacement.

@@ -17,11 +17,13 @@ namespace attest {
 
 class Bm25Scorer {
  public:
+  static constexpr int kFields = 4;  // title, section, body, term (indexed_chunk.h)
+
   Bm25Scorer() = default;
-  Bm25Scorer(const Bm25Params& p, const double avg_len[3])
+  Bm25Scorer(const Bm25Params& p, const double avg_len[kFields])
       : k1_(Sane(p.k1, 0.9f, 1e4f)), b_(Sane(p.b, 0.4f, 1.0f)), k1p1_(k1_ + 1.0f) {
     double avg = 0;
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < kFields; ++f) {
       w_[f] = Sane(p.field_weights[f], 0.0f, 1e4f);
       avg += double(w_[f]) * avg_len[f];
     }
@@ -36,21 +38,21 @@ class Bm25Scorer {
 
   float weight(int f) const { return w_[f]; }
 
-  float DocNorm(uint32_t len0, uint32_t len1, uint32_t len2) const {
-    const float dl = w_[0] * float(len0) + w_[1] * float(len1) + w_[2] * float(len2);
+  float DocNorm(const uint32_t len[kFields]) const {
+    const float dl = w_[0] * float(len[0]) + w_[1] * float(len[1]) + w_[2] * float(len[2]) + w_[3] * float(len[3]);
     return NormOfWeightedLength(dl);
   }
   float NormOfWeightedLength(float dl) const { return k1_ * (1.0f - b_ + b_ * (dl * inv_avgdl_)); }
 
-  float TermScore(float idf, uint32_t tf0, uint32_t tf1, uint32_t tf2, float norm) const {
-    const float tf = w_[0] * float(tf0) + w_[1] * float(tf1) + w_[2] * float(tf2);
-    if (!(tf > 0.0f)) return 0.0f;
-    return idf * (tf * k1p1_) / (tf + norm);
+  float TermScore(float idf, const uint32_t tf[kFields], float norm) const {
+    const float w = w_[0] * float(tf[0]) + w_[1] * float(tf[1]) + w_[2] * float(tf[2]) + w_[3] * float(tf[3]);
+    if (!(w > 0.0f)) return 0.0f;
+    return idf * (w * k1p1_) / (w + norm);
   }
 
   // An upper bound of TermScore over docs whose tfs are <= max_tf and lengths >= min_len.
-  float UpperBound(float idf, const uint32_t max_tf[3], const uint32_t min_len[3]) const {
-    const float s = TermScore(idf, max_tf[0], max_tf[1], max_tf[2], DocNorm(min_len[0], min_len[1], min_len[2]));
+  float UpperBound(float idf, const uint32_t max_tf[kFields], const uint32_t min_len[kFields]) const {
+    const float s = TermScore(idf, max_tf, DocNorm(min_len));
     return s * kSlack + kTiny;
   }
 
@@ -65,7 +67,7 @@ class Bm25Scorer {
 
  private:
   float k1_ = 0.9f, b_ = 0.4f, k1p1_ = 1.9f;
-  float w_[3] = {1, 1, 1};
+  float w_[kFields] = {1, 1, 1, 1};
   float inv_avgdl_ = 0;
 };
 

@@ -13,27 +13,30 @@ namespace attest {
 
 namespace {
 
+constexpr int kF = segfmt::kMaxFields;
+
 struct Occurrence {
-  uint32_t tf[3] = {0, 0, 0};
-  std::set<uint32_t> pos[3];
+  uint32_t tf[kF] = {0, 0, 0, 0};
+  std::set<uint32_t> pos[kF];
 };
 
 // Decodes a whole postings list, block by block, with positions.
 std::map<uint32_t, Occurrence> DecodeAll(const SegmentImpl& seg, const TermPostings& tp) {
   std::map<uint32_t, Occurrence> out;
-  uint32_t docs[segfmt::kBlockSize], tf0[segfmt::kBlockSize], tf1[segfmt::kBlockSize], tf2[segfmt::kBlockSize];
+  uint32_t docs[segfmt::kBlockSize], tfb[kF][segfmt::kBlockSize];
+  uint32_t* const tf[kF] = {tfb[0], tfb[1], tfb[2], tfb[3]};
   int64_t prev = -1;
   for (uint32_t b = 0; b < tp.num_blocks; ++b) {
     const segfmt::SkipEntry s = seg.skip(tp.first_skip + b);
     const uint32_t n = b + 1 < tp.num_blocks ? segfmt::kBlockSize : tp.df - b * segfmt::kBlockSize;
-    codec::DecodeBlock(tp.postings + s.block_offset, n, prev, docs, tf0, tf1, tf2);
+    codec::DecodeBlock(tp.postings + s.block_offset, n, seg.num_fields(), prev, docs, tf);
     prev = docs[n - 1];
     const uint8_t* p = tp.positions + s.positions_offset;
     const uint8_t* end = seg.positions_end();
     for (uint32_t i = 0; i < n; ++i) {
       Occurrence& o = out[docs[i]];
-      const uint32_t tfs[3] = {tf0[i], tf1[i], tf2[i]};
-      for (int f = 0; f < 3; ++f) {
+      const uint32_t tfs[kF] = {tf[0][i], tf[1][i], tf[2][i], tf[3][i]};
+      for (int f = 0; f < kF; ++f) {
         o.tf[f] = tfs[f];
         uint64_t acc = 0;
         for (uint32_t j = 0; j < tfs[f] && p != nullptr; ++j) {
@@ -75,7 +78,7 @@ CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const 
   const ChunkFilter vis = filter.Visibility();
   auto visible = std::make_shared<std::vector<std::vector<bool>>>();
   CollectionStats cs;
-  uint64_t total[3] = {0, 0, 0};
+  uint64_t total[kF] = {0, 0, 0, 0};
   for (const SegmentView& v : segments) {
     const SegmentImpl& seg = v.segment->impl();
     std::vector<bool>& bits = visible->emplace_back(seg.num_docs(), false);
@@ -83,10 +86,10 @@ CollectionStats ExhaustiveStats(const std::vector<SegmentView>& segments, const 
       if (!FilterAdmits(vis, v.segment->attributes(d))) continue;
       bits[d] = true;
       ++cs.num_docs;
-      for (int f = 0; f < 3; ++f) total[f] += seg.field_len(d, f);
+      for (int f = 0; f < kF; ++f) total[f] += seg.field_len(d, f);
     }
   }
-  for (int f = 0; f < 3; ++f) cs.avg_len[f] = cs.num_docs ? double(total[f]) / double(cs.num_docs) : 0.0;
+  for (int f = 0; f < kF; ++f) cs.avg_len[f] = cs.num_docs ? double(total[f]) / double(cs.num_docs) : 0.0;
   cs.doc_freq = [visible, &segments](std::string_view term) {
     uint64_t df = 0;
     for (size_t i = 0; i < segments.size(); ++i) {
@@ -118,7 +121,7 @@ void ExhaustiveScoreSegment(const LexicalPlan& plan, const SegmentView& view, co
     for (uint32_t t : c.terms) {
       if (!present(t, d)) return false;
     }
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < kF; ++f) {
       for (uint32_t x : lists[c.terms[0]].at(d).pos[f]) {
         const int64_t base = int64_t(x) - c.rel[0];
         bool all = true;
@@ -145,13 +148,15 @@ void ExhaustiveScoreSegment(const LexicalPlan& plan, const SegmentView& view, co
       if (c.occur == Occur::kShould && m) any_should = true;
     }
     if (!ok || (!plan.has_must && !any_should)) continue;
-    const float norm = plan.scorer.DocNorm(seg.field_len(d, 0), seg.field_len(d, 1), seg.field_len(d, 2));
+    uint32_t lens[kF];
+    for (int f = 0; f < kF; ++f) lens[f] = seg.field_len(d, f);
+    const float norm = plan.scorer.DocNorm(lens);
     float score = 0;
     for (uint32_t t = 0; t < plan.num_scoring; ++t) {
       auto it = lists[t].find(d);
       if (it == lists[t].end()) continue;
       const Occurrence& o = it->second;
-      score += plan.scorer.TermScore(plan.terms[t].idf, o.tf[0], o.tf[1], o.tf[2], norm);
+      score += plan.scorer.TermScore(plan.terms[t].idf, o.tf, norm);
     }
     out->push_back({segment.chunk_id(d), score});
   }

@@ -11,8 +11,10 @@
 
 namespace attest {
 
-enum class Field : uint8_t { kTitle = 0, kSection = 1, kBody = 2 };
-inline constexpr int kNumFields = 3;
+// kTerm holds the chunk's defining terms: the subjects of its definition and table-row spans
+// (text/chunker.h), the names the chunk defines rather than mentions.
+enum class Field : uint8_t { kTitle = 0, kSection = 1, kBody = 2, kTerm = 3 };
+inline constexpr int kNumFields = 4;
 
 struct AnalyzedField {
   std::vector<Token> tokens;

@@ -47,7 +47,7 @@ struct LexicalPlan {
 // document frequency, all over the same set of chunks (what the caller may read).
 struct CollectionStats {
   uint64_t num_docs = 0;
-  double avg_len[3] = {0, 0, 0};
+  double avg_len[4] = {0, 0, 0, 0};  // title, section, body, term
   std::function<uint64_t(std::string_view term)> doc_freq;
 };
 

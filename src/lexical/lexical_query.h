@@ -50,7 +50,7 @@ Result<LexicalQuery> ParseLexicalQuery(std::string_view text, const Analyzer& an
 struct Bm25Params {
   float k1 = 0.9f;
   float b = 0.4f;
-  std::array<float, 3> field_weights{1.0f, 1.0f, 1.0f};  // title, section, body
+  std::array<float, 4> field_weights{1.0f, 1.0f, 1.0f, 1.0f};  // title, section, body, term
 };
 
 struct ScoredChunk {

@@ -32,7 +32,7 @@ namespace {
 CollectionStats FastStats(const ScopedStats& scoped) {
   CollectionStats cs;
   cs.num_docs = scoped.num_docs();
-  for (int f = 0; f < 3; ++f) cs.avg_len[f] = scoped.avg_len()[f];
+  for (int f = 0; f < segfmt::kMaxFields; ++f) cs.avg_len[f] = scoped.avg_len()[f];
   cs.doc_freq = [&scoped](std::string_view term) { return scoped.DocFreq(term); };
   return cs;
 }

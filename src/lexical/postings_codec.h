@@ -1,8 +1,9 @@
 // Postings block codec: frame-of-reference bit packing of doc-id gaps and per-field term
 // frequencies, 128 documents per block (docs/segment_format.md, "Postings").
 //
-// Block layout: 4 width bytes (doc gap, tf title, tf section, tf body), then each of the four
-// arrays packed LSB-first with its width, each array padded to a whole byte. A gap is
+// Block layout: 1 + F width bytes (doc gap, tf title, tf section, tf body[, tf term]; F = 3 fields
+// in segment format version 2, 4 in version 3), then each array packed LSB-first with its width,
+// each array padded to a whole byte. A gap is
 // doc - previous_doc - 1 (the previous doc of a term's first block is -1). A width of 0 means
 // every value is 0 and takes no bytes. Readers may load up to 8 bytes past the end of a packed
 // array, so the postings section ends with 8 padding bytes.
@@ -54,29 +55,25 @@ inline void UnpackBits(const uint8_t* in, size_t n, uint32_t width, uint32_t* ou
   }
 }
 
-struct BlockHeader {
-  uint8_t width[4];  // doc gap, tf title, tf section, tf body
-};
-
-// Size in bytes of an encoded block of `n` docs whose header is at `p`.
-inline size_t EncodedBlockSize(const uint8_t* p, size_t n) {
-  size_t s = 4;
-  for (int i = 0; i < 4; ++i) s += PackedBytes(n, p[i]);
+// Size in bytes of an encoded block of `n` docs with `fields` tf arrays whose header is at `p`.
+inline size_t EncodedBlockSize(const uint8_t* p, size_t n, int fields) {
+  size_t s = 1 + size_t(fields);
+  for (int i = 0; i <= fields; ++i) s += PackedBytes(n, p[i]);
   return s;
 }
 
 // Encodes one block. `docs` are absolute local docs (strictly increasing, > prev_doc);
-// tf[f][i] the frequency of the term in field f of docs[i].
-void EncodeBlock(const uint32_t* docs, const uint32_t* const tf[3], size_t n, int64_t prev_doc,
+// tf[f][i] the frequency of the term in field f of docs[i], for f < fields.
+void EncodeBlock(const uint32_t* docs, const uint32_t* const tf[], int fields, size_t n, int64_t prev_doc,
                  std::string* out);
 
-// Decodes one block of `n` docs at `p` (which must be followed by kReadPadding bytes).
-// Writes absolute docs and per-field tfs. Returns the number of bytes consumed.
-size_t DecodeBlock(const uint8_t* p, size_t n, int64_t prev_doc, uint32_t* docs, uint32_t* tf0,
-                   uint32_t* tf1, uint32_t* tf2);
+// Decodes one block of `n` docs with `fields` tf arrays at `p` (which must be followed by
+// kReadPadding bytes). Writes absolute docs and tf[0..3]; the fields past `fields` are all 0.
+// Returns the number of bytes consumed.
+size_t DecodeBlock(const uint8_t* p, size_t n, int fields, int64_t prev_doc, uint32_t* docs, uint32_t* const tf[4]);
 
 // Decodes only the doc ids of a block (the tfs are decoded lazily by DecodeBlockTfs).
-size_t DecodeBlockDocs(const uint8_t* p, size_t n, int64_t prev_doc, uint32_t* docs);
-void DecodeBlockTfs(const uint8_t* p, size_t n, uint32_t* tf0, uint32_t* tf1, uint32_t* tf2);
+size_t DecodeBlockDocs(const uint8_t* p, size_t n, int fields, int64_t prev_doc, uint32_t* docs);
+void DecodeBlockTfs(const uint8_t* p, size_t n, int fields, uint32_t* const tf[4]);
 
 }  // namespace attest::codec

@@ -42,7 +42,7 @@ void PostingsCursor::LoadBlock(uint32_t b) {
   n_ = b + 1 < tp_.num_blocks ? kBlockSize : tp_.df - b * kBlockSize;
   const int64_t prev = b == 0 ? -1 : int64_t(block_last_doc(b - 1));
   block_ptr_ = tp_.postings + s.block_offset;
-  codec::DecodeBlockDocs(block_ptr_, n_, prev, docs_);
+  codec::DecodeBlockDocs(block_ptr_, n_, seg_->num_fields(), prev, docs_);
   tfs_decoded_ = false;
   pos_ptr_ = tp_.positions + s.positions_offset;
   pos_doc_ = 0;
@@ -51,7 +51,8 @@ void PostingsCursor::LoadBlock(uint32_t b) {
 }
 
 void PostingsCursor::DecodeTfs() {
-  codec::DecodeBlockTfs(block_ptr_, n_, tf_[0], tf_[1], tf_[2]);
+  uint32_t* const out[segfmt::kMaxFields] = {tf_[0], tf_[1], tf_[2], tf_[3]};
+  codec::DecodeBlockTfs(block_ptr_, n_, seg_->num_fields(), out);
   tfs_decoded_ = true;
 }
 
@@ -93,8 +94,8 @@ const uint8_t* SkipVarints(const uint8_t* p, const uint8_t* end, uint64_t count)
 
 }  // namespace
 
-void PostingsCursor::Positions(std::vector<uint32_t> out[3]) {
-  for (int f = 0; f < 3; ++f) out[f].clear();
+void PostingsCursor::Positions(std::vector<uint32_t> out[segfmt::kMaxFields]) {
+  for (int f = 0; f < segfmt::kMaxFields; ++f) out[f].clear();
   if (doc_ == kEndDoc) return;
   if (!tfs_decoded_) DecodeTfs();
   const uint8_t* end = seg_->positions_end();
@@ -103,18 +104,19 @@ void PostingsCursor::Positions(std::vector<uint32_t> out[3]) {
     pos_doc_ = 0;
   }
   while (pos_ptr_ != nullptr && pos_doc_ < i_) {
-    pos_ptr_ = SkipVarints(pos_ptr_, end, uint64_t(tf_[0][pos_doc_]) + tf_[1][pos_doc_] + tf_[2][pos_doc_]);
+    pos_ptr_ = SkipVarints(pos_ptr_, end,
+                           uint64_t(tf_[0][pos_doc_]) + tf_[1][pos_doc_] + tf_[2][pos_doc_] + tf_[3][pos_doc_]);
     ++pos_doc_;
   }
   if (pos_ptr_ == nullptr) return;  // damaged positions: report none
   const uint8_t* p = pos_ptr_;
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < segfmt::kMaxFields; ++f) {
     uint32_t prev = 0;
     for (uint32_t j = 0; j < tf_[f][i_]; ++j) {
       uint64_t v;
       p = GetVarint(p, end, &v);
       if (p == nullptr) {
-        for (int g = 0; g < 3; ++g) out[g].clear();
+        for (int g = 0; g < segfmt::kMaxFields; ++g) out[g].clear();
         return;
       }
       prev += static_cast<uint32_t>(v);

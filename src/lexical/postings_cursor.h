@@ -27,8 +27,14 @@ class PostingsCursor {
     if (!tfs_decoded_) DecodeTfs();
     return tf_[f][i_];
   }
+  // The four term frequencies of the current doc (title, section, body, term).
+  const uint32_t* tfs() {
+    if (!tfs_decoded_) DecodeTfs();
+    for (int f = 0; f < segfmt::kMaxFields; ++f) cur_tf_[f] = tf_[f][i_];
+    return cur_tf_;
+  }
   // Positions of the current doc, per field (sorted).
-  void Positions(std::vector<uint32_t> out[3]);
+  void Positions(std::vector<uint32_t> out[segfmt::kMaxFields]);
 
   // Block-max support: moves a separate block pointer to the block that may contain `target`
   // (without decoding) and returns its index, or num_blocks() when past the end.
@@ -55,7 +61,8 @@ class PostingsCursor {
   const uint8_t* pos_ptr_ = nullptr;
   uint32_t pos_doc_ = 0;
   uint32_t docs_[segfmt::kBlockSize];
-  uint32_t tf_[3][segfmt::kBlockSize];
+  uint32_t tf_[segfmt::kMaxFields][segfmt::kBlockSize];
+  uint32_t cur_tf_[segfmt::kMaxFields] = {0, 0, 0, 0};
 };
 
 }  // namespace attest

@@ -28,6 +28,7 @@ Result<uint32_t> Segment::FileFormatVersion(const std::filesystem::path& path) {
 }
 
 uint32_t Segment::CurrentFormatVersion() { return segfmt::kFormatVersion; }
+uint32_t Segment::OldestReadableFormatVersion() { return segfmt::kMinFormatVersion; }
 
 Result<std::shared_ptr<const Segment>> Segment::FromBytes(std::string bytes, const SegmentOpenOptions& options) {
   auto owner = std::make_shared<const std::string>(std::move(bytes));

@@ -40,8 +40,11 @@ class Segment {
   // The format version in a segment file's header (after checking its magic), without validating
   // the rest: lets a store find files of an older format to migrate.
   static Result<uint32_t> FileFormatVersion(const std::filesystem::path& path);
-  // The version this build writes (and the only one it reads).
+  // The version this build writes.
   static uint32_t CurrentFormatVersion();
+  // The oldest version this build reads (older files must be rebuilt: the store re-indexes them).
+  // Version 2 files read as segments whose term field is empty.
+  static uint32_t OldestReadableFormatVersion();
   // Validates and adopts an in-memory image (tests, benchmarks).
   static Result<std::shared_ptr<const Segment>> FromBytes(std::string bytes, const SegmentOpenOptions& options = {});
   ~Segment();

@@ -8,7 +8,13 @@
 namespace attest::segfmt {
 
 inline constexpr char kMagic[8] = {'A', 'T', 'S', 'E', 'G', 'M', 'T', '1'};
-inline constexpr uint32_t kFormatVersion = 2;  // 2 added access labels and visibility classes
+// 2 added access labels and visibility classes; 3 added the fourth field, "term" (a chunk's defining
+// terms). Readers open versions 2 and 3: a version 2 segment has three fields and reads as an empty
+// term field (length 0, no occurrences).
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kMinFormatVersion = 2;
+inline constexpr int kMaxFields = 4;  // title, section, body, term
+inline constexpr int FieldsOfVersion(uint32_t version) { return version >= 3 ? 4 : 3; }
 inline constexpr uint32_t kBlockSize = 128;  // documents per postings block
 inline constexpr uint32_t kHeaderSize = 16;  // magic, version, flags
 // Footer tail: footer_offset u64, crc32c u32, magic 8 bytes.
@@ -18,7 +24,7 @@ inline constexpr uint32_t kTailSize = 8 + 4 + 8;
 enum Section : int {
   kMeta = 0,         // SegmentMeta
   kChunkIds,         // u64 per doc, strictly increasing
-  kFieldLens,        // u32 x 3 per doc (title, section, body)
+  kFieldLens,        // u32 x F per doc (title, section, body[, term]); F = 3 in version 2, 4 in 3
   kDict,             // DictEntry per term, sorted by term bytes
   kTermBlob,         // concatenated term bytes
   kSkips,            // SkipEntry per postings block, grouped by term
@@ -46,7 +52,7 @@ enum Section : int {
 };
 
 // A visibility class: the docs that share tenant, access label and ACL, so that any caller either
-// reads all of them or none. 48 bytes on disk.
+// reads all of them or none. 24 + 8 F bytes on disk (48 in version 2, 56 in version 3).
 struct ClassEntry {
   uint32_t tenant;       // id in kTenantDict
   uint32_t label;        // id in kLabelDict
@@ -54,19 +60,19 @@ struct ClassEntry {
   uint32_t acl_count;    // 0 = public (no ACL)
   uint32_t num_docs;
   uint32_t reserved;
-  uint64_t total_len[3];
+  uint64_t total_len[kMaxFields];  // F on disk; 0 beyond
 };
-inline constexpr uint32_t kClassEntrySize = 48;
+inline constexpr uint32_t ClassEntrySize(int fields) { return 24 + 8 * fields; }
 
-struct SegmentMeta {  // 48 bytes on disk
+struct SegmentMeta {  // 24 + 8 F bytes on disk
   uint32_t num_docs;
   uint32_t num_terms;
   uint32_t num_skips;
   uint32_t reserved;
-  uint64_t total_len[3];
+  uint64_t total_len[kMaxFields];  // F on disk
   uint64_t reserved2;
 };
-inline constexpr uint32_t kMetaSize = 48;
+inline constexpr uint32_t MetaSize(int fields) { return 24 + 8 * fields; }
 
 // One term of the dictionary, 32 bytes on disk.
 struct DictEntry {
@@ -79,15 +85,15 @@ struct DictEntry {
 };
 inline constexpr uint32_t kDictEntrySize = 32;
 
-// One postings block of a term, 36 bytes on disk.
+// One postings block of a term, 12 + 8 F bytes on disk (36 in version 2, 44 in version 3).
 struct SkipEntry {
   uint32_t last_doc;        // last local doc of the block
   uint32_t block_offset;    // relative to the term's postings_offset
   uint32_t positions_offset;  // relative to the term's positions_offset
-  uint32_t max_tf[3];       // per field maximum term frequency in the block
-  uint32_t min_len[3];      // per field minimum field length over the block's docs
+  uint32_t max_tf[kMaxFields];   // per field maximum term frequency in the block (F on disk, then max_tf
+  uint32_t min_len[kMaxFields];  // [F]..., then min_len[F]); fields absent from the file read as 0
 };
-inline constexpr uint32_t kSkipEntrySize = 36;
+inline constexpr uint32_t SkipEntrySize(int fields) { return 12 + 8 * fields; }
 
 inline constexpr uint32_t kColumnsPerDoc = 5;
 inline constexpr int kNumValueFamilies = 5;  // tenant, source_type, site, version, group (+ public)

@@ -78,11 +78,15 @@ Status SegmentImpl::Validate(bool deep) {
   const uint32_t crc = Crc32c(data_, size_ - 12);
   if (crc != stored_crc) return Corrupt("checksum mismatch (file is damaged)");
   const uint32_t version = Load32(data_ + 8);
-  if (version != kFormatVersion) {
+  if (version < kMinFormatVersion || version > kFormatVersion) {
     return Status::Unsupported("segment: format version " + std::to_string(version) +
-                               " is not supported (this build reads version " +
-                               std::to_string(kFormatVersion) + ")");
+                               " is not supported (this build reads versions " + std::to_string(kMinFormatVersion) +
+                               " to " + std::to_string(kFormatVersion) + ")");
   }
+  version_ = version;
+  num_fields_ = FieldsOfVersion(version);
+  skip_size_ = SkipEntrySize(num_fields_);
+  const int nf = num_fields_;
   const uint64_t footer = Load64(data_ + size_ - kTailSize);
   const uint64_t footer_end = size_ - kTailSize;
   if (footer < kHeaderSize || footer + 4 > footer_end) return Corrupt("footer offset out of bounds");
@@ -102,31 +106,31 @@ Status SegmentImpl::Validate(bool deep) {
     len_[s] = len;
   }
   // Meta.
-  if (len_[kMeta] != kMetaSize) return Corrupt("meta section has wrong size");
+  if (len_[kMeta] != MetaSize(nf)) return Corrupt("meta section has wrong size");
   num_docs_ = Load32(sec_[kMeta]);
   num_terms_ = Load32(sec_[kMeta] + 4);
   num_skips_ = Load32(sec_[kMeta] + 8);
-  for (int f = 0; f < 3; ++f) total_len_[f] = Load64(sec_[kMeta] + 16 + 8 * f);
+  for (int f = 0; f < nf; ++f) total_len_[f] = Load64(sec_[kMeta] + 16 + 8 * f);
   const uint64_t n = num_docs_;
   if (len_[kChunkIds] != 8 * n) return Corrupt("chunk id section size does not match doc count");
-  if (len_[kFieldLens] != 12 * n) return Corrupt("field length section size does not match doc count");
+  if (len_[kFieldLens] != 4 * uint64_t(nf) * n) return Corrupt("field length section size does not match doc count");
   if (len_[kDict] != uint64_t(kDictEntrySize) * num_terms_) return Corrupt("dictionary size mismatch");
-  if (len_[kSkips] != uint64_t(kSkipEntrySize) * num_skips_) return Corrupt("skip table size mismatch");
+  if (len_[kSkips] != uint64_t(skip_size_) * num_skips_) return Corrupt("skip table size mismatch");
   if (len_[kAttrColumns] != 20 * n) return Corrupt("attribute column size mismatch");
   if (len_[kAclOffsets] != 4 * (n + 1)) return Corrupt("ACL offsets size mismatch");
   if (len_[kPostings] < codec::kReadPadding) return Corrupt("postings section lacks padding");
   // Per-doc data.
-  uint64_t sums[3] = {0, 0, 0};
+  uint64_t sums[kMaxFields] = {0, 0, 0, 0};
   for (uint32_t d = 0; d < num_docs_; ++d) {
     if (d > 0 && chunk_id(d) <= chunk_id(d - 1)) return Corrupt("chunk ids are not strictly increasing");
-    for (int f = 0; f < 3; ++f) sums[f] += field_len(d, f);
+    for (int f = 0; f < nf; ++f) sums[f] += field_len(d, f);
   }
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < nf; ++f) {
     if (sums[f] != total_len_[f]) return Corrupt("field length totals do not match meta");
   }
-  length_codes_.resize(3 * n);
+  length_codes_.resize(kMaxFields * n);
   for (uint32_t d = 0; d < num_docs_; ++d) {
-    for (int f = 0; f < 3; ++f) length_codes_[3 * size_t(d) + f] = LengthCode(field_len(d, f));
+    for (int f = 0; f < kMaxFields; ++f) length_codes_[kMaxFields * size_t(d) + f] = LengthCode(field_len(d, f));
   }
   // Attribute dictionaries and columns.
   for (int fam = 0; fam < 5; ++fam) ATTEST_RETURN_IF_ERROR(ValidateStringTable(kTenantDict + fam, &dict_count_[fam]));
@@ -264,14 +268,16 @@ Status SegmentImpl::ValidatePostings() {
       SkipEntry s = skip(first_skip + b);
       const uint32_t n = b + 1 < nb ? kBlockSize : df - b * kBlockSize;
       const uint8_t* p = base + s.block_offset;
-      if (p + 4 > post_end) return Corrupt("postings block out of bounds");
-      for (int i = 0; i < 4; ++i) {
+      if (p + 1 + num_fields_ > post_end) return Corrupt("postings block out of bounds");
+      for (int i = 0; i <= num_fields_; ++i) {
         if (p[i] > 32) return Corrupt("postings block bit width > 32");
       }
-      if (codec::EncodedBlockSize(p, n) > size_t(post_end - p)) return Corrupt("postings block out of bounds");
+      if (codec::EncodedBlockSize(p, n, num_fields_) > size_t(post_end - p)) {
+        return Corrupt("postings block out of bounds");
+      }
       if (posoff + s.positions_offset > len_[kPositions]) return Corrupt("positions offset out of bounds");
       // Decode the gaps with 64-bit sums so that no wrap-around can hide an out-of-range doc.
-      codec::UnpackBits(p + 4, n, p[0], docs);
+      codec::UnpackBits(p + 1 + num_fields_, n, p[0], docs);
       uint64_t acc = uint64_t(prev + 1);
       for (uint32_t i = 0; i < n; ++i) {
         acc += uint64_t(docs[i]) + (i == 0 ? 0 : 1);
@@ -281,8 +287,8 @@ Status SegmentImpl::ValidatePostings() {
       // The block-max data must really bound the block: TopK prunes on it, and only true bounds
       // keep TopK equal to exhaustive scoring (a tampered file with a valid checksum could lie).
       {
-        uint32_t tfs[3][kBlockSize];
-        const uint8_t* arr = p + 4 + codec::PackedBytes(n, p[0]);
+        uint32_t tfs[kMaxFields][kBlockSize];
+        const uint8_t* arr = p + 1 + num_fields_ + codec::PackedBytes(n, p[0]);
         uint32_t doc = uint32_t(prev + 1);
         uint32_t abs_docs[kBlockSize];
         for (uint32_t i = 0; i < n; ++i) {
@@ -290,7 +296,7 @@ Status SegmentImpl::ValidatePostings() {
           abs_docs[i] = doc;
           ++class_count[doc_class(doc)];
         }
-        for (int f = 0; f < 3; ++f) {
+        for (int f = 0; f < num_fields_; ++f) {
           codec::UnpackBits(arr, n, p[1 + f], tfs[f]);
           arr += codec::PackedBytes(n, p[1 + f]);
           for (uint32_t i = 0; i < n; ++i) {
@@ -305,7 +311,7 @@ Status SegmentImpl::ValidatePostings() {
         const uint8_t* pp = sec_[kPositions] + posoff + s.positions_offset;
         const uint8_t* pend = positions_end();
         for (uint32_t i = 0; i < n; ++i) {
-          for (int f = 0; f < 3; ++f) {
+          for (int f = 0; f < num_fields_; ++f) {
             uint64_t acc = 0;
             for (uint32_t j = 0; j < tfs[f][i]; ++j) {
               uint64_t v;
@@ -372,9 +378,10 @@ SkipEntry SegmentImpl::skip(uint32_t index) const {
   s.last_doc = Load32(p);
   s.block_offset = Load32(p + 4);
   s.positions_offset = Load32(p + 8);
-  for (int f = 0; f < 3; ++f) {
-    s.max_tf[f] = Load32(p + 12 + 4 * f);
-    s.min_len[f] = Load32(p + 24 + 4 * f);
+  for (int f = 0; f < kMaxFields; ++f) {
+    const bool stored = f < num_fields_;
+    s.max_tf[f] = stored ? Load32(p + 12 + 4 * f) : 0;
+    s.min_len[f] = stored ? Load32(p + 12 + 4 * num_fields_ + 4 * f) : 0;
   }
   return s;
 }
@@ -396,7 +403,7 @@ std::optional<uint32_t> SegmentImpl::FindLabel(std::string_view s) const {
 }
 
 ClassEntry SegmentImpl::class_entry(uint32_t c) const {
-  const uint8_t* p = sec_[kClasses] + size_t(c) * kClassEntrySize;
+  const uint8_t* p = sec_[kClasses] + size_t(c) * ClassEntrySize(num_fields_);
   ClassEntry e;
   e.tenant = Load32(p);
   e.label = Load32(p + 4);
@@ -404,7 +411,7 @@ ClassEntry SegmentImpl::class_entry(uint32_t c) const {
   e.acl_count = Load32(p + 12);
   e.num_docs = Load32(p + 16);
   e.reserved = Load32(p + 20);
-  for (int f = 0; f < 3; ++f) e.total_len[f] = Load64(p + 24 + 8 * f);
+  for (int f = 0; f < kMaxFields; ++f) e.total_len[f] = f < num_fields_ ? Load64(p + 24 + 8 * f) : 0;
   return e;
 }
 
@@ -425,13 +432,15 @@ std::optional<uint32_t> SegmentImpl::FindTermIndex(std::string_view t) const {
 
 Status SegmentImpl::ValidateClasses(bool deep) {
   ATTEST_RETURN_IF_ERROR(ValidateStringTable(kLabelDict, &num_labels_));
-  if (len_[kClasses] % kClassEntrySize != 0) return Corrupt("class table size is not a multiple of 48");
-  const uint64_t nc = len_[kClasses] / kClassEntrySize;
+  const uint32_t entry_size = ClassEntrySize(num_fields_);
+  if (len_[kClasses] % entry_size != 0) return Corrupt("class table size is not a multiple of the entry size");
+  const uint64_t nc = len_[kClasses] / entry_size;
   if (nc > num_docs_ || (num_docs_ > 0 && nc == 0)) return Corrupt("class count out of range");
   num_classes_ = static_cast<uint32_t>(nc);
   if (len_[kClassAclIds] % 4 != 0) return Corrupt("class ACL ids size is not a multiple of 4");
   const uint64_t n_acl = len_[kClassAclIds] / 4;
-  uint64_t docs = 0, lens[3] = {0, 0, 0}, expected_acl = 0;
+  const int nf = num_fields_;
+  uint64_t docs = 0, lens[kMaxFields] = {0, 0, 0, 0}, expected_acl = 0;
   for (uint32_t c = 0; c < num_classes_; ++c) {
     const ClassEntry e = class_entry(c);
     if (e.tenant >= dict_count_[0] || e.label >= num_labels_) return Corrupt("class attribute out of dictionary range");
@@ -453,21 +462,21 @@ Status SegmentImpl::ValidateClasses(bool deep) {
     }
     if (e.num_docs == 0) return Corrupt("empty visibility class");
     docs += e.num_docs;
-    for (int f = 0; f < 3; ++f) lens[f] += e.total_len[f];
+    for (int f = 0; f < nf; ++f) lens[f] += e.total_len[f];
   }
   if (expected_acl != n_acl) return Corrupt("class ACL ids not covered by the classes");
   if (docs != num_docs_) return Corrupt("class sizes do not add up to the doc count");
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < nf; ++f) {
     if (lens[f] != total_len_[f]) return Corrupt("class field lengths do not add up to the totals");
   }
   if (len_[kDocClass] != 4 * uint64_t(num_docs_)) return Corrupt("doc class column size mismatch");
   std::vector<uint32_t> count(num_classes_, 0);
-  std::vector<uint64_t> class_lens(3 * size_t(num_classes_), 0);
+  std::vector<uint64_t> class_lens(kMaxFields * size_t(num_classes_), 0);
   for (uint32_t d = 0; d < num_docs_; ++d) {
     const uint32_t c = doc_class(d);
     if (c >= num_classes_) return Corrupt("doc class out of range");
     ++count[c];
-    for (int f = 0; f < 3; ++f) class_lens[3 * size_t(c) + f] += field_len(d, f);
+    for (int f = 0; f < nf; ++f) class_lens[kMaxFields * size_t(c) + f] += field_len(d, f);
     // A doc's class must hold its tenant and ACL (the filter reads the class, the oracle the columns).
     const ClassEntry e = class_entry(c);
     if (column(d, AttrFamily::kTenant) != e.tenant) return Corrupt("doc class disagrees with the tenant column");
@@ -480,8 +489,10 @@ Status SegmentImpl::ValidateClasses(bool deep) {
   for (uint32_t c = 0; c < num_classes_; ++c) {
     const ClassEntry e = class_entry(c);
     if (count[c] != e.num_docs) return Corrupt("class doc count disagrees with the doc class column");
-    for (int f = 0; f < 3; ++f) {
-      if (class_lens[3 * size_t(c) + f] != e.total_len[f]) return Corrupt("class field lengths disagree with the docs");
+    for (int f = 0; f < nf; ++f) {
+      if (class_lens[kMaxFields * size_t(c) + f] != e.total_len[f]) {
+        return Corrupt("class field lengths disagree with the docs");
+      }
     }
   }
   // Per-term class frequencies.

@@ -64,29 +64,34 @@ class SegmentImpl {
   uint64_t file_size() const { return size_; }
   // The CRC-32C stored in the tail (verified against the content by Validate()).
   uint32_t content_crc() const { return segfmt::Load32(data_ + size_ - 12); }
+  uint32_t version() const { return version_; }
+  // Fields stored in the file: 3 in format version 2, 4 since; absent fields read as empty.
+  int num_fields() const { return num_fields_; }
   uint64_t total_len(int f) const { return total_len_[f]; }
   uint64_t section_size(int section) const { return len_[section]; }
 
   uint64_t chunk_id(uint32_t d) const { return segfmt::Load64(sec_[segfmt::kChunkIds] + 8 * size_t(d)); }
   uint32_t field_len(uint32_t d, int f) const {
-    return segfmt::Load32(sec_[segfmt::kFieldLens] + 12 * size_t(d) + 4 * f);
+    return f < num_fields_ ? segfmt::Load32(sec_[segfmt::kFieldLens] + 4 * (size_t(num_fields_) * d + f)) : 0;
   }
-  const uint8_t* field_lens_row(uint32_t d) const { return sec_[segfmt::kFieldLens] + 12 * size_t(d); }
+  // The kMaxFields lengths of doc d (0 for the fields the file does not store).
+  void field_lens(uint32_t d, uint32_t out[segfmt::kMaxFields]) const {
+    const uint8_t* row = sec_[segfmt::kFieldLens] + 4 * size_t(num_fields_) * d;
+    for (int f = 0; f < segfmt::kMaxFields; ++f) out[f] = f < num_fields_ ? segfmt::Load32(row + 4 * f) : 0;
+  }
   std::optional<uint32_t> local_of(uint64_t chunk_id) const;
   // One byte per doc and field: a lower bound of the field length (LengthCode below), so that
-  // score upper bounds can be computed from a 3-byte row that stays in cache.
-  const uint8_t* length_codes(uint32_t d) const { return length_codes_.data() + 3 * size_t(d); }
+  // score upper bounds can be computed from a 4-byte row that stays in cache.
+  const uint8_t* length_codes(uint32_t d) const { return length_codes_.data() + segfmt::kMaxFields * size_t(d); }
 
   std::optional<TermPostings> FindTerm(std::string_view term) const;
   std::string_view term(uint32_t index) const;
   TermPostings postings(uint32_t index) const;
   segfmt::SkipEntry skip(uint32_t index) const;
   uint32_t skip_last_doc(uint32_t index) const {
-    return segfmt::Load32(sec_[segfmt::kSkips] + size_t(index) * segfmt::kSkipEntrySize);
+    return segfmt::Load32(sec_[segfmt::kSkips] + size_t(index) * skip_size_);
   }
-  const uint8_t* skip_ptr(uint32_t index) const {
-    return sec_[segfmt::kSkips] + size_t(index) * segfmt::kSkipEntrySize;
-  }
+  const uint8_t* skip_ptr(uint32_t index) const { return sec_[segfmt::kSkips] + size_t(index) * skip_size_; }
   const uint8_t* positions_end() const { return sec_[segfmt::kPositions] + len_[segfmt::kPositions]; }
 
   // Attribute dictionaries.
@@ -163,7 +168,10 @@ class SegmentImpl {
   uint32_t num_docs_ = 0;
   uint32_t num_terms_ = 0;
   uint32_t num_skips_ = 0;
-  uint64_t total_len_[3] = {0, 0, 0};
+  uint32_t version_ = 0;
+  int num_fields_ = segfmt::kMaxFields;
+  uint32_t skip_size_ = segfmt::SkipEntrySize(segfmt::kMaxFields);
+  uint64_t total_len_[segfmt::kMaxFields] = {0, 0, 0, 0};
   uint32_t dict_count_[5] = {0, 0, 0, 0, 0};
   uint32_t family_base_[6] = {0, 0, 0, 0, 0, 0};
   uint32_t num_value_lists_ = 0;

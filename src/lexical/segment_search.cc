@@ -37,7 +37,7 @@ SegmentSearch::SegmentSearch(const LexicalPlan& plan, const SegmentView& view, c
     }
   }
   contrib_.assign(plan.num_scoring, 0.0f);
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < segfmt::kMaxFields; ++f) {
     for (int c = 0; c < 256; ++c) wlen_[f][c] = plan.scorer.weight(f) * float(LengthFromCode(static_cast<uint8_t>(c)));
   }
   for (const PlanClause& c : plan.clauses) {
@@ -97,11 +97,12 @@ bool SegmentSearch::PhraseMatches(const PlanClause& c, uint32_t d) {
   for (uint32_t t : c.terms) {
     if (!Present(t, d)) return false;
   }
-  if (phrase_pos_.size() < m * 3) phrase_pos_.resize(m * 3);
-  for (size_t i = 0; i < m; ++i) terms_[c.terms[i]].cur->Positions(&phrase_pos_[i * 3]);
+  constexpr int kF = segfmt::kMaxFields;
+  if (phrase_pos_.size() < m * kF) phrase_pos_.resize(m * kF);
+  for (size_t i = 0; i < m; ++i) terms_[c.terms[i]].cur->Positions(&phrase_pos_[i * kF]);
   std::vector<const std::vector<uint32_t>*> ptrs(m);
-  for (int f = 0; f < 3; ++f) {
-    for (size_t i = 0; i < m; ++i) ptrs[i] = &phrase_pos_[i * 3 + f];
+  for (int f = 0; f < kF; ++f) {
+    for (size_t i = 0; i < m; ++i) ptrs[i] = &phrase_pos_[i * kF + f];
     if (PhraseMatchesInField(ptrs, c.rel)) return true;
   }
   return false;
@@ -131,19 +132,19 @@ void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const 
     // Bound first: exact tfs with lengths from the one-byte codes (lower bounds of the lengths,
     // so an upper bound of the score); the exact lengths are a likely cache miss, read last.
     const uint8_t* codes = seg_.length_codes(d);
-    const float norm_lb =
-        sc.NormOfWeightedLength(wlen_[0][codes[0]] + wlen_[1][codes[1]] + wlen_[2][codes[2]]);
+    const float norm_lb = sc.NormOfWeightedLength(wlen_[0][codes[0]] + wlen_[1][codes[1]] + wlen_[2][codes[2]] +
+                                                  wlen_[3][codes[3]]);
     float ub = 0;
     for (uint32_t t : known) {
       PostingsCursor* cur = terms_[t].cur.get();
-      if (cur->doc() == d) ub += sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm_lb);
+      if (cur->doc() == d) ub += sc.TermScore(terms_[t].idf, cur->tfs(), norm_lb);
     }
     for (size_t j = 0; j < rest.size(); ++j) {
       if (Below(ub + rest_bound[j], theta)) return;
       const uint32_t t = rest[j];
       if (!Present(t, d)) continue;
       PostingsCursor* cur = terms_[t].cur.get();
-      ub += sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm_lb);
+      ub += sc.TermScore(terms_[t].idf, cur->tfs(), norm_lb);
     }
     if (Below(ub, theta)) return;
   } else {
@@ -156,13 +157,14 @@ void SegmentSearch::Score(uint32_t d, const std::vector<uint32_t>& known, const 
   }
   if (Excluded(d)) return;
   // Every present term's cursor is now on d: the exact score.
-  const uint8_t* row = seg_.field_lens_row(d);
-  const float norm = sc.DocNorm(segfmt::Load32(row), segfmt::Load32(row + 4), segfmt::Load32(row + 8));
+  uint32_t lens[segfmt::kMaxFields];
+  seg_.field_lens(d, lens);
+  const float norm = sc.DocNorm(lens);
   std::fill(contrib_.begin(), contrib_.end(), 0.0f);
   auto exact = [&](const std::vector<uint32_t>& ts) {
     for (uint32_t t : ts) {
       PostingsCursor* cur = terms_[t].cur.get();
-      if (cur->doc() == d) contrib_[t] = sc.TermScore(terms_[t].idf, cur->tf(0), cur->tf(1), cur->tf(2), norm);
+      if (cur->doc() == d) contrib_[t] = sc.TermScore(terms_[t].idf, cur->tfs(), norm);
     }
   };
   exact(known);

@@ -59,11 +59,10 @@ class SegmentSearch {
   LexicalSearchStats* stats_;
   std::vector<Term> terms_;
   std::vector<float> contrib_;
-  float wlen_[3][256];  // weight * lower-bound length of each length code
+  float wlen_[segfmt::kMaxFields][256];  // weight * lower-bound length of each length code
   std::vector<uint32_t> required_;  // scoring terms of kMust clauses
   std::vector<uint32_t> optional_;  // other scoring terms present in the segment
-  std::vector<uint32_t> pos_[3];
-  std::vector<std::vector<uint32_t>> phrase_pos_;  // [term in clause * 3 + field]
+  std::vector<std::vector<uint32_t>> phrase_pos_;  // [term in clause * kMaxFields + field]
 };
 
 }  // namespace attest

@@ -73,7 +73,7 @@ std::string StringTable(const std::vector<std::string>& values) {
 }
 
 struct TermState {
-  std::string stream;    // per doc: varint gap, varint (tf_body << 1 | other), [tf_title, tf_section],
+  std::string stream;    // per doc: varint gap, varint (tf_body << 1 | other), [tf_title, tf_section, tf_term],
                          // varint byte length of the positions, positions (delta varints per field)
   uint32_t last_doc = 0;
   uint32_t df = 0;
@@ -82,11 +82,13 @@ struct TermState {
 }  // namespace
 
 struct SegmentWriter::State {
+  uint32_t version = kFormatVersion;
+  int nf = kMaxFields;  // fields written: FieldsOfVersion(version)
   TermTable terms;
   std::vector<TermState> postings;
   std::vector<uint64_t> chunk_ids;
-  std::vector<uint32_t> lens;  // 3 per doc
-  uint64_t total_len[3] = {0, 0, 0};
+  std::vector<uint32_t> lens;  // kMaxFields per doc
+  uint64_t total_len[kMaxFields] = {0, 0, 0, 0};
   ValueDict dicts[5];
   ValueDict labels;
   std::vector<uint32_t> columns;  // 4 per doc (provisional ids)
@@ -97,7 +99,7 @@ struct SegmentWriter::State {
   // Per-chunk scratch.
   struct Slot {
     uint32_t term;
-    uint32_t tf[3];
+    uint32_t tf[kMaxFields];
   };
   std::vector<Slot> slots;
   struct Occ {
@@ -113,6 +115,10 @@ struct SegmentWriter::State {
 };
 
 SegmentWriter::SegmentWriter() : state_(std::make_unique<State>()) {}
+SegmentWriter::SegmentWriter(uint32_t format_version) : state_(std::make_unique<State>()) {
+  state_->version = format_version >= kFormatVersion ? kFormatVersion : kMinFormatVersion;
+  state_->nf = FieldsOfVersion(state_->version);
+}
 SegmentWriter::~SegmentWriter() = default;
 
 size_t SegmentWriter::num_chunks() const { return state_->chunk_ids.size(); }
@@ -127,9 +133,10 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   if (s.chunk_ids.size() >= 0xfffffff0u) return Status::ResourceExhausted("segment writer: too many chunks");
   const uint32_t doc = static_cast<uint32_t>(s.chunk_ids.size());
   s.chunk_ids.push_back(chunk.id.get());
-  for (int f = 0; f < 3; ++f) {
-    s.lens.push_back(chunk.fields[f].length);
-    s.total_len[f] += chunk.fields[f].length;
+  for (int f = 0; f < kMaxFields; ++f) {
+    const uint32_t len = f < s.nf ? chunk.fields[f].length : 0;
+    s.lens.push_back(len);
+    s.total_len[f] += len;
   }
   // Attributes.
   const ChunkAttributes& a = chunk.attrs;
@@ -147,21 +154,22 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   s.occs.clear();
   const uint32_t stamp = doc + 1;
   s.hashes.clear();
-  for (uint32_t f = 0; f < 3; ++f) {
+  const uint32_t nf = static_cast<uint32_t>(s.nf);
+  for (uint32_t f = 0; f < nf; ++f) {
     for (const Token& tok : chunk.fields[f].tokens) {
       s.hashes.push_back(TermTable::Hash(tok.term));
       s.terms.Prefetch(s.hashes.back());
     }
   }
   size_t token_index = 0;
-  for (uint32_t f = 0; f < 3; ++f) {
+  for (uint32_t f = 0; f < nf; ++f) {
     for (const Token& tok : chunk.fields[f].tokens) {
       TermTable::Payload* m;
       const uint32_t tid = s.terms.Intern(tok.term, s.hashes[token_index++], &m);
       if (m->stamp != stamp) {  // first occurrence in this chunk
         m->stamp = stamp;
         m->local = static_cast<uint32_t>(s.slots.size());
-        s.slots.push_back({tid, {0, 0, 0}});
+        s.slots.push_back({tid, {0, 0, 0, 0}});
         if (tid < s.postings.size()) __builtin_prefetch(&s.postings[tid]);
       }
       const uint32_t slot = m->local;
@@ -178,7 +186,8 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   // Counting sort of positions by slot (stable: field order, then token order).
   s.slot_start.assign(s.slots.size() + 1, 0);
   for (size_t i = 0; i < s.slots.size(); ++i) {
-    s.slot_start[i + 1] = s.slot_start[i] + s.slots[i].tf[0] + s.slots[i].tf[1] + s.slots[i].tf[2];
+    const uint32_t* tf = s.slots[i].tf;
+    s.slot_start[i + 1] = s.slot_start[i] + tf[0] + tf[1] + tf[2] + tf[3];
   }
   s.sorted_pos.resize(s.occs.size());
   for (const auto& o : s.occs) s.sorted_pos[s.slot_start[o.slot]++] = o.pos;
@@ -188,15 +197,16 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
     TermState& ts = s.postings[sl.term];
     const uint32_t gap = ts.df == 0 ? doc : doc - ts.last_doc;
     AppendVarint32(&ts.stream, gap);
-    const bool other = sl.tf[0] != 0 || sl.tf[1] != 0;
+    const bool other = sl.tf[0] != 0 || sl.tf[1] != 0 || sl.tf[3] != 0;
     AppendVarint32(&ts.stream, (sl.tf[2] << 1) | (other ? 1u : 0u));
     if (other) {
       AppendVarint32(&ts.stream, sl.tf[0]);
       AppendVarint32(&ts.stream, sl.tf[1]);
+      AppendVarint32(&ts.stream, sl.tf[3]);
     }
     uint32_t* p = s.sorted_pos.data() + begin;
     s.scratch.clear();
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < s.nf; ++f) {
       const uint32_t n = sl.tf[f];
       if (!std::is_sorted(p, p + n)) std::sort(p, p + n);
       uint32_t prev = 0;
@@ -317,7 +327,7 @@ std::string SegmentWriter::Serialize() const {
       doc_class[d] = class_remap[doc_class[d]];
       ClassEntry& e = entries[doc_class[d]];
       ++e.num_docs;
-      for (int f = 0; f < 3; ++f) e.total_len[f] += s.lens[3 * size_t(d) + f];
+      for (int f = 0; f < kMaxFields; ++f) e.total_len[f] += s.lens[kMaxFields * size_t(d) + f];
       PutFixed32(&sec[kDocClass], doc_class[d]);
     }
     for (const ClassEntry& e : entries) {
@@ -327,7 +337,7 @@ std::string SegmentWriter::Serialize() const {
       PutFixed32(&sec[kClasses], e.acl_count);
       PutFixed32(&sec[kClasses], e.num_docs);
       PutFixed32(&sec[kClasses], 0);
-      for (int f = 0; f < 3; ++f) PutFixed64(&sec[kClasses], e.total_len[f]);
+      for (int f = 0; f < s.nf; ++f) PutFixed64(&sec[kClasses], e.total_len[f]);
     }
   }
   const uint32_t num_classes = static_cast<uint32_t>(class_of.size());
@@ -355,8 +365,10 @@ std::string SegmentWriter::Serialize() const {
   // Per-doc data.
   sec[kChunkIds].reserve(size_t(n) * 8);
   for (uint64_t id : s.chunk_ids) PutFixed64(&sec[kChunkIds], id);
-  sec[kFieldLens].reserve(size_t(n) * 12);
-  for (uint32_t v : s.lens) PutFixed32(&sec[kFieldLens], v);
+  sec[kFieldLens].reserve(size_t(n) * 4 * s.nf);
+  for (uint32_t d = 0; d < n; ++d) {
+    for (int f = 0; f < s.nf; ++f) PutFixed32(&sec[kFieldLens], s.lens[kMaxFields * size_t(d) + f]);
+  }
 
   // Terms in sorted order.
   const uint32_t num_terms = static_cast<uint32_t>(s.terms.size());
@@ -366,14 +378,14 @@ std::string SegmentWriter::Serialize() const {
   sec[kPositions].reserve(stream_bytes);
 
   uint32_t num_skips = 0;
-  uint32_t docs[kBlockSize], tf0[kBlockSize], tf1[kBlockSize], tf2[kBlockSize];
-  const uint32_t* tfs[3] = {tf0, tf1, tf2};
+  uint32_t docs[kBlockSize], tf0[kBlockSize], tf1[kBlockSize], tf2[kBlockSize], tf3[kBlockSize];
+  const uint32_t* tfs[kMaxFields] = {tf0, tf1, tf2, tf3};
   // The postings section, the largest, is encoded in place in the output image (the sections
   // may appear in any order in the file: the footer locates them).
   std::string out;
   out.reserve(stream_bytes + stream_bytes / 2 + size_t(n) * 64 + 4096);
   out.append(kMagic, 8);
-  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, s.version);
   PutFixed32(&out, 0);  // flags
   uint64_t offs[kNumSections], lens[kNumSections];
   offs[kPostings] = out.size();
@@ -404,7 +416,7 @@ std::string SegmentWriter::Serialize() const {
     for (uint32_t done = 0; done < ts.df;) {
       const uint32_t bn = std::min(kBlockSize, ts.df - done);
       const size_t block_off = post.size() - post_base, pos_off = pos.size() - pos_base;
-      uint32_t min_len[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+      uint32_t min_len[kMaxFields] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
       for (uint32_t i = 0; i < bn; ++i) {
         const uint32_t gap = ReadVarint32(p);
         const uint32_t doc = (done + i == 0) ? gap : prev_doc + gap;
@@ -415,8 +427,9 @@ std::string SegmentWriter::Serialize() const {
         if (code & 1) {
           tf0[i] = ReadVarint32(p);
           tf1[i] = ReadVarint32(p);
+          tf3[i] = ReadVarint32(p);
         } else {
-          tf0[i] = tf1[i] = 0;
+          tf0[i] = tf1[i] = tf3[i] = 0;
         }
         // Positions are already delta varints per field: copy their bytes.
         const uint32_t pos_bytes = ReadVarint32(p);
@@ -424,8 +437,8 @@ std::string SegmentWriter::Serialize() const {
         p += pos_bytes;
       }
       for (uint32_t i = 0; i < bn; ++i) {  // independent loads: the misses overlap
-        const uint32_t* l = &s.lens[3 * size_t(docs[i])];
-        for (int f = 0; f < 3; ++f) min_len[f] = std::min(min_len[f], l[f]);
+        const uint32_t* l = &s.lens[kMaxFields * size_t(docs[i])];
+        for (int f = 0; f < kMaxFields; ++f) min_len[f] = std::min(min_len[f], l[f]);
       }
       if (per_class_df) {
         for (uint32_t i = 0; i < bn; ++i) {
@@ -433,14 +446,14 @@ std::string SegmentWriter::Serialize() const {
           if (class_count[c]++ == 0) touched.push_back(c);
         }
       }
-      codec::EncodeBlock(docs, tfs, bn, block_prev, &post);
+      codec::EncodeBlock(docs, tfs, s.nf, bn, block_prev, &post);
       block_prev = docs[bn - 1];
       std::string& sk = sec[kSkips];
       PutFixed32(&sk, docs[bn - 1]);
       PutFixed32(&sk, static_cast<uint32_t>(block_off));
       PutFixed32(&sk, static_cast<uint32_t>(pos_off));
-      for (int f = 0; f < 3; ++f) PutFixed32(&sk, *std::max_element(tfs[f], tfs[f] + bn));
-      for (int f = 0; f < 3; ++f) PutFixed32(&sk, min_len[f]);
+      for (int f = 0; f < s.nf; ++f) PutFixed32(&sk, *std::max_element(tfs[f], tfs[f] + bn));
+      for (int f = 0; f < s.nf; ++f) PutFixed32(&sk, min_len[f]);
       ++num_skips;
       done += bn;
     }
@@ -465,7 +478,7 @@ std::string SegmentWriter::Serialize() const {
   PutFixed32(&sec[kMeta], num_terms);
   PutFixed32(&sec[kMeta], num_skips);
   PutFixed32(&sec[kMeta], 0);
-  for (int f = 0; f < 3; ++f) PutFixed64(&sec[kMeta], s.total_len[f]);
+  for (int f = 0; f < s.nf; ++f) PutFixed64(&sec[kMeta], s.total_len[f]);
   PutFixed64(&sec[kMeta], 0);
 
   lens[kPostings] = out.size() - offs[kPostings];

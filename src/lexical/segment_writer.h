@@ -13,7 +13,10 @@ namespace attest {
 
 class SegmentWriter {
  public:
-  SegmentWriter();
+  SegmentWriter();  // writes the current format version
+  // Writes `format_version` (2 or the current one). Version 2 stores three fields and drops the
+  // chunks' term field: it exists so that tests can write the old format that readers still open.
+  explicit SegmentWriter(uint32_t format_version);
   ~SegmentWriter();
 
   // Chunk ids must be strictly increasing across calls.

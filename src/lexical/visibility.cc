@@ -55,7 +55,7 @@ ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const ChunkFi
     : segments_(&segments) {
   const ChunkFilter vis = filter.Visibility();
   masks_.reserve(segments.size());
-  uint64_t total[3] = {0, 0, 0};
+  uint64_t total[segfmt::kMaxFields] = {0, 0, 0, 0};
   for (const SegmentView& v : segments) {
     const SegmentImpl& seg = v.segment->impl();
     masks_.emplace_back(seg, vis);
@@ -63,17 +63,17 @@ ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const ChunkFi
     if (m.none()) continue;
     if (m.all()) {
       num_docs_ += seg.num_docs();
-      for (int f = 0; f < 3; ++f) total[f] += seg.total_len(f);
+      for (int f = 0; f < segfmt::kMaxFields; ++f) total[f] += seg.total_len(f);
       continue;
     }
     for (uint32_t c = 0; c < seg.num_classes(); ++c) {
       if (!m.admits(c)) continue;
       const segfmt::ClassEntry e = seg.class_entry(c);
       num_docs_ += e.num_docs;
-      for (int f = 0; f < 3; ++f) total[f] += e.total_len[f];
+      for (int f = 0; f < segfmt::kMaxFields; ++f) total[f] += e.total_len[f];
     }
   }
-  for (int f = 0; f < 3; ++f) avg_len_[f] = num_docs_ ? double(total[f]) / double(num_docs_) : 0.0;
+  for (int f = 0; f < segfmt::kMaxFields; ++f) avg_len_[f] = num_docs_ ? double(total[f]) / double(num_docs_) : 0.0;
 }
 
 uint64_t ScopedStats::DocFreq(std::string_view term) const {

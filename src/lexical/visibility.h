@@ -51,7 +51,7 @@ class ScopedStats {
   const std::vector<SegmentView>* segments_;
   std::vector<ClassMask> masks_;  // per segment
   uint64_t num_docs_ = 0;
-  double avg_len_[3] = {0, 0, 0};
+  double avg_len_[kNumFields] = {0, 0, 0, 0};
 };
 
 }  // namespace attest

@@ -9,6 +9,7 @@
 #include "lexical/lexical_query.h"
 #include "lexical/lexical_searcher.h"
 #include "vector/vector_leg.h"
+#include "search/format_siblings.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
 #include "store/access_attributes.h"
@@ -51,6 +52,9 @@ Result<std::unordered_set<DocNum>> ExcludedDocuments(const Snapshot& snapshot, c
   docs.insert(doc_of.begin(), doc_of.end());
   return docs;
 }
+
+// Extra document candidates kept past k so that folding format siblings still fills k hits.
+size_t FoldingMargin(size_t k) { return std::min<size_t>(k, 10); }
 
 // The ranked unit of a search: DocNum when hits are whole documents (SearchOptions::
 // collapse_documents), ChunkId when they are chunks.
@@ -128,6 +132,39 @@ struct RankedHit {
   uint32_t vector_rank = 0;
   float vector_score = 0;
 };
+
+// Shows a document published in several formats once (search/format_siblings.h): a sibling ranked
+// below another of its stem is dropped, and the preferred format takes the better rank with its
+// own best chunk. Keeps at most k hits; `docs` caches the records of the hits' documents.
+Status FoldFormatSiblings(const Snapshot& snapshot, size_t k, std::vector<RankedHit>* hits,
+                          std::unordered_map<DocNum, DocumentRecord>* docs) {
+  std::vector<RankedHit> out;
+  std::unordered_map<std::string, std::pair<size_t, uint8_t>> seen;  // stem -> (index in out, preference)
+  for (const RankedHit& h : *hits) {
+    if (out.size() >= k) break;
+    auto it = docs->find(h.doc);
+    if (it == docs->end()) {
+      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(h.doc));
+      it = docs->emplace(h.doc, std::move(d)).first;
+    }
+    std::optional<FormatSibling> sibling = FormatSiblingOf(it->second.id);
+    if (!sibling) {
+      out.push_back(h);
+      continue;
+    }
+    auto [pos, inserted] = seen.emplace(sibling->stem, std::make_pair(out.size(), sibling->preference));
+    if (inserted) {
+      out.push_back(h);
+    } else if (sibling->preference < pos->second.second) {
+      RankedHit& kept = out[pos->second.first];
+      kept.chunk = h.chunk;
+      kept.doc = h.doc;
+      pos->second.second = sibling->preference;
+    }
+  }
+  *hits = std::move(out);
+  return Status::Ok();
+}
 
 // What the legs of one search share.
 struct LegContext {
@@ -233,7 +270,9 @@ Result<std::vector<RankedHit>> RankHits(const LegContext& ctx, SearchResult* res
       fused.push_back(c);
     }
   }
-  if (fused.size() > options.k) fused.resize(options.k);
+  // Whole documents keep a margin for the format siblings that FoldFormatSiblings() removes.
+  const size_t keep = options.k + (kCollapses<Key> ? FoldingMargin(options.k) : 0);
+  if (fused.size() > keep) fused.resize(keep);
 
   // The chunk shown for each hit: the lexical leg's best chunk when it has one (its snippet shows
   // the query terms), else the vector leg's.
@@ -329,7 +368,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   LexicalSearchArgs args;
   args.query = &query;
   ATTEST_ASSIGN_OR_RETURN(args.filter, TranslateFilter(options.filter));
-  args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight};
+  args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight, options.term_weight};
 
   SearchResult result;
   result.snapshot_version = snapshot.version().get();
@@ -360,7 +399,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   if (use_vector) result.embedder = view->identity;
   const size_t depth = mode == SearchMode::kHybrid
                            ? std::max(options.k, options.candidates ? options.candidates : std::max<size_t>(100, 2 * options.k))
-                           : options.k;
+                           : options.k + (options.collapse_documents ? FoldingMargin(options.k) : 0);
   ATTEST_ASSIGN_OR_RETURN(std::unordered_set<DocNum> excluded_docs, ExcludedDocuments(snapshot, query, args, options));
   LegContext legs{.snapshot = snapshot,
                   .options = options,
@@ -374,7 +413,9 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   Result<std::vector<RankedHit>> ranked =
       options.collapse_documents ? RankHits<DocNum>(legs, &result) : RankHits<ChunkId>(legs, &result);
   ATTEST_RETURN_IF_ERROR(ranked.status());
-  const std::vector<RankedHit>& fused = ranked.value();
+  std::vector<RankedHit> fused = std::move(ranked).value();
+  std::unordered_map<DocNum, DocumentRecord> docs;
+  if (options.collapse_documents) ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
   std::vector<ChunkId> picked_ids;
   for (const RankedHit& h : fused) picked_ids.push_back(h.chunk);
   std::vector<ChunkRecord> records;
@@ -391,7 +432,6 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (clause.occur == Occur::kMustNot) continue;
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
-  std::unordered_map<DocNum, DocumentRecord> docs;
   for (size_t n = 0; n < fused.size(); ++n) {
     const DocNum doc_num = fused[n].doc;
     auto it = docs.find(doc_num);

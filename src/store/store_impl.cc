@@ -200,7 +200,7 @@ Status StoreImpl::MigrateOldSegments(Catalog& cat) {
   std::vector<SegmentId> old;
   for (const SegmentRow& row : rows) {
     auto version = Segment::FileFormatVersion(dir_.segment_path(row.id));
-    if (version.ok() && *version < Segment::CurrentFormatVersion()) old.push_back(row.id);
+    if (version.ok() && *version < Segment::OldestReadableFormatVersion()) old.push_back(row.id);
   }
   if (old.empty()) return Status::Ok();
   if (!options_.reindex) {
