@@ -72,6 +72,7 @@ TEST(FocusMatch, ValueStatements) {
   EXPECT_FALSE(AnswersFocus(Focus::kValue,
                             "In fact, the server will not even start in this mode if max_wal_senders is non-zero."));
   EXPECT_FALSE(AnswersFocus(Focus::kValue, "max_wal_senders (integer)"));
+  EXPECT_FALSE(AnswersFocus(Focus::kValue, "If this value is specified without units, it is taken as seconds."));
 }
 
 TEST(FocusMatch, NumbersDatesVersions) {

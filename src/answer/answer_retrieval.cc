@@ -128,9 +128,13 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
     }
   }
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-  std::map<ChunkId, std::string> text_of;
-  for (auto& c : chunks) text_of[c.id] = std::move(c.text);
-  for (auto& c : out.candidates) c.text = text_of[c.hit.chunk_id];
+  std::map<ChunkId, ChunkRecord> record_of;
+  for (auto& c : chunks) record_of[c.id] = std::move(c);
+  for (auto& c : out.candidates) {
+    const ChunkRecord& r = record_of[c.hit.chunk_id];
+    c.text = r.text;
+    c.spans = r.spans;
+  }
   return out;
 }
 

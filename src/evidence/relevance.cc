@@ -156,6 +156,11 @@ bool MentionsSubject(std::string_view text, std::string_view subject) {
   return std::any_of(want.begin(), want.end(), [&](const std::vector<std::string>& w) { return AllWordsIn(w, have); });
 }
 
+bool NamesOnlySubject(std::string_view text, std::string_view subject) {
+  const std::vector<std::string> words = Words(text), own = Words(subject);
+  return !words.empty() && !own.empty() && AllWordsIn(words, own);
+}
+
 std::string SubjectLabel(std::string_view subject) {
   const std::string s = RemoveGroups(DropSectionNumber(subject), '(', ')');
   std::string out;
@@ -245,17 +250,18 @@ bool StatesValue(const std::vector<SentenceWord>& words) {
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i].text;
     if (w.rfind("default", 0) == 0) return true;  // default, defaults, defaulted
-    // "set to X", "value is X", "equal to X", "value of X".
-    const bool lead = (i + 1 < words.size()) && ((w == "set" && words[i + 1].text == "to") ||
-                                                 (w == "value" && (words[i + 1].text == "is" || words[i + 1].text == "of")) ||
-                                                 (w == "equal" && words[i + 1].text == "to"));
-    if (!lead) continue;
-    // A bare word is a value ("set to input"); after an article it must look like one ("set to a
-    // sufficiently large value" states none).
-    const size_t j = i + 2;
-    if (j >= words.size()) continue;
-    if (!IsArticle(words[j].text)) return true;
-    if (j + 1 < words.size() && IsLiteralValue(words[j + 1])) return true;
+    // "set to X", "equal to X": a bare word is a value ("set to input"); after an article it must
+    // look like one ("set to a sufficiently large value" states none). "value is X", "value of X":
+    // X must look like a value ("If this value is specified" states none).
+    if (i + 2 >= words.size()) continue;
+    const std::string& next = words[i + 1].text;
+    const bool to = (w == "set" || w == "equal") && next == "to";
+    const bool is = w == "value" && (next == "is" || next == "of");
+    if (!to && !is) continue;
+    size_t j = i + 2;
+    if (to && !IsArticle(words[j].text)) return true;
+    if (IsArticle(words[j].text)) ++j;
+    if (j < words.size() && IsLiteralValue(words[j])) return true;
   }
   return false;
 }
@@ -291,6 +297,17 @@ bool AnswersFocus(Focus focus, std::string_view sentence) {
     default:
       return true;
   }
+}
+
+RelevanceCheck CheckRelevance(const RelevanceQuestion& question, std::string_view passage_subject,
+                              std::string_view title, std::string_view text) {
+  RelevanceCheck out;
+  if (!question.subject.empty() && !passage_subject.empty()) {
+    out.about_subject = SubjectsMatch(question.subject, passage_subject) || MentionsSubject(text, question.subject) ||
+                        MentionsSubject(title, question.subject);
+  }
+  out.answers_focus = AnswersFocus(question.focus, text);
+  return out;
 }
 
 }  // namespace attest

@@ -35,6 +35,10 @@ bool SubjectsMatch(std::string_view question_subject, std::string_view passage_s
 // as a whole identifier.
 bool MentionsSubject(std::string_view text, std::string_view subject);
 
+// True when `text` says nothing but the subject's own words: the term line of an entry
+// ("max_wal_senders (integer)" under the subject "max_wal_senders (integer)").
+bool NamesOnlySubject(std::string_view text, std::string_view subject);
+
 // The subject as a claim names it: decorations in parentheses and a leading section number
 // removed ("max_wal_senders (integer)" -> "max_wal_senders"); "" when nothing is left.
 std::string SubjectLabel(std::string_view subject);
@@ -47,5 +51,25 @@ bool FocusIsTestable(Focus focus);
 // default is 10.", "defaults to native", "is set to on"), kNumber a number or quantity, kDate a
 // date or year, kVersion a version label. Other focuses: true (not testable from words alone).
 bool AnswersFocus(Focus focus, std::string_view sentence);
+
+// What a question asks, as the relevance check reads it (QueryPlan::focus and QueryPlan::subject).
+struct RelevanceQuestion {
+  Focus focus = Focus::kNone;
+  std::string subject;  // "" = none recognised: every passage is about it
+};
+
+struct RelevanceCheck {
+  bool about_subject = true;
+  bool answers_focus = true;
+  bool ok() const { return about_subject && answers_focus; }
+};
+
+// One cited passage read against the question. About the subject: the question names none, the
+// passage's subject is unknown (a source without structure: nothing to tell it by), the passage's
+// subject names it, or the text or the passage's title mentions it. A passage inside another
+// subject's entry that does not mention the question's subject is not about it. Answers the
+// focus: the focus is not testable, or `text` (the quoted sentence) holds content of its kind.
+RelevanceCheck CheckRelevance(const RelevanceQuestion& question, std::string_view passage_subject,
+                              std::string_view title, std::string_view text);
 
 }  // namespace attest
