@@ -23,6 +23,15 @@ double Overlap(const std::set<std::string>& a, const std::set<std::string>& b) {
   return double(in) / double(a.size());
 }
 
+// The quote, naming the passage's subject when the passage is about the question's subject and
+// the quote does not say it ("max_wal_senders: The default is 10."). The quote stays verbatim.
+std::string ClaimText(const RelevanceQuestion& asks, const EvidencePassage& p) {
+  if (asks.subject.empty() || p.subject.empty() || !SubjectsMatch(asks.subject, p.subject)) return p.text;
+  if (MentionsSubject(p.text, p.subject) || MentionsSubject(p.text, asks.subject)) return p.text;
+  const std::string label = SubjectLabel(p.subject);
+  return label.empty() ? p.text : label + ": " + p.text;
+}
+
 }  // namespace
 
 Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
@@ -35,10 +44,21 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
   for (const EvidencePassage& p : *args.pack) {
     if (!p.flagged) best = std::max(best, p.score);
   }
+  // Passages that answer the question first (pack order within each group).
+  std::vector<const EvidencePassage*> order, rest;
   for (const EvidencePassage& p : *args.pack) {
-    if (draft.claims.size() >= args.max_sentences) break;
     if (p.flagged || p.text.empty()) continue;
-    if (p.score < kMinRelativeScore * best) continue;  // filler far below the best evidence
+    // An entry's term line alone ("max_wal_senders (integer)") never leads.
+    const bool answers =
+        CheckRelevance(args.asks, p.subject, p.title, p.text).ok() && !NamesOnlySubject(p.text, p.subject);
+    (answers ? order : rest).push_back(&p);
+  }
+  const EvidencePassage* lead = order.empty() ? nullptr : order.front();
+  order.insert(order.end(), rest.begin(), rest.end());
+  for (const EvidencePassage* pp : order) {
+    const EvidencePassage& p = *pp;
+    if (draft.claims.size() >= args.max_sentences) break;
+    if (&p != lead && p.score < kMinRelativeScore * best) continue;  // filler far below the best evidence
     std::set<std::string> terms = ContentTerms(analyzer, p.text);
     // A repeat says nothing new: most of its words were said and it adds no number. A sentence that
     // differs in a value is not a repeat but possibly a disagreement, which the pipeline handles.
@@ -54,11 +74,11 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
     said.push_back(terms);
     DraftClaim c;
     c.id = "c" + std::to_string(draft.claims.size() + 1);
-    c.text = p.text;
+    c.text = ClaimText(args.asks, p);
     c.cites.push_back(Citation{p.id, p.text});
-    draft.claims.push_back(std::move(c));
     if (!text.empty()) text.push_back(' ');
-    text += p.text;
+    text += c.text;
+    draft.claims.push_back(std::move(c));
   }
   if (args.on_delta && !text.empty()) args.on_delta(text);
   return draft;
