@@ -42,7 +42,8 @@ TEST(IngestHtml, KeepsStructureInReadingOrder) {
     </body></html>)");
   EXPECT_EQ(doc.title, "Guide");
   EXPECT_EQ(BlocksToString(doc),
-            "H1: Top\nP: First paragraph & more.\nH3: Sub\nLI: one\nLI: two bold\nP: term\nP: definition\n"
+            "H1: Top\nP: First paragraph & more.\nH3: Sub\nLI: one\nLI: two bold\nDEF[term]: term\n"
+            "DEF[term]: definition\n"
             "P: quoted\nCODE:   line 1\n    indented\nP: loose div text\n");
 }
 
@@ -69,12 +70,23 @@ TEST(IngestHtml, DropsChromeScriptsAndHiddenElements) {
   }
 }
 
-TEST(IngestHtml, TablesBecomeOneBlockWithRows) {
+// A table with a header row: one block per body row, each cell with its column header, the row's
+// first cell as its subject; the caption is a paragraph before them.
+TEST(IngestHtml, TablesWithAHeaderRowBecomeOneBlockPerRow) {
   const ParsedDocument doc = Extract(R"(<body><p>Before</p>
     <table><caption>Table 1. Sizes</caption><thead><tr><th>Name</th><th>Size</th></tr></thead>
     <tbody><tr><td>a</td><td>1 <i>kB</i></td></tr><tr><td></td><td></td></tr><tr><td>b</td><td>2</td></tr></tbody>
     </table><p>After</p></body>)");
-  EXPECT_EQ(BlocksToString(doc), "P: Before\nTABLE: Table 1. Sizes\nName | Size\na | 1 kB\nb | 2\nP: After\n");
+  EXPECT_EQ(BlocksToString(doc),
+            "P: Before\nP: Table 1. Sizes\nROW[a]: Name: a | Size: 1 kB\nROW[b]: Name: b | Size: 2\nP: After\n");
+}
+
+TEST(IngestHtml, TablesWithoutHeadersBecomeOneBlockWithRows) {
+  const ParsedDocument doc = Extract(R"(<body><p>Before</p>
+    <table><caption>Table 1. Sizes</caption>
+    <tbody><tr><td>a</td><td>1 <i>kB</i></td></tr><tr><td></td><td></td></tr><tr><td>b</td><td>2</td></tr></tbody>
+    </table><p>After</p></body>)");
+  EXPECT_EQ(BlocksToString(doc), "P: Before\nTABLE: Table 1. Sizes\na | 1 kB\nb | 2\nP: After\n");
 }
 
 TEST(IngestHtml, ListItemWithParagraphsStaysOneBlockAndNestedListsSplit) {
@@ -199,9 +211,9 @@ TEST_F(IngestHtmlPostgres, OrdinaryPagesHaveNoVersion) {
   }
   const std::string text = BlocksToString(Page("runtime-config-replication.html"));
   EXPECT_NE(text.find("H3: 20.6.1. Sending Servers"), std::string::npos);
-  EXPECT_NE(text.find("P: max_wal_senders (integer)"), std::string::npos);
-  EXPECT_NE(text.find("TABLE: Plugin | Description\npgoutput | Core plugin"), std::string::npos);
-  EXPECT_NE(text.find("CODE: SELECT DISTINCT plugin FROM pg_replication_slots WHERE plugin IS NOT NULL;"),
+  EXPECT_NE(text.find("DEF[max_wal_senders (integer)]: max_wal_senders (integer)"), std::string::npos);
+  EXPECT_NE(text.find("ROW[pgoutput]: Plugin: pgoutput | Description: Core plugin"), std::string::npos) << text;
+  EXPECT_NE(text.find(": SELECT DISTINCT plugin FROM pg_replication_slots WHERE plugin IS NOT NULL;"),
             std::string::npos);
 }
 

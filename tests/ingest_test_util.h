@@ -57,11 +57,12 @@ inline Parsed ParseContent(const std::filesystem::path& dir, const std::string& 
 }
 
 inline std::string BlocksToString(const ParsedDocument& doc) {
-  static const char* kKinds[] = {"H", "P", "LI", "TABLE", "CODE"};
+  static const char* kKinds[] = {"H", "P", "LI", "TABLE", "CODE", "DEF", "ROW"};
   std::string out;
   for (const Block& b : doc.blocks) {
     out += kKinds[static_cast<int>(b.kind)];
     if (b.level) out += std::to_string(b.level);
+    if (!b.subject.empty()) out += "[" + b.subject + "]";
     out += ": " + b.text + "\n";
   }
   return out;

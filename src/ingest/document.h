@@ -11,7 +11,9 @@
 
 namespace attest {
 
-enum class BlockKind : uint8_t { kHeading, kParagraph, kListItem, kTable, kCode };
+// kDefinition: a definition list entry's term line or a paragraph of its description (subject =
+// the term); kTableRow: one body row of a table with headers (subject = its row header).
+enum class BlockKind : uint8_t { kHeading, kParagraph, kListItem, kTable, kCode, kDefinition, kTableRow };
 
 // One structural block of text in reading order. Headings carry a level (1 = h1).
 struct Block {

@@ -1,6 +1,8 @@
 #include "ingest/html_block_walker.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "common/strings.h"
 #include "ingest/text_util.h"
@@ -28,6 +30,53 @@ void CollectRows(const GumboNode* table, std::vector<const GumboNode*>* rows) {
   }
 }
 
+struct TableCell {
+  std::string text;
+  uint32_t column = 0;  // first column it occupies (colspan counted)
+};
+
+struct TableRow {
+  std::vector<TableCell> cells;
+  bool all_th = true;
+  bool any_text = false;
+  int row_header = -1;  // index in cells of the row's header: th scope=row, else its first th
+};
+
+TableRow ReadRow(const GumboNode* tr, const DropRules& rules) {
+  TableRow row;
+  uint32_t column = 0;
+  int first_th = -1;
+  const GumboVector& cells = tr->v.element.children;
+  for (unsigned i = 0; i < cells.length; ++i) {
+    const auto* cell = static_cast<const GumboNode*>(cells.data[i]);
+    const bool th = IsTag(cell, GUMBO_TAG_TH);
+    if ((!th && !IsTag(cell, GUMBO_TAG_TD)) || IsDropped(cell, rules)) continue;
+    TableCell c{CollectText(cell, rules), column};
+    const char* span = Attr(cell, "colspan");
+    const long width = span != nullptr ? std::strtol(span, nullptr, 10) : 1;
+    column += static_cast<uint32_t>(std::clamp<long>(width, 1, 1000));
+    row.all_th = row.all_th && th;
+    row.any_text = row.any_text || !c.text.empty();
+    const int index = static_cast<int>(row.cells.size());
+    if (th && first_th < 0) first_th = index;
+    const char* scope = Attr(cell, "scope");
+    if (th && row.row_header < 0 && scope != nullptr && AsciiLower(scope) == "row") row.row_header = index;
+    row.cells.push_back(std::move(c));
+  }
+  if (row.row_header < 0 && !row.all_th) row.row_header = first_th;
+  return row;
+}
+
+// The header row's text for `column`: the cell that covers it.
+const std::string* ColumnHeader(const TableRow& header, uint32_t column) {
+  const std::string* found = nullptr;
+  for (const TableCell& c : header.cells) {
+    if (c.column > column) break;
+    found = &c.text;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::vector<Block> HtmlBlockWalker::Walk(const GumboNode* root) {
@@ -36,6 +85,7 @@ std::vector<Block> HtmlBlockWalker::Walk(const GumboNode* root) {
   buf_.clear();
   pending_space_ = false;
   pre_depth_ = 0;
+  pending_terms_.clear();
   // (node, exiting) pairs; an element is pushed twice: to enter, then to exit after its children.
   std::vector<std::pair<const GumboNode*, bool>> stack{{root, false}};
   while (!stack.empty()) {
@@ -54,12 +104,17 @@ std::vector<Block> HtmlBlockWalker::Walk(const GumboNode* root) {
       EmitTable(node);
       continue;
     }
+    if (IsTag(node, GUMBO_TAG_DT) && pre_depth_ == 0) {
+      AddTerm(node);
+      continue;
+    }
     Enter(node);
     stack.emplace_back(node, true);
     const GumboVector& c = node->v.element.children;
     for (unsigned i = c.length; i > 0; --i) stack.emplace_back(static_cast<const GumboNode*>(c.data[i - 1]), false);
   }
   Flush();
+  EmitPendingTerms();
   return std::move(blocks_);
 }
 
@@ -69,11 +124,13 @@ void HtmlBlockWalker::Enter(const GumboNode* node) {
     contexts_.push_back({BlockKind::kHeading, level});
   } else if (IsTag(node, GUMBO_TAG_PRE)) {
     Flush();
-    contexts_.push_back({BlockKind::kCode, 0});
+    contexts_.push_back({BlockKind::kCode, 0, Current().subject});
     ++pre_depth_;
   } else if (IsTag(node, GUMBO_TAG_LI)) {
     Flush();
-    contexts_.push_back({BlockKind::kListItem, 0});
+    contexts_.push_back({BlockKind::kListItem, 0, Current().subject});
+  } else if (IsTag(node, GUMBO_TAG_DD) && pre_depth_ == 0) {
+    EnterDescription();
   } else if (IsTag(node, GUMBO_TAG_BR)) {
     buf_.push_back('\n');
     pending_space_ = false;
@@ -83,10 +140,14 @@ void HtmlBlockWalker::Enter(const GumboNode* node) {
 }
 
 void HtmlBlockWalker::Exit(const GumboNode* node) {
-  if (HeadingLevel(node) || IsTag(node, GUMBO_TAG_PRE) || IsTag(node, GUMBO_TAG_LI)) {
+  const bool dd = IsTag(node, GUMBO_TAG_DD) && pre_depth_ == 0;
+  if (HeadingLevel(node) || IsTag(node, GUMBO_TAG_PRE) || IsTag(node, GUMBO_TAG_LI) || dd) {
     Flush();
     if (IsTag(node, GUMBO_TAG_PRE)) --pre_depth_;
     if (contexts_.size() > 1) contexts_.pop_back();
+  } else if (IsTag(node, GUMBO_TAG_DL) && pre_depth_ == 0) {
+    Flush();
+    EmitPendingTerms();
   } else if (IsBlockLevel(node) && !IsTag(node, GUMBO_TAG_BR)) {
     Boundary();
   }
@@ -152,43 +213,83 @@ void HtmlBlockWalker::Flush() {
   }
   buf_.clear();
   pending_space_ = false;
-  if (!text.empty()) blocks_.push_back(Block{ctx.kind, ctx.level, std::move(text)});
+  if (!text.empty()) blocks_.push_back(Block{ctx.kind, ctx.level, std::move(text), ctx.subject});
+}
+
+// A <dt>: its text waits for the <dd> it names (several <dt> in a row name the same <dd>).
+void HtmlBlockWalker::AddTerm(const GumboNode* dt) {
+  Flush();
+  const std::string term = CollectText(dt, rules_);
+  if (term.empty()) return;
+  if (!pending_terms_.empty()) pending_terms_ += ", ";
+  pending_terms_ += term;
+}
+
+// A <dd> starts a definition: the pending terms become its subject and its first block. A <dd>
+// without a <dt> keeps the enclosing subject.
+void HtmlBlockWalker::EnterDescription() {
+  Flush();
+  std::string subject = Current().subject;
+  if (!pending_terms_.empty()) {
+    subject = std::move(pending_terms_);
+    pending_terms_.clear();
+    blocks_.push_back(Block{BlockKind::kDefinition, 0, subject, subject});
+  }
+  const BlockKind kind = subject.empty() ? BlockKind::kParagraph : BlockKind::kDefinition;
+  contexts_.push_back({kind, 0, std::move(subject)});
+}
+
+// Terms left without a description when their list ends are ordinary paragraphs.
+void HtmlBlockWalker::EmitPendingTerms() {
+  if (pending_terms_.empty()) return;
+  blocks_.push_back(Block{Current().kind == BlockKind::kDefinition ? BlockKind::kDefinition : BlockKind::kParagraph,
+                          0, std::move(pending_terms_), Current().subject});
+  pending_terms_.clear();
 }
 
 void HtmlBlockWalker::EmitTable(const GumboNode* table) {
   Flush();
-  std::vector<const GumboNode*> rows;
-  CollectRows(table, &rows);
-  std::string out;
-  for (const GumboNode* tr : rows) {
-    std::string line;
-    bool any_text = false;
-    bool first = true;
-    const GumboVector& cells = tr->v.element.children;
-    for (unsigned i = 0; i < cells.length; ++i) {
-      const auto* cell = static_cast<const GumboNode*>(cells.data[i]);
-      if (!IsTag(cell, GUMBO_TAG_TD) && !IsTag(cell, GUMBO_TAG_TH)) continue;
-      if (IsDropped(cell, rules_)) continue;
-      const std::string text = CollectText(cell, rules_);
-      if (!first) line += " | ";
-      first = false;
-      line += text;
-      any_text = any_text || !text.empty();
-    }
-    if (!any_text) continue;
-    if (!out.empty()) out.push_back('\n');
-    out += line;
+  std::vector<const GumboNode*> tr_nodes;
+  CollectRows(table, &tr_nodes);
+  std::vector<TableRow> rows;
+  for (const GumboNode* tr : tr_nodes) {
+    TableRow row = ReadRow(tr, rules_);
+    if (row.any_text) rows.push_back(std::move(row));
   }
-  // A caption is part of the table.
+  std::string caption;
   const GumboVector& c = table->v.element.children;
   for (unsigned i = 0; i < c.length; ++i) {
     const auto* n = static_cast<const GumboNode*>(c.data[i]);
-    if (IsTag(n, GUMBO_TAG_CAPTION)) {
-      const std::string caption = CollectText(n, rules_);
-      if (!caption.empty()) out = caption + (out.empty() ? "" : "\n") + out;
-    }
+    if (IsTag(n, GUMBO_TAG_CAPTION)) caption = CollectText(n, rules_);
   }
-  if (!out.empty()) blocks_.push_back(Block{BlockKind::kTable, 0, std::move(out)});
+  const bool header_row = !rows.empty() && rows.front().all_th && rows.size() > 1;
+  bool row_headers = false;
+  for (size_t r = header_row ? 1 : 0; r < rows.size(); ++r) row_headers = row_headers || rows[r].row_header >= 0;
+  if (!header_row && !row_headers) {
+    // Without headers a table stays one block of "cell | cell" lines, caption first.
+    std::string out = caption;
+    for (const TableRow& row : rows) {
+      if (!out.empty()) out.push_back('\n');
+      for (size_t i = 0; i < row.cells.size(); ++i) out += (i ? " | " : "") + row.cells[i].text;
+    }
+    if (!out.empty()) blocks_.push_back(Block{BlockKind::kTable, 0, std::move(out), Current().subject});
+    return;
+  }
+  if (!caption.empty()) blocks_.push_back(Block{BlockKind::kParagraph, 0, caption, Current().subject});
+  for (size_t r = header_row ? 1 : 0; r < rows.size(); ++r) {
+    const TableRow& row = rows[r];
+    std::string text;
+    for (const TableCell& cell : row.cells) {
+      if (header_row && cell.text.empty()) continue;
+      if (!text.empty()) text += " | ";
+      const std::string* column = header_row ? ColumnHeader(rows.front(), cell.column) : nullptr;
+      if (column != nullptr && !column->empty() && *column != cell.text) text += *column + ": ";
+      text += cell.text;
+    }
+    const int header = row.row_header >= 0 ? row.row_header : 0;
+    std::string subject = row.cells.empty() ? std::string() : row.cells[header].text;
+    blocks_.push_back(Block{BlockKind::kTableRow, 0, std::move(text), std::move(subject)});
+  }
 }
 
 }  // namespace attest::ingest

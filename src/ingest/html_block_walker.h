@@ -23,6 +23,7 @@ class HtmlBlockWalker {
   struct Context {
     BlockKind kind;
     int level;
+    std::string subject;  // what the blocks in this context are about (a definition's term)
   };
 
   void Enter(const GumboNode* node);
@@ -31,6 +32,9 @@ class HtmlBlockWalker {
   void Boundary();
   void Flush();
   void EmitTable(const GumboNode* table);
+  void AddTerm(const GumboNode* dt);
+  void EnterDescription();
+  void EmitPendingTerms();
   const Context& Current() const { return contexts_.back(); }
 
   DropRules rules_;
@@ -39,6 +43,8 @@ class HtmlBlockWalker {
   std::string buf_;
   bool pending_space_ = false;
   int pre_depth_ = 0;
+  std::string pending_terms_;  // <dt> texts seen since the last <dd>, joined with ", "
+
 };
 
 }  // namespace attest::ingest

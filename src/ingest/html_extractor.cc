@@ -212,6 +212,7 @@ Status ExtractHtml(std::string_view html, ParsedDocument* doc, const HtmlLimits&
   }
   for (Block& b : doc->blocks) {
     if (ingest::FindInvalidUtf8(b.text)) b.text = ingest::ReplaceInvalidUtf8(b.text);
+    if (ingest::FindInvalidUtf8(b.subject)) b.subject = ingest::ReplaceInvalidUtf8(b.subject);
   }
   return Status::Ok();
 }

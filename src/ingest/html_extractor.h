@@ -1,8 +1,14 @@
 // Extracts the readable content of an HTML page into structural blocks, with its metadata.
 //
 // Kept: headings h1-h6 (with level), paragraphs, list items (one block per <li>, its inner
-// paragraphs joined by newlines), dt/dd, blockquote, pre (whitespace preserved, as code), tables
-// (one block per table, rows as "cell | cell" lines), and loose text in divs. Dropped: see
+// paragraphs joined by newlines), definition lists (a <dd>'s paragraphs, lists and code are blocks
+// whose subject is the term: the preceding <dt> texts joined with ", ", also emitted first as a
+// kDefinition block of their own; a list nested in a <dd> has its own subjects and the outer term
+// resumes after it; a <dt> without a <dd> stays a paragraph), blockquote, pre (whitespace
+// preserved, as code), tables (with a header row or row headers: one kTableRow block per body
+// row, subject = its row header (th scope=row, else its first th, else its first cell), text =
+// "Column: cell | Column: cell" when there is a header row; otherwise one kTable block per table,
+// rows as "cell | cell" lines), and loose text in divs. Dropped: see
 // ingest::IsDropped (scripts, chrome, hidden elements, tables of contents, permalink anchors).
 // A page that is nothing but a table of contents keeps it rather than coming out empty.
 //
