@@ -8,9 +8,71 @@
 #include "cli/commands.h"
 #include "cli/terminal.h"
 #include "eval/beir_evaluation.h"
+#include "eval/docs_evaluation.h"
 #include "eval/qa_evaluation.h"
 
 namespace attest::cli {
+namespace {
+
+bool WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) std::fprintf(stderr, "attest: cannot write %s\n", path.c_str());
+  return static_cast<bool>(out);
+}
+
+// `attest eval --task docs`: the docs-qa sets over a documentation folder (eval/docs_evaluation.h).
+int RunDocsEval(const GlobalArgs& g, const EvalArgs& a, const EngineOptions& eo) {
+  if (!a.dir.empty()) {
+    std::fprintf(stderr, "attest: --task docs takes --corpus DIR and --questions FILE[,FILE...], not a folder argument\n");
+    return kExitUsage;
+  }
+  DocsEvaluationArgs args;
+  args.corpus_dir = a.corpus;
+  args.question_files = SplitList(a.questions);
+  args.engine = eo;
+  args.data_dir = g.data_dir_given ? g.data_dir : a.index_dir;
+  if (args.question_files.empty()) {
+    std::fprintf(stderr, "attest: --task docs needs --questions FILE[,FILE...]\n");
+    return kExitUsage;
+  }
+  if (args.corpus_dir.empty() && args.data_dir.empty()) {
+    std::fprintf(stderr, "attest: --task docs needs --corpus DIR (or --data DIR, a store that holds it)\n");
+    return kExitUsage;
+  }
+  std::ofstream details;
+  if (!a.details_file.empty()) {
+    details.open(a.details_file);
+    if (!details) {
+      std::fprintf(stderr, "attest: cannot write %s\n", a.details_file.c_str());
+      return kExitFailure;
+    }
+    args.on_detail = [&details](const std::string& line) { details << line << "\n"; };
+  }
+  auto r = RunDocsEvaluation(args);
+  if (!r.ok()) {
+    std::fprintf(stderr, "attest: eval failed: %s\n", FailureText(r.status(), args.data_dir).c_str());
+    return kExitFailure;
+  }
+  details.close();
+  if (!a.details_file.empty() && !details) {
+    std::fprintf(stderr, "attest: cannot write %s\n", a.details_file.c_str());
+    return kExitFailure;
+  }
+  const size_t rejected = PrintIngestIssues(r->ingest);
+  std::printf("corpus %s: %llu documents, %llu chunks", r->corpus.empty() ? r->data_dir.c_str() : r->corpus.c_str(),
+              static_cast<unsigned long long>(r->documents), static_cast<unsigned long long>(r->chunks));
+  if (r->ingested) std::printf(" (ingested in %.2f s)", r->ingest.seconds);
+  std::printf("; vector leg %s; %.1f s in all", r->embedder.empty() ? "none (BM25 only)" : r->embedder.c_str(),
+              r->seconds);
+  if (rejected > 0) std::printf("; %zu input(s) rejected, named on stderr", rejected);
+  std::printf("\n%s", FormatDocsReport(*r).c_str());
+  if (!a.json_file.empty() && !WriteTextFile(a.json_file, DocsReportToJson(*r) + "\n")) return kExitFailure;
+  return r->ingest.issues.empty() ? kExitOk : kExitPartial;
+}
+
+}  // namespace
 
 int RunStats(const GlobalArgs& g, bool json) {
   EngineOptions eo;
@@ -157,6 +219,11 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
     return kExitUsage;
   }
+  if (a.task == "docs") return RunDocsEval(g, a, *eo);
+  if (a.dir.empty()) {
+    std::fprintf(stderr, "attest: eval needs a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)\n");
+    return kExitUsage;
+  }
   if (a.task == "qa") {
     QaEvaluationArgs qa;
     qa.beir_dir = a.dir;
@@ -186,7 +253,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     return r->ingest.issues.empty() ? kExitOk : kExitPartial;
   }
   if (a.task != "retrieval") {
-    std::fprintf(stderr, "attest: --task '%s' is unknown (retrieval, qa)\n", a.task.c_str());
+    std::fprintf(stderr, "attest: --task '%s' is unknown (retrieval, qa, docs)\n", a.task.c_str());
     return kExitUsage;
   }
   args.embedder = eo->embedder;

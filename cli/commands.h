@@ -24,6 +24,7 @@ inline constexpr int kExitPartial = 3;  // ingest / eval finished, but inputs we
 
 struct GlobalArgs {
   std::string data_dir = "attest-data";
+  bool data_dir_given = false;       // --data was on the command line (not the default)
   unsigned threads = 0;
   // Vector leg configuration (used when no embedder is active yet, and by `reembed`).
   std::string embedder = "corpus-lsa";
@@ -93,9 +94,13 @@ struct EvalArgs {
   size_t k = 100;
   std::string modes = "bm25,vector,hybrid";  // comma-separated
   RetrievalArgs retrieval;
-  std::string task = "retrieval";            // or "qa": the whole answer pipeline
+  std::string task = "retrieval";            // or "qa": the whole answer pipeline; "docs": the docs-qa sets
   bool no_multi_hop = false;
   size_t max_queries = 0;
+  // --task docs: the documentation folder, the question files (comma-separated), the per-question file.
+  std::string corpus;
+  std::string questions;
+  std::string details_file;
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);

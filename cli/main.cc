@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   del->add_option("--tenant", delete_tenant, "tenant of the document");
 
   EvalArgs ea;
-  auto* eval = app.add_subcommand("eval", "evaluate retrieval on a BEIR-layout folder");
-  eval->add_option("dir", ea.dir, "folder with corpus.jsonl, queries.jsonl, qrels/")->required();
+  auto* eval = app.add_subcommand("eval", "evaluate retrieval or answers on a BEIR-layout folder, or the docs-qa sets");
+  eval->add_option("dir", ea.dir, "folder with corpus.jsonl, queries.jsonl, qrels/ (tasks retrieval and qa)");
   eval->add_option("--split", ea.split, "qrels split")->capture_default_str();
   eval->add_option("--json", ea.json_file, "also write the report as JSON to this file");
   eval->add_option("--index-dir", ea.index_dir, "keep the evaluation index here (default: temporary)");
@@ -114,8 +114,13 @@ int main(int argc, char** argv) {
   eval->add_option("--mode", ea.modes, "comma-separated modes to report: bm25, vector, hybrid, auto")
       ->capture_default_str();
   add_retrieval(eval, ea.retrieval);
-  eval->add_option("--task", ea.task, "retrieval (ranking metrics) or qa (answers: containment, citations)")
+  eval->add_option("--task", ea.task,
+                   "retrieval (ranking metrics), qa (answers: containment, citations) or docs (docs-qa sets over a "
+                   "documentation folder)")
       ->capture_default_str();
+  eval->add_option("--corpus", ea.corpus, "docs: documentation folder, ingested as `attest ingest DIR` does");
+  eval->add_option("--questions", ea.questions, "docs: comma-separated question files (JSONL), one set each");
+  eval->add_option("--details", ea.details_file, "docs: write one JSON line per question (returned, and why scored so)");
   eval->add_flag("--no-multi-hop", ea.no_multi_hop, "qa: do not run the multi-hop loop");
   eval->add_option("--max-queries", ea.max_queries, "qa: stop after this many questions (0 = all)");
 
@@ -209,6 +214,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  g.data_dir_given = app.get_option("--data")->count() > 0;
   if (*ingest) return RunIngest(g, ia);
   if (*search) return RunSearch(g, sa);
   if (*stats) return RunStats(g, stats_json);
