@@ -89,7 +89,7 @@ TEST(IngestMarkdown, ListsCodeTablesQuotes) {
             "LI: third\n"
             "CODE: SELECT *\n  FROM t;\n"
             "CODE: indented code\n  more\n"
-            "TABLE: Name | Value\na|b | 1\nc | 2\n"
+            "ROW[a|b]: Name: a|b | Value: 1\nROW[c]: Name: c | Value: 2\n"
             "P: quoted line continues\n"
             "P: Final html snake_case 2 * 3 gone & A *literal*\n");
   EXPECT_EQ(doc.title, "");

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "ingest/html_extractor.h"
+#include "ingest/markdown_parser.h"
+#include "ingest/text_parser.h"
 #include "ingest_test_util.h"
 
 namespace attest {
@@ -125,6 +127,152 @@ TEST(IngestStructure, AHeaderRowAloneIsAnOrdinaryTable) {
   EXPECT_EQ(BlocksToString(Extract("<body><table><tr><th>A</th><th>B</th></tr></table></body>")), "TABLE: A | B\n");
 }
 
+// --- Markdown ---
+
+ParsedDocument Md(std::string_view text) {
+  ParsedDocument doc;
+  const Status st = ParseMarkdown(text, &doc);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return doc;
+}
+
+TEST(IngestStructureMarkdown, DefinitionListsInTheColonForm) {
+  EXPECT_EQ(BlocksToString(Md("## Options\n"
+                              "\n"
+                              "`core.eol`\n"
+                              ": Sets the line ending.\n"
+                              "  The default is `native`.\n"
+                              "\n"
+                              "    A second paragraph of the same entry.\n"
+                              "\n"
+                              "timeout\n"
+                              "\n"
+                              ": Seconds to wait.\n"
+                              ": Zero waits forever.\n"
+                              "\n"
+                              "Ordinary paragraph after the list.\n")),
+            "H2: Options\n"
+            "DEF[core.eol]: core.eol\n"
+            "DEF[core.eol]: Sets the line ending. The default is native.\n"
+            "DEF[core.eol]: A second paragraph of the same entry.\n"
+            "DEF[timeout]: timeout\n"
+            "DEF[timeout]: Seconds to wait.\n"
+            "DEF[timeout]: Zero waits forever.\n"
+            "P: Ordinary paragraph after the list.\n");
+}
+
+TEST(IngestStructureMarkdown, ListItemsThatLeadWithATerm) {
+  EXPECT_EQ(BlocksToString(Md("- `--force`: Overwrite the file.\n"
+                              "- **timeout** - Seconds to wait.\n"
+                              "- **retries:** How often.\n"
+                              "- __mode__ \xE2\x80\x94 One of a, b.\n"
+                              "- `code` in running text: no term.\n"
+                              "- plain item: no term\n"
+                              "- **bold** words without a separator\n")),
+            "LI[--force]: --force: Overwrite the file.\n"
+            "LI[timeout]: timeout - Seconds to wait.\n"
+            "LI[retries]: retries: How often.\n"
+            "LI[mode]: mode \xE2\x80\x94 One of a, b.\n"
+            "LI: code in running text: no term.\n"
+            "LI: plain item: no term\n"
+            "LI: bold words without a separator\n");
+}
+
+TEST(IngestStructureMarkdown, PipeTableRowsCarryTheirHeaders) {
+  EXPECT_EQ(BlocksToString(Md("| Setting | Default | Notes |\n|---|---|---|\n| `max_connections` | 100 | |\n"
+                              "| work_mem | 4MB | per sort |\n\n| Only | Header |\n|---|---|\n")),
+            "ROW[max_connections]: Setting: max_connections | Default: 100\n"
+            "ROW[work_mem]: Setting: work_mem | Default: 4MB | Notes: per sort\n"
+            "TABLE: Only | Header\n");
+}
+
+// Prose that merely has a colon, a long line before ": ", or a quote is not a definition.
+TEST(IngestStructureMarkdown, ProseStaysProse) {
+  EXPECT_EQ(BlocksToString(Md("Note: this is a sentence with a colon.\n\nA paragraph.\n: not after a short term? "
+                              "It is: the paragraph is one short line.\n")),
+            "P: Note: this is a sentence with a colon.\nDEF[A paragraph.]: A paragraph.\n"
+            "DEF[A paragraph.]: not after a short term? It is: the paragraph is one short line.\n");
+  const std::string long_line(120, 'x');
+  EXPECT_EQ(BlocksToString(Md(long_line + "\n: colon line\n")), "P: " + long_line + " : colon line\n");
+  EXPECT_EQ(BlocksToString(Md("> quoted\n: colon\n")), "P: quoted\nP: : colon\n");
+  EXPECT_EQ(BlocksToString(Md("- item\n: colon\n")), "LI: item : colon\n");
+}
+
+// --- plain text ---
+
+std::string Text(std::string_view text) {
+  ParsedDocument doc;
+  ParsePlainText(text, "file.txt", &doc);
+  return BlocksToString(doc);
+}
+
+// The shape of git's Documentation/*.txt (asciidoc labelled lists with "+" continuations).
+TEST(IngestStructureText, AsciidocLabelledLists) {
+  EXPECT_EQ(Text("blame options\n\n"
+                 "-b::\n\tShow blank SHA-1 for boundary commits.  This can also\n\tbe controlled via config.\n\n"
+                 "-L <start>,<end>::\n-L :<funcname>::\n\tAnnotate only the line range.\n+\n"
+                 "'<start>' and '<end>' are optional.\n\n"
+                 "--root::\n\n    Do not treat root commits as boundaries.\n\n"
+                 "An ordinary closing paragraph.\n"),
+            "H1: blame options\n"
+            "DEF[-b]: -b\n"
+            "DEF[-b]: Show blank SHA-1 for boundary commits. This can also be controlled via config.\n"
+            "DEF[-L <start>,<end>, -L :<funcname>]: -L <start>,<end>, -L :<funcname>\n"
+            "DEF[-L <start>,<end>, -L :<funcname>]: Annotate only the line range.\n"
+            "DEF[-L <start>,<end>, -L :<funcname>]: '<start>' and '<end>' are optional.\n"
+            "DEF[--root]: --root\n"
+            "DEF[--root]: Do not treat root commits as boundaries.\n"
+            "P: An ordinary closing paragraph.\n");
+}
+
+// The shape of a formatted manual page (man git-rebase | col -b).
+TEST(IngestStructureText, ManPageOptionLists) {
+  EXPECT_EQ(Text("GIT-REBASE(1)\n\nOPTIONS\n"
+                 "       --onto <newbase>\n"
+                 "           Starting point at which to create the new commits.\n"
+                 "           The default is upstream.\n\n"
+                 "           See also the examples.\n\n"
+                 "       -i, --interactive[=<mode>]\n"
+                 "           Make a list of the commits.\n\n"
+                 "       Some prose at the option indentation ends the entry.\n"),
+            "H1: GIT-REBASE(1)\n"
+            "P: OPTIONS\n"
+            "DEF[--onto <newbase>]: --onto <newbase>\n"
+            "DEF[--onto <newbase>]: Starting point at which to create the new commits. The default is upstream.\n"
+            "DEF[--onto <newbase>]: See also the examples.\n"
+            "DEF[-i, --interactive[=<mode>]]: -i, --interactive[=<mode>]\n"
+            "DEF[-i, --interactive[=<mode>]]: Make a list of the commits.\n"
+            "P: Some prose at the option indentation ends the entry.\n");
+}
+
+// Prose with dashes, colons and indentation stays ordinary paragraphs.
+TEST(IngestStructureText, ProseIsNotADefinition) {
+  const std::string prose =
+      "Notes\n\n"
+      "- first point of a dash list\n  continued on an indented line\n\n"
+      "-- a signature line\n    indented text after it\n\n"
+      "-- sig\n    indented text after it\n\n"
+      "The following applies: see below.\n    An indented quotation follows.\n\n"
+      "-5 degrees is cold, as everyone knows, and people say so often in winter\n   indented\n\n"
+      "Note::this is not a term\n\n"
+      "  Label::\n  indented label line, not at the start\n\n"
+      "Term::\n\nNo description: the next paragraph is not indented.\n";
+  EXPECT_EQ(Text(prose),
+            "H1: Notes\n"
+            "P: - first point of a dash list continued on an indented line\n"
+            "P: -- a signature line indented text after it\n"
+            "P: -- sig indented text after it\n"
+            "P: The following applies: see below. An indented quotation follows.\n"
+            "P: -5 degrees is cold, as everyone knows, and people say so often in winter indented\n"
+            "P: Note::this is not a term\n"
+            "P: Label:: indented label line, not at the start\n"
+            "P: Term::\n"
+            "P: No description: the next paragraph is not indented.\n");
+  ParsedDocument doc;
+  ParsePlainText("Release Notes\n\nFirst para\nline two\n\n\n\nSecond para\n", "notes.txt", &doc);
+  for (const Block& b : doc.blocks) EXPECT_EQ(b.subject, "");
+}
+
 // --- the real pages, when installed ---
 
 std::string ReadAll(const std::filesystem::path& p) {
@@ -160,6 +308,15 @@ TEST(IngestStructureRealPages, GitConfigAndRebase) {
   const ParsedDocument rebase = ExtractFile(dir / "git-rebase.html");
   const std::string onto = TextAbout(rebase, "--onto <newbase>");
   EXPECT_NE(onto.find("Starting point at which to create the new commits"), std::string::npos) << onto;
+}
+
+TEST(IngestStructureRealPages, GitAsciidocText) {
+  const std::filesystem::path page = "/usr/share/doc/git-doc/blame-options.txt";
+  if (!std::filesystem::exists(page)) GTEST_SKIP() << "git-doc not installed";
+  ParsedDocument doc;
+  ParsePlainText(ReadAll(page), "blame-options.txt", &doc);
+  EXPECT_NE(TextAbout(doc, "--root").find("Do not treat root commits as boundaries."), std::string::npos);
+  EXPECT_NE(TextAbout(doc, "-L <start>,<end>, -L :<funcname>").find("optional"), std::string::npos);
 }
 
 TEST(IngestStructureRealPages, PostgresVariableList) {

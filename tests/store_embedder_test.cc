@@ -102,6 +102,7 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
                          "DROP TABLE embedders; ALTER TABLE documents DROP COLUMN feed; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
+                         "ALTER TABLE chunks DROP COLUMN spans; "
                          "UPDATE meta SET value = 1 WHERE key = 'schema_version'; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -171,6 +172,7 @@ TEST(StoreEmbedderTest, AnEmbedderOfSchema3IsNotActiveAfterTheUpgrade) {
                          "DROP INDEX embedders_by_tenant; ALTER TABLE embedders DROP COLUMN tenant; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
+                         "ALTER TABLE chunks DROP COLUMN spans; "
                          "UPDATE meta SET value = 3 WHERE key = 'schema_version'; PRAGMA user_version = 3;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);

@@ -10,6 +10,7 @@
 #include "attest/engine.h"
 #include "index/document_api.h"
 #include "store/access_attributes.h"
+#include "store/catalog.h"
 #include "store/row_checksum.h"
 #include "store_test_helpers.h"
 
@@ -177,6 +178,7 @@ TEST(StoreRowChecksumUpgrade, UpgradeFromSchema4RecordsTheChecksumsOfExistingRow
   }
   Sql(dir.path(),
       "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
+      "ALTER TABLE chunks DROP COLUMN spans; "
       "UPDATE meta SET value = 4 WHERE key = 'schema_version'; PRAGMA user_version = 4;");
   {
     StoreOptions ro = Options(dir.path(), false);
@@ -187,7 +189,7 @@ TEST(StoreRowChecksumUpgrade, UpgradeFromSchema4RecordsTheChecksumsOfExistingRow
   }
   auto store = OpenOrDie(Options(dir.path()));
   ASSERT_TRUE(store);
-  EXPECT_EQ(SqlInt(dir.path(), "PRAGMA user_version"), 5);
+  EXPECT_EQ(SqlInt(dir.path(), "PRAGMA user_version"), kCatalogSchemaVersion);
   EXPECT_EQ(SqlInt(dir.path(), "SELECT count(*) FROM documents WHERE checksum IS NULL"), 0);
   EXPECT_EQ(SqlInt(dir.path(), "SELECT count(*) FROM chunks WHERE checksum IS NULL"), 0);
   auto d1 = store->Pin()->FindDocument({"acme", "d1"});

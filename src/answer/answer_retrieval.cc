@@ -128,12 +128,13 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
     }
   }
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-  std::map<ChunkId, ChunkRecord> record_of;
-  for (auto& c : chunks) record_of[c.id] = std::move(c);
+  std::map<ChunkId, const ChunkRecord*> record_of;
+  for (const ChunkRecord& c : chunks) record_of[c.id] = &c;
   for (auto& c : out.candidates) {
-    const ChunkRecord& r = record_of[c.hit.chunk_id];
-    c.text = r.text;
-    c.spans = r.spans;
+    auto it = record_of.find(c.hit.chunk_id);
+    if (it == record_of.end()) continue;  // not visible any more: no text, as before
+    c.text = it->second->text;
+    c.spans = it->second->spans;
   }
   return out;
 }

@@ -21,6 +21,14 @@ inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* 
   return nullptr;
 }
 
+inline void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
 inline void PutFixed32(std::string* out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }

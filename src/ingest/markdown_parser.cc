@@ -134,18 +134,16 @@ bool IsTableDelimiterRow(std::string_view s) {
   return has_pipe || s.find(':') != std::string_view::npos;
 }
 
-std::string TableRow(std::string_view s) {
+// The cells of a pipe-table row, inline markup stripped.
+std::vector<std::string> TableCells(std::string_view s) {
   s = Trim(s);
   if (!s.empty() && s.front() == '|') s.remove_prefix(1);
   if (!s.empty() && s.back() == '|' && (s.size() < 2 || s[s.size() - 2] != '\\')) s.remove_suffix(1);
-  std::string row;
+  std::vector<std::string> row;
   std::string cell;
-  bool any = false;
   auto flush = [&] {
-    if (any) row += " | ";
-    row += StripMarkdownInline(cell);
+    row.push_back(StripMarkdownInline(cell));
     cell.clear();
-    any = true;
   };
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '|') {
@@ -159,6 +157,63 @@ std::string TableRow(std::string_view s) {
   }
   flush();
   return row;
+}
+
+// A body row with its column headers: "Name: a | Value: 1" (a cell without a header stays bare).
+std::string HeadedRow(const std::vector<std::string>& header, const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].empty()) continue;
+    if (!out.empty()) out += " | ";
+    if (i < header.size() && !header[i].empty() && header[i] != cells[i]) out += header[i] + ": ";
+    out += cells[i];
+  }
+  return out;
+}
+
+// A list item that names its subject first: "`--force`: ...", "**timeout** - ...", "**timeout:**
+// ...". Returns the term ("" when the item does not start that way).
+std::string LeadingTerm(std::string_view item) {
+  item = Trim(item);
+  std::string_view open;
+  if (item.substr(0, 2) == "**" || item.substr(0, 2) == "__") {
+    open = item.substr(0, 2);
+  } else if (!item.empty() && item[0] == '`') {
+    open = item.substr(0, 1);
+  } else {
+    return {};
+  }
+  const size_t close = item.find(open, open.size());
+  if (close == std::string_view::npos || close == open.size() || close > 120) return {};
+  std::string_view term = item.substr(open.size(), close - open.size());
+  std::string_view rest = Trim(item.substr(close + open.size()));
+  bool separated = false;
+  if (!term.empty() && term.back() == ':' && open[0] != '`') {  // "**timeout:** ..."
+    term.remove_suffix(1);
+    separated = true;
+  }
+  for (std::string_view sep : {":", "-", "\xE2\x80\x93", "\xE2\x80\x94"}) {  // ':', '-', en dash, em dash
+    if (!separated && rest.substr(0, sep.size()) == sep) separated = true;
+  }
+  if (!separated || term.find('\n') != std::string_view::npos) return {};
+  return StripMarkdownInline(term);
+}
+
+// Lines of a paragraph that can be definition terms ("Term" lines before ": definition"): at most
+// three, none long. Returns them joined with ", ", or "".
+std::string TermsOf(std::string_view paragraph) {
+  std::string out;
+  size_t lines = 0, start = 0;
+  while (start <= paragraph.size()) {
+    size_t nl = paragraph.find('\n', start);
+    if (nl == std::string_view::npos) nl = paragraph.size();
+    const std::string_view line = Trim(paragraph.substr(start, nl - start));
+    if (line.empty() || line.size() > 100 || ++lines > 3) return {};
+    if (!out.empty()) out += ", ";
+    out += line;
+    start = nl + 1;
+  }
+  return out;
 }
 
 std::string Unquote(std::string_view v) {
@@ -222,7 +277,7 @@ class BlockParser {
   }
 
  private:
-  enum class Open { kNone, kParagraph, kListItem };
+  enum class Open { kNone, kParagraph, kListItem, kDefinition };
 
   // Handles lines[i]; returns the index of the last line consumed.
   size_t Line(const std::vector<std::string_view>& lines, size_t i) {
@@ -242,6 +297,20 @@ class BlockParser {
     }
     const std::string_view s = raw.substr(ibytes);
 
+    const bool colon = s.size() >= 2 && s[0] == ':' && (s[1] == ' ' || s[1] == '\t');
+    if (!term_.empty() && open_ == Open::kNone && !in_list_ && !colon) {
+      // After a definition's blank line: an indented paragraph continues it (indented code and
+      // fences stay code about the term); anything unindented ends it.
+      char fc = 0;
+      size_t fl = 0;
+      if (indent < 2) {
+        term_.clear();
+      } else if (indent < 8 && !ListMarker(s) && !IsFenceOpen(s, &fc, &fl)) {
+        open_ = Open::kDefinition;
+        return Append(s, i);
+      }
+    }
+    if (indent < 4 && colon && StartDefinition()) return Append(s.substr(2), i);
     if (indent >= 4 && open_ == Open::kNone) return IndentedCode(lines, i);
     if (indent >= 4) return Append(s, i);  // lazy continuation of a paragraph or item
 
@@ -358,18 +427,55 @@ class BlockParser {
     return lines.size() - 1;
   }
 
+  // A pipe table always has a header row: one kTableRow block per body row, its first cell the
+  // subject, each cell with its column header.
   size_t Table(const std::vector<std::string_view>& lines, size_t i) {
     Close();
-    std::string table = TableRow(lines[i]);
+    term_.clear();
+    const std::vector<std::string> header = TableCells(lines[i]);
     size_t j = i + 2;
     for (; j < lines.size(); ++j) {
       const std::string_view l = Trim(lines[j]);
       if (l.empty() || l.find('|') == std::string_view::npos) break;
-      table.push_back('\n');
-      table += TableRow(l);
+      const std::vector<std::string> cells = TableCells(l);
+      Emit(BlockKind::kTableRow, 0, HeadedRow(header, cells), cells.empty() ? std::string() : cells[0]);
     }
-    Emit(BlockKind::kTable, 0, std::move(table));
+    if (j == i + 2) {  // a header without a body is an ordinary table
+      std::string text;
+      for (const std::string& h : header) text += (text.empty() ? "" : " | ") + h;
+      Emit(BlockKind::kTable, 0, std::move(text));
+    }
     return j - 1;
+  }
+
+  // ": definition" after a paragraph of one to three short lines: those lines are the term(s).
+  // Also after a blank line, and as a further definition of the same term.
+  bool StartDefinition() {
+    if (in_list_ || para_from_quote_) return false;
+    std::string terms;
+    if (open_ == Open::kParagraph) {
+      terms = TermsOf(text_);
+      if (terms.empty()) return false;
+      Reset();
+    } else if (open_ == Open::kDefinition) {
+      Close();
+      terms = term_;
+    } else if (open_ == Open::kNone && !term_.empty()) {
+      terms = term_;
+    } else if (open_ == Open::kNone && !doc_->blocks.empty() && doc_->blocks.back().kind == BlockKind::kParagraph &&
+               doc_->blocks.back().subject.empty() && last_raw_paragraph_ == doc_->blocks.size()) {
+      terms = TermsOf(last_raw_text_);
+      if (terms.empty()) return false;
+      doc_->blocks.pop_back();
+    } else {
+      return false;
+    }
+    terms = StripMarkdownInline(terms);
+    if (terms.empty()) return false;
+    if (terms != term_) Emit(BlockKind::kDefinition, 0, terms, terms);
+    term_ = std::move(terms);
+    open_ = Open::kDefinition;
+    return true;
   }
 
   void EmitCode(const std::string& code) {
@@ -377,12 +483,21 @@ class BlockParser {
     while (end > 0 && ingest::IsAsciiSpace(code[end - 1])) --end;
     size_t begin = 0;
     while (begin < end && code[begin] == '\n') ++begin;
-    if (end > begin) Emit(BlockKind::kCode, 0, code.substr(begin, end - begin));
+    if (end > begin) Emit(BlockKind::kCode, 0, code.substr(begin, end - begin), term_);
   }
 
   void Close() {
-    if (open_ != Open::kNone) {
-      Emit(open_ == Open::kListItem ? BlockKind::kListItem : BlockKind::kParagraph, 0, StripMarkdownInline(text_));
+    switch (open_) {
+      case Open::kNone: break;
+      case Open::kParagraph:
+        Emit(BlockKind::kParagraph, 0, StripMarkdownInline(text_));
+        if (!para_from_quote_) {
+          last_raw_text_ = text_;
+          last_raw_paragraph_ = doc_->blocks.size();
+        }
+        break;
+      case Open::kListItem: Emit(BlockKind::kListItem, 0, StripMarkdownInline(text_), LeadingTerm(text_)); break;
+      case Open::kDefinition: Emit(BlockKind::kDefinition, 0, StripMarkdownInline(text_), term_); break;
     }
     Reset();
   }
@@ -393,10 +508,11 @@ class BlockParser {
     text_.clear();
   }
 
-  void Emit(BlockKind kind, int level, std::string text) {
+  void Emit(BlockKind kind, int level, std::string text, std::string subject = {}) {
     if (Trim(text).empty()) return;
+    if (kind == BlockKind::kHeading) term_.clear();
     if (kind == BlockKind::kHeading && level == 1 && first_h1_.empty()) first_h1_ = text;
-    doc_->blocks.push_back(Block{kind, level, std::move(text)});
+    doc_->blocks.push_back(Block{kind, level, std::move(text), std::move(subject)});
   }
 
  public:
@@ -409,6 +525,9 @@ class BlockParser {
   bool in_list_ = false;
   size_t list_indent_ = 0;
   std::string text_;
+  std::string term_;               // the definition term in force ("" = none)
+  std::string last_raw_text_;      // markup of the last paragraph emitted, before stripping
+  size_t last_raw_paragraph_ = 0;  // blocks.size() right after it was emitted
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/row_checksum.h"
+#include "store/span_codec.h"
 
 namespace attest {
 namespace {
@@ -63,6 +64,7 @@ Status ParseAcl(const std::string& acl, DocumentRecord* d) {
   return Status::Ok();
 }
 
+// Reads the chunk columns up to text; the spans blob is read by ReadChunkRow.
 ChunkRecord ReadChunkFields(const SqliteStmt& st, int c) {
   ChunkRecord r;
   r.id = ChunkId(st.ColumnU64(c + 0));
@@ -73,6 +75,8 @@ ChunkRecord ReadChunkFields(const SqliteStmt& st, int c) {
   return r;
 }
 constexpr int kChunkChecksumColumn = 5;
+constexpr int kChunkSpansColumn = 6;
+constexpr int kChunkColumnCount = 7;
 
 constexpr const char* kEditedRow =
     " does not match its row checksum: the catalog was changed outside attest (an edit, a partial restore); "
@@ -126,12 +130,24 @@ Result<DocumentRecord> Catalog::ReadDocumentRow(const SqliteStmt& st, int c) {
 
 Result<ChunkRecord> Catalog::ReadChunkRow(const SqliteStmt& st, int c) {
   ChunkRecord r = ReadChunkFields(st, c);
+  const bool has_spans = !st.ColumnIsNull(c + kChunkSpansColumn);
+  const std::string blob = has_spans ? st.ColumnBlob(c + kChunkSpansColumn) : std::string();
+  auto name = [&] {
+    return "catalog: chunk " + std::to_string(r.id.get()) + " (part " + std::to_string(r.ordinal + 1) + ") of " +
+           DocumentName(r.doc);
+  };
   if (Schema() >= 5) {
     const int k = c + kChunkChecksumColumn;
-    if (st.ColumnIsNull(k) || static_cast<uint32_t>(st.ColumnU64(k)) != ChunkRowChecksum(r)) {
-      return Status::Corruption("catalog: chunk " + std::to_string(r.id.get()) + " (part " +
-                                std::to_string(r.ordinal + 1) + ") of " + DocumentName(r.doc) + kEditedRow);
+    const uint32_t expected =
+        ChunkRowChecksum(r, has_spans ? std::optional<std::string_view>(blob) : std::nullopt);
+    if (st.ColumnIsNull(k) || static_cast<uint32_t>(st.ColumnU64(k)) != expected) {
+      return Status::Corruption(name() + kEditedRow);
     }
+  }
+  if (has_spans) {
+    auto spans = DecodeSpans(blob, r.text.size());
+    if (!spans.ok()) return Status::Corruption(name() + " has unreadable structure: " + spans.status().message());
+    r.spans = std::move(*spans);
   }
   return r;
 }
@@ -318,11 +334,17 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
 
 Status Catalog::InsertChunk(const ChunkRecord& c, SegmentId segment, SnapshotVersion created) {
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("INSERT INTO chunks(id, doc_num, ordinal, section_path, text, "
-                                                  "segment_id, created_snapshot, checksum) "
-                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+                                                  "segment_id, created_snapshot, checksum, spans) "
+                                                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+  const std::string spans = EncodeSpans(c.spans);
   st->Bind(1, c.id.get()).Bind(2, c.doc.get()).Bind(3, static_cast<int64_t>(c.ordinal));
   st->Bind(4, c.section_path).Bind(5, c.text).Bind(6, segment.get()).Bind(7, created.get());
-  st->Bind(8, uint64_t{ChunkRowChecksum(c)});
+  st->Bind(8, uint64_t{ChunkRowChecksum(c, spans.empty() ? std::nullopt : std::optional<std::string_view>(spans))});
+  if (spans.empty()) {
+    st->BindNull(9);
+  } else {
+    st->BindBlob(9, spans);
+  }
   return st->Run();
 }
 
@@ -371,6 +393,7 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
                                  const std::function<Status(const ChunkRecord&, const DocumentRecord&)>& fn) {
   ATTEST_ASSIGN_OR_RETURN(
       StmtRef st, db_.Prepare(std::string("SELECT c.id, c.doc_num, c.ordinal, c.section_path, c.text, c.checksum, ") +
+                              (Schema() >= 6 ? "c.spans, " : "NULL, ") +
                               "d.num, d.tenant, d.id, d.url, d.title, d.site, d.published, d.updated, d.version, "
                               "d.source_type, d.language, d.acl_json, d.sha256, d.bytes, d.chunk_count, "
                               "d.created_snapshot, d.feed, d.access_label, d.checksum "
@@ -384,7 +407,7 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
     if (!row) break;
     ATTEST_ASSIGN_OR_RETURN(ChunkRecord c, ReadChunkRow(*st, 0));
     if (!doc || doc->num != c.doc) {
-      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 6));
+      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, kChunkColumnCount));
       doc = std::move(d);
     }
     ATTEST_RETURN_IF_ERROR(fn(c, *doc));
@@ -493,7 +516,8 @@ std::string Catalog::DocColumns() {
 }
 
 std::string Catalog::ChunkColumns() {
-  return std::string("id, doc_num, ordinal, section_path, text") + (Schema() >= 5 ? ", checksum" : ", NULL AS checksum");
+  return std::string("id, doc_num, ordinal, section_path, text") + (Schema() >= 5 ? ", checksum" : ", NULL AS checksum") +
+         (Schema() >= 6 ? ", spans" : ", NULL AS spans");
 }
 
 Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotVersion v) {

@@ -6,6 +6,11 @@
 // kCorruption naming the document when the row was changed behind the store's back. Readers of a
 // catalog no writer has upgraded yet (schema 4 and older) read without the check.
 //
+// Structure: from schema 6 a chunks row may carry its spans (chunks.spans, store/span_codec.h);
+// NULL = none (rows of older schemas, documents without markup). A row's checksum covers the spans
+// blob only when there is one, so rows written before schema 6 keep their checksums. A blob that
+// does not decode is kCorruption naming the chunk.
+//
 // Visibility rule: a row with created_snapshot c and deleted_snapshot d (NULL = never) is visible at
 // snapshot version v when c <= v AND (d IS NULL OR d > v).
 //
@@ -29,7 +34,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 5;
+inline constexpr int kCatalogSchemaVersion = 6;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -128,6 +133,7 @@ class Catalog {
   Status MigrateFrom2();
   Status MigrateFrom3();
   Status MigrateFrom4();
+  Status MigrateFrom5();
   // Records the checksum of every documents and chunks row as it stands; returns the rows done.
   Result<uint64_t> BackfillChecksums();
   int Schema();              // PRAGMA user_version, read on first use

@@ -7,8 +7,8 @@
 namespace attest {
 namespace {
 
-// Schema version 5 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
-// embedders.tenant, 4 the row checksums; see the MigrateFrom functions). Run once on an empty
+// Schema version 6 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
+// embedders.tenant, 4 the row checksums, 5 chunks.spans; see the MigrateFrom functions). Run once on an empty
 // database.
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE meta(
@@ -62,7 +62,8 @@ CREATE TABLE chunks(
   segment_id       INTEGER NOT NULL REFERENCES segments(id) DEFERRABLE INITIALLY DEFERRED,
   created_snapshot INTEGER NOT NULL,
   deleted_snapshot INTEGER,
-  checksum         INTEGER
+  checksum         INTEGER,
+  spans            BLOB
 );
 CREATE INDEX chunks_by_doc ON chunks(doc_num);
 CREATE TABLE embedders(
@@ -79,7 +80,7 @@ CREATE TABLE embedders(
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
 CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 5), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 6), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
@@ -101,7 +102,8 @@ Status Catalog::InitializeOrCheck() {
   if (uv == 1) ATTEST_RETURN_IF_ERROR(MigrateFrom1());
   if (uv <= 2) ATTEST_RETURN_IF_ERROR(MigrateFrom2());
   if (uv <= 3) ATTEST_RETURN_IF_ERROR(MigrateFrom3());
-  if (uv <= 4) return MigrateFrom4();
+  if (uv <= 4) ATTEST_RETURN_IF_ERROR(MigrateFrom4());
+  if (uv <= 5) return MigrateFrom5();
   return Status::Ok();
 }
 
@@ -158,6 +160,20 @@ PRAGMA user_version = 5;)sql"));
   schema_ = 0;
   ATTEST_RETURN_IF_ERROR(txn->Commit());
   spdlog::info("catalog: upgraded to schema 5: checksums of {} rows recorded", rows);
+  return Status::Ok();
+}
+
+Status Catalog::MigrateFrom5() {
+  // Old rows get no spans (NULL) and keep their checksums: the checksum covers spans only when a
+  // row has them (docs/store_format.md, "Chunk spans"). Re-ingesting a document records its spans.
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+ALTER TABLE chunks ADD COLUMN spans BLOB;
+UPDATE meta SET value = 6 WHERE key = 'schema_version';
+PRAGMA user_version = 6;)sql"));
+  schema_ = 0;
+  ATTEST_RETURN_IF_ERROR(txn->Commit());
+  spdlog::info("catalog: upgraded to schema 6: chunks can record their structure (spans)");
   return Status::Ok();
 }
 

@@ -39,7 +39,7 @@ uint32_t DocumentRowChecksum(const DocumentRecord& d, std::string_view acl_json)
   return Crc32c(s);
 }
 
-uint32_t ChunkRowChecksum(const ChunkRecord& c) {
+uint32_t ChunkRowChecksum(const ChunkRecord& c, std::optional<std::string_view> spans_blob) {
   std::string s;
   s.reserve(64 + c.section_path.size() + c.text.size());
   Put(&s, "id", c.id.get());
@@ -47,6 +47,7 @@ uint32_t ChunkRowChecksum(const ChunkRecord& c) {
   Put(&s, "ordinal", uint64_t{c.ordinal});
   Put(&s, "section_path", c.section_path);
   Put(&s, "text", c.text);
+  if (spans_blob) Put(&s, "spans", *spans_blob);
   return Crc32c(s);
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "store/records.h"
@@ -22,7 +23,8 @@ namespace attest {
 // created_snapshot.
 uint32_t DocumentRowChecksum(const DocumentRecord& doc, std::string_view acl_json);
 
-// id, doc_num, ordinal, section_path, text.
-uint32_t ChunkRowChecksum(const ChunkRecord& chunk);
+// id, doc_num, ordinal, section_path, text, then spans (the stored blob, byte for byte) only when
+// the row has one: rows without spans, all those written before schema 6, checksum as before.
+uint32_t ChunkRowChecksum(const ChunkRecord& chunk, std::optional<std::string_view> spans_blob = std::nullopt);
 
 }  // namespace attest

@@ -61,6 +61,12 @@ SqliteStmt& SqliteStmt::Bind(int index, std::string_view v) {
   return *this;
 }
 
+SqliteStmt& SqliteStmt::BindBlob(int index, std::string_view bytes) {
+  int rc = sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
+  return *this;
+}
+
 SqliteStmt& SqliteStmt::BindNull(int index) {
   int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
@@ -99,6 +105,13 @@ Status SqliteStmt::Run() {
 }
 
 int64_t SqliteStmt::ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+std::string SqliteStmt::ColumnBlob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  int n = sqlite3_column_bytes(stmt_, col);
+  if (p == nullptr || n <= 0) return {};
+  return std::string(static_cast<const char*>(p), static_cast<size_t>(n));
+}
 
 std::string SqliteStmt::ColumnText(int col) const {
   const unsigned char* p = sqlite3_column_text(stmt_, col);

@@ -35,6 +35,7 @@ class SqliteStmt {
   SqliteStmt& Bind(int index, uint64_t v) { return Bind(index, static_cast<int64_t>(v)); }
   SqliteStmt& Bind(int index, std::string_view v);
   SqliteStmt& BindNull(int index);
+  SqliteStmt& BindBlob(int index, std::string_view bytes);
   SqliteStmt& BindDouble(int index, double v);
   SqliteStmt& Bind(int index, const std::optional<int32_t>& v) {
     return v ? Bind(index, static_cast<int64_t>(*v)) : BindNull(index);
@@ -48,6 +49,7 @@ class SqliteStmt {
   int64_t ColumnInt(int col) const;
   uint64_t ColumnU64(int col) const { return static_cast<uint64_t>(ColumnInt(col)); }
   std::string ColumnText(int col) const;
+  std::string ColumnBlob(int col) const;  // the bytes of a BLOB (or TEXT) column; "" for NULL
   double ColumnDouble(int col) const;
   bool ColumnIsNull(int col) const;
 

@@ -154,8 +154,8 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
         seg->second.id = SegmentId(meta.next_segment_id++);
       }
       const TextChunk& tc = doc.chunks[j];
-      ATTEST_RETURN_IF_ERROR(cat.InsertChunk(ChunkRecord{ic.id, rec.num, tc.ordinal, tc.section_path, tc.text},
-                                             seg->second.id, v));
+      ATTEST_RETURN_IF_ERROR(
+          cat.InsertChunk(ChunkRecord{ic.id, rec.num, tc.ordinal, tc.section_path, tc.text, tc.spans}, seg->second.id, v));
       Status added = seg->second.writer.Add(ic);
       if (!added.ok()) return added.WithContext("indexing " + KeyText(rec.tenant, rec.id));
       seg->second.docs.push_back(rec.num);

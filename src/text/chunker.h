@@ -45,6 +45,7 @@ struct ChunkSpan {
   uint32_t end = 0;
   SpanRole role = SpanRole::kText;
   std::string subject;
+  bool operator==(const ChunkSpan&) const = default;
 };
 
 struct TextChunk {
