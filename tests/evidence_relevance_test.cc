@@ -81,6 +81,8 @@ TEST(FocusMatch, NumbersDatesVersions) {
   EXPECT_FALSE(AnswersFocus(Focus::kNumber, "Servers are required."));
   EXPECT_TRUE(AnswersFocus(Focus::kDate, "It was released in 2019."));
   EXPECT_TRUE(AnswersFocus(Focus::kDate, "The branch closed on May 3."));
+  EXPECT_TRUE(AnswersFocus(Focus::kDate, "The Normans settled there in the 10th century."));
+  EXPECT_TRUE(AnswersFocus(Focus::kDate, "Rollo was baptised in 912."));
   EXPECT_FALSE(AnswersFocus(Focus::kDate, "The setting may be changed at any time."));
   EXPECT_TRUE(AnswersFocus(Focus::kVersion, "This parameter was added in PostgreSQL 9.6."));
   EXPECT_TRUE(AnswersFocus(Focus::kVersion, "Available since version 2 of the protocol."));

@@ -116,6 +116,9 @@ struct RelevanceScorer {
   std::map<std::string, bool> matches;  // piece subject -> it names the question's subject
 
   double Factor(const SentencePiece& piece, std::string_view sentence) {
+    // A sentence of a source without structure (no span, no heading) scores as it did: what it is
+    // about cannot be told, and rewarding any number or any mention misranks running prose.
+    if (piece.subject.empty()) return 1.0;
     double f = 1.0;
     bool foreign = false, about = false;
     if (!query.subject.empty()) {

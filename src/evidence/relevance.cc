@@ -215,7 +215,8 @@ bool IsNumberWord(const std::string& w) {
   static const char* const kWords[] = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
                                        "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
                                        "hundred", "thousand", "million", "billion", "dozen", "half", "twice",
-                                       "once", "single", "double", "several", "unlimited", "infinite"};
+                                       "once", "single", "double", "several", "unlimited", "infinite",
+                                       "hundreds", "thousands", "millions", "billions", "dozens", "percent"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
@@ -280,6 +281,12 @@ bool AnswersFocus(Focus focus, std::string_view sentence) {
     case Focus::kDate:
       for (size_t i = 0; i < words.size(); ++i) {
         if (IsYear(words[i].text)) return true;
+        const std::string& w = words[i].text;
+        if (w == "century" || w == "centuries" || w == "decade" || w == "bc" || w == "bce") return true;
+        // "in 911", "since 476": a shorter year after a preposition of time.
+        const bool prep = i > 0 && (words[i - 1].text == "in" || words[i - 1].text == "since" ||
+                                    words[i - 1].text == "until" || words[i - 1].text == "by");
+        if (prep && w.size() >= 2 && w.size() <= 4 && std::all_of(w.begin(), w.end(), ::isdigit)) return true;
         // A month counts next to a day or year ("May 3", "3 May"): "may" alone is a modal verb.
         const bool near_number = (i > 0 && HasDigit(words[i - 1].text)) ||
                                  (i + 1 < words.size() && HasDigit(words[i + 1].text));
@@ -302,7 +309,8 @@ bool AnswersFocus(Focus focus, std::string_view sentence) {
 RelevanceCheck CheckRelevance(const RelevanceQuestion& question, std::string_view passage_subject,
                               std::string_view title, std::string_view text) {
   RelevanceCheck out;
-  if (!question.subject.empty() && !passage_subject.empty()) {
+  if (passage_subject.empty()) return out;  // a source without structure: nothing to tell it by
+  if (!question.subject.empty()) {
     out.about_subject = SubjectsMatch(question.subject, passage_subject) || MentionsSubject(text, question.subject) ||
                         MentionsSubject(title, question.subject);
   }

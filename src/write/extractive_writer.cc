@@ -48,9 +48,10 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
   std::vector<const EvidencePassage*> order, rest;
   for (const EvidencePassage& p : *args.pack) {
     if (p.flagged || p.text.empty()) continue;
-    // An entry's term line alone ("max_wal_senders (integer)") never leads.
-    const bool answers =
-        CheckRelevance(args.asks, p.subject, p.title, p.text).ok() && !NamesOnlySubject(p.text, p.subject);
+    // An entry's term line alone ("max_wal_senders (integer)") never leads. A passage without a
+    // subject (a source without structure) keeps its place in the pack order.
+    const bool answers = p.subject.empty() || (CheckRelevance(args.asks, p.subject, p.title, p.text).ok() &&
+                                               !NamesOnlySubject(p.text, p.subject));
     (answers ? order : rest).push_back(&p);
   }
   const EvidencePassage* lead = order.empty() ? nullptr : order.front();
