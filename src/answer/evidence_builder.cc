@@ -352,7 +352,11 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
   std::vector<const Scored*> chosen;
   std::map<std::string, size_t> per_doc;
   std::map<std::string, std::set<std::string>> site_docs;  // site -> documents in the pack
-  std::set<std::string> texts;
+  // Folded text -> the documents whose passage with that text is packed. The same sentence in
+  // another document (a configuration entry a command's page repeats from the reference) is packed
+  // once per document, up to kCopiesPerText, so that a claim can cite every copy.
+  constexpr size_t kCopiesPerText = 3;
+  std::map<std::string, std::set<std::string>> texts;
   size_t words = 0;
   auto try_add = [&](const Scored& s) {
     if (chosen.size() >= options.max_passages) return false;
@@ -360,7 +364,9 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
     std::set<std::string>& of_site = site_docs[s.passage.site];
     if (!s.passage.site.empty() && !of_site.count(s.passage.doc_id) && of_site.size() >= options.per_site) return false;
     if (words + s.words > options.max_words && !chosen.empty()) return false;
-    if (!texts.insert(Analyzer::Fold(s.passage.text)).second) return false;
+    std::set<std::string>& docs = texts[Analyzer::Fold(s.passage.text)];
+    if (docs.count(s.passage.doc_id) || docs.size() >= kCopiesPerText) return false;
+    docs.insert(s.passage.doc_id);
     chosen.push_back(&s);
     ++per_doc[s.passage.doc_id];
     of_site.insert(s.passage.doc_id);

@@ -18,7 +18,8 @@
 //     (x1.4, not inside another entry), the entry's first sentence for a definition (x1.3), a
 //     sentence that is only the entry's term (x0.5).
 //  3. Packing: greedy by score into a word budget, at most `per_source` passages per document and
-//     `per_site` documents per site, and
+//     `per_site` documents per site, one passage per text and document (the same sentence in up to
+//     three documents is packed once in each, so a claim can cite every copy), and
 //     at least one per sub-query whose best passage clears `min_subquery_score`. Ids S1..Sn follow
 //     pack order (best first).
 //

@@ -77,6 +77,12 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
     c.id = "c" + std::to_string(draft.claims.size() + 1);
     c.text = ClaimText(args.asks, p);
     c.cites.push_back(Citation{p.id, p.text});
+    // The same sentence in other documents of the pack: cited too (each quote is verbatim there).
+    for (const EvidencePassage& copy : *args.pack) {
+      if (&copy != &p && !copy.flagged && copy.doc_id != p.doc_id && copy.text == p.text) {
+        c.cites.push_back(Citation{copy.id, copy.text});
+      }
+    }
     if (!text.empty()) text.push_back(' ');
     text += c.text;
     draft.claims.push_back(std::move(c));
