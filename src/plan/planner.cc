@@ -176,6 +176,10 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
     const bool change_word = HasWord(w, "changes") || HasWord(w, "changed") || HasWord(w, "change");
     const bool release_context = HasWord(w, "release") || HasWord(w, "releases") || HasWord(w, "version") ||
                                  a->latest_cue || !plan->mentioned_versions.empty();
+    // For the weaker cues a release must be named with its number ("in version 17") or be the latest:
+    // "the new ABC logo", "a red version of", "SR 99 improved" are not about a release.
+    const bool release_named = a->latest_cue || (!plan->mentioned_versions.empty() &&
+                                                 (HasWord(w, "release") || HasWord(w, "version")));
     // Weaker cues of what a release brought: they count only after the how-to check.
     const bool novelty_word = HasWord(w, "new") || HasWord(w, "added") || HasWord(w, "updated") ||
                               HasWord(w, "updates") || HasWord(w, "improvements") || HasWord(w, "improved") ||
@@ -200,7 +204,7 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
       plan->intent = Intent::kReleaseDelta;
     } else if (how_agent || how_to_words) {
       plan->intent = Intent::kHowTo;
-    } else if (novelty_word && release_context &&
+    } else if (novelty_word && release_named &&
                (w.empty() || !IsQuestionStarter(w[0].lower) || w[0].lower == "what")) {
       plan->intent = Intent::kReleaseDelta;  // "new features in ExampleDB 17", "what was added in version 3"
     } else if (has(" homepage ") || has(" home page ") || has(" website ") || has(" web site ") ||
@@ -268,8 +272,14 @@ std::string BuildRewrite(const QueryPlan& plan) {
   for (const PlanEntity& e : plan.entities) add_words(e.canonical);
   // The subject's words as the tokenizer keeps them ("max_wal_senders", "core.eol", "onto"), so an
   // identifier stays one term of the rewrite.
+  // A possessive is the same word ("Roald Dahl" after the entity "roald dahl's").
+  const auto base = [](std::string w) {
+    if (w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0) w.resize(w.size() - 2);
+    return Singularize(w);
+  };
   for (const Word& w : Tokenize(plan.subject)) {
-    if (!IsStopword(w.lower)) add_words(w.lower);
+    const bool named = std::any_of(words.begin(), words.end(), [&](const std::string& y) { return base(y) == base(w.lower); });
+    if (!IsStopword(w.lower) && !named) add_words(w.lower);
   }
   for (const std::string& v : plan.mentioned_versions) add_words(v);
   // Scope terms before topic terms, so their singular form is the one kept.

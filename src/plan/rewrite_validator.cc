@@ -37,6 +37,19 @@ bool ContainsAllWords(const std::vector<std::string>& words, const std::vector<s
   });
 }
 
+// The words of a quoted phrase that the rewrite must contain: its space-separated tokens that are
+// not stopwords, without a leading + or - (which the lexical query syntax reads as an operator).
+std::vector<std::string> PhraseWords(const std::string& phrase) {
+  std::vector<std::string> out;
+  for (std::string w : SplitSpaces(AsciiLower(phrase))) {
+    size_t b = 0;
+    while (b < w.size() && (w[b] == '-' || w[b] == '+')) ++b;
+    w.erase(0, b);
+    if (!w.empty() && !plan_internal::IsStopword(w)) out.push_back(w);
+  }
+  return out;
+}
+
 // Drops the constraints that cannot be honoured, each with a note: a planner problem costs
 // quality (a constraint less), never availability.
 void DropUnsoundConstraints(QueryPlan* plan) {
@@ -60,10 +73,7 @@ void DropUnsoundConstraints(QueryPlan* plan) {
     }
     for (const std::string& p : plan->operators.phrases) {
       // A quoted phrase must appear; excluding (part of) it would leave nothing to retrieve.
-      std::vector<std::string> needed;
-      for (const plan_internal::Word& w : plan_internal::Tokenize(p)) {
-        if (!plan_internal::IsStopword(w.lower)) needed.push_back(w.lower);
-      }
+      const std::vector<std::string> needed = PhraseWords(p);
       if (why.empty() && FindPhrase(needed, phrase)) {
         why = "it is inside the quoted phrase \"" + p + "\"";
         contradicted_phrases.push_back(p);
@@ -114,11 +124,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   }
   // Quoted phrases: their content words are present (the phrase itself is a pipeline filter).
   for (const std::string& p : plan->operators.phrases) {
-    std::vector<std::string> needed;
-    // The phrase's words as the tokenizer reads them: "--onto" is "onto", "do?" is "do".
-    for (const plan_internal::Word& w : plan_internal::Tokenize(p)) {
-      if (!plan_internal::IsStopword(w.lower)) needed.push_back(w.lower);
-    }
+    const std::vector<std::string> needed = PhraseWords(p);
     if (!ContainsAllWords(words, needed)) {
       for (const std::string& w : needed) {
         if (!ContainsAllWords(words, {w})) words.push_back(w);
