@@ -120,7 +120,7 @@ Status ParseObject(const json& j, const SourceOptions& options, ParsedDocument* 
 
   if (text->is_string()) {
     for (std::string& p : ingest::SplitParagraphs(text->get_ref<const std::string&>())) {
-      doc->blocks.push_back(Block{BlockKind::kParagraph, 0, std::move(p)});
+      doc->blocks.push_back(Block{BlockKind::kParagraph, 0, std::move(p), {}});
     }
   }
   // A title-only document (half of CACM) is a document: DocumentIndexer gives it one chunk holding
