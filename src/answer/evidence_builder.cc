@@ -115,7 +115,8 @@ struct RelevanceScorer {
   const EvidenceQuery& query;
   std::map<std::string, bool> matches;  // piece subject -> it names the question's subject
 
-  double Factor(const SentencePiece& piece, std::string_view sentence) {
+  // `title_match`: the share of the question's terms in the chunk's title and section.
+  double Factor(const SentencePiece& piece, std::string_view sentence, double title_match) {
     // A sentence of a source without structure (no span, no heading) scores as it did: what it is
     // about cannot be told, and rewarding any number or any mention misranks running prose.
     if (piece.subject.empty()) return 1.0;
@@ -130,7 +131,9 @@ struct RelevanceScorer {
       foreign = piece.entry && !about;
       const bool mentions = !about && MentionsSubject(sentence, query.subject);
       if (about) {
-        f *= 1.6;
+        // The same entry on several pages (an option shared by commands, a configuration key a
+        // command's page repeats): the page the question names comes first.
+        f *= 1.6 * (1.0 + title_match);
       } else if (foreign) {
         f *= mentions ? 0.7 : 0.35;
       } else if (mentions) {
@@ -330,7 +333,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
     double features = 0.4 * coverage + 0.15 * chunk_coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase +
                       0.1 * title_match + 0.1 * vec + (scope.empty() ? 0.05 * coverage : 0.25 * scope_bonus);
-    features *= relevance.Factor(a.piece, sentence);
+    features *= relevance.Factor(a.piece, sentence, title_match);
     if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
     Scored s;
     s.coverage = coverage;

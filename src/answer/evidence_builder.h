@@ -13,7 +13,8 @@
 //     A sentence's subject is the subject of the chunk span holding it (a definition term, a table
 //     row header), else the chunk's innermost heading; a sentence is cut where the span subject
 //     changes, so a passage never straddles two entries. Relevance (evidence/relevance.h) scales
-//     the score: the question's subject (x1.6 as the sentence's subject, x1.2 mentioned), another
+//     the score: the question's subject (x1.6 as the sentence's subject, times 1 + the share of the
+//     question's terms in the title and section: the page the question names; x1.2 mentioned), another
 //     subject's entry (x0.35, x0.7 when it mentions the question's subject), the focus answered
 //     (x1.4, not inside another entry), the entry's first sentence for a definition (x1.3), a
 //     sentence that is only the entry's term (x0.5).

@@ -44,16 +44,25 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
   for (const EvidencePassage& p : *args.pack) {
     if (!p.flagged) best = std::max(best, p.score);
   }
-  // Passages that answer the question first (pack order within each group).
-  std::vector<const EvidencePassage*> order, rest;
+  // Passages that answer the question first (pack order within each group): those whose subject
+  // (the source's structure) names the question's subject, then those that only mention it.
+  std::vector<const EvidencePassage*> order, mentions, rest;
   for (const EvidencePassage& p : *args.pack) {
     if (p.flagged || p.text.empty()) continue;
-    // An entry's term line alone ("max_wal_senders (integer)") never leads. A passage without a
-    // subject (a source without structure) keeps its place in the pack order.
-    const bool answers = p.subject.empty() || (CheckRelevance(args.asks, p.subject, p.title, p.text).ok() &&
-                                               !NamesOnlySubject(p.text, p.subject));
-    (answers ? order : rest).push_back(&p);
+    // A passage without a subject (a source without structure) keeps its place in the pack order;
+    // an entry's term line alone ("max_wal_senders (integer)") never leads.
+    if (p.subject.empty()) {
+      order.push_back(&p);
+      continue;
+    }
+    if (!CheckRelevance(args.asks, p.subject, p.title, p.text).ok() || NamesOnlySubject(p.text, p.subject)) {
+      rest.push_back(&p);
+      continue;
+    }
+    const bool named = args.asks.subject.empty() || SubjectsMatch(args.asks.subject, p.subject);
+    (named ? order : mentions).push_back(&p);
   }
+  order.insert(order.end(), mentions.begin(), mentions.end());
   const EvidencePassage* lead = order.empty() ? nullptr : order.front();
   order.insert(order.end(), rest.begin(), rest.end());
   for (const EvidencePassage* pp : order) {

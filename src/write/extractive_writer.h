@@ -2,7 +2,8 @@
 // sentences of the pack: each chosen passage becomes one claim whose single citation quotes the
 // passage text verbatim, so every claim is checkable by construction. Passages that answer the
 // question (evidence/relevance.h: about its subject and with content of its focus) come first, in
-// pack order (best first), then the others. A claim cites its passage and every other document's
+// pack order (best first): those whose subject names the question's subject before those that only
+// mention it; then the others. A claim cites its passage and every other document's
 // passage of the pack with the same text (a copy). A claim's text is its quote, prefixed with the passage's
 // subject ("max_wal_senders: The default is 10.") when the passage is about the question's subject
 // and the quote does not name it. It skips passages the injection screen flagged, passages that
