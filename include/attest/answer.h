@@ -34,6 +34,10 @@ struct AnswerSource;
 struct AnswerEvents {
   // A stage started or finished: "plan", "retrieve", "rerank", "write", "verify"; the queries run.
   std::function<void(std::string_view stage, const std::vector<std::string>& queries)> on_progress;
+  // What the question asks, from its plan, announced just before `on_sources`: the focus's name
+  // ("value", "number", "date", "version", ..., "none") and the subject ("" when none). A face
+  // that verifies streamed sentences checks their relevance against it (answer/sentence_gate.h).
+  std::function<void(std::string_view focus, std::string_view subject)> on_question;
   // The evidence pack is final (before writing): the sources the writer will be given.
   std::function<void(const std::vector<AnswerSource>& sources)> on_sources;
   // Writer text as produced (clean text, never half a citation marker).
@@ -75,7 +79,7 @@ struct AnswerClaim {
   std::string id;             // "c1"...
   std::string text;
   std::vector<AnswerCitation> cites;
-  std::string verdict;        // supported, partial, unsupported, quote_not_found, unknown_source
+  std::string verdict;        // supported, partial, unsupported, quote_not_found, unknown_source, off_topic
   std::string reason;
   bool kept = false;
   std::string version_label;  // set when the claim comes from another version than the resolved one
@@ -87,6 +91,9 @@ struct AnswerSource {
   ChunkId chunk_id;
   std::string title, site, url, date, version, source_type, authority;
   std::string text;           // the passage given to the writer (the snippet used)
+  // What the passage is about from its source's structure (a definition term, a table row header,
+  // else its innermost heading); "" when unknown.
+  std::string subject;
   double score = 0;
   bool cited = false;
   bool flagged = false;       // the injection screen flagged it: shown, never cited

@@ -60,6 +60,7 @@ nlohmann::json SourceJson(const AnswerSource& source) {
                       {"authority", s.authority}, {"text", s.text}, {"score", s.score},
                       {"cited", s.cited},   {"flagged", s.flagged}};
   if (s.flagged) j["flag_reason"] = s.flag_reason;
+  if (!s.subject.empty()) j["subject"] = s.subject;
   return j;
 }
 

@@ -92,6 +92,8 @@ EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan
   if (plan.time.from && !multi_hop) eq.from = ParseDate(*plan.time.from);
   if (plan.time.to && !multi_hop) eq.to = ParseDate(*plan.time.to);
   eq.idf = [term_stats](const std::string& term) { return term_stats->Idf(term); };
+  eq.focus = plan.focus;
+  eq.subject = plan.subject;
   return eq;
 }
 
@@ -204,6 +206,7 @@ std::vector<AnswerSource> SourcesOf(const std::vector<EvidencePassage>& pack) {
     s.source_type = p.source_type;
     s.authority = p.authority;
     s.text = p.text;
+    s.subject = p.subject;
     s.score = p.score;
     s.flagged = p.flagged;
     s.flag_reason = p.flag_reason;

@@ -178,6 +178,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   // Everything streamed passes the output link policy, as the final result does (SealManifest).
   SanitizingEvents sanitizing(options.events);
   const AnswerEvents* events = sanitizing.events();
+  if (events && events->on_question) events->on_question(FocusName(plan.focus), plan.subject);
   if (events && events->on_sources) events->on_sources(result.sources);
   Progress(options, "write");
   t = SteadyClock::now();
@@ -185,7 +186,8 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
       SelectWriterPack(*ctx.analyzer, plan, pack, got.multi_hop ? &got.hops : nullptr);
   const size_t max_sentences =
       std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
-  const WriteArgs wa = WriteArgsFor(options.question, writer_pack.pack, max_sentences, events);
+  const RelevanceQuestion asks{plan.focus, plan.subject};
+  const WriteArgs wa = WriteArgsFor(options.question, asks, writer_pack.pack, max_sentences, events);
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;
   if (options.writer == WriterKind::kLlm) {
@@ -205,7 +207,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   t = SteadyClock::now();
   if (options.llm_judge && !models.judge) return Status::InvalidArgument("the LLM judge needs a chat model (--llm-url)");
   VerifyInput vin{&pack, options.llm_judge ? models.judge : nullptr,
-                  options.writer == WriterKind::kLlm ? models.llm_writer : nullptr, &wa};
+                  options.writer == WriterKind::kLlm ? models.llm_writer : nullptr, &wa, asks};
   VerifiedAnswer verified = VerifyForAnswer(vin, std::move(draft));
   result.prompt_tokens += verified.repair_prompt_tokens;
   result.completion_tokens += verified.repair_completion_tokens;

@@ -154,8 +154,10 @@ WriterPack SelectWriterPack(const Analyzer& analyzer, const QueryPlan& plan, con
                             const MultiHopResult* hop_chain);
 
 // --- write ---
-WriteArgs WriteArgsFor(const std::string& question, const std::vector<EvidencePassage>& writer_pack,
-                       size_t max_sentences, const AnswerEvents* events);
+// `asks` is what the question asks (the plan's focus and subject).
+WriteArgs WriteArgsFor(const std::string& question, const RelevanceQuestion& asks,
+                       const std::vector<EvidencePassage>& writer_pack, size_t max_sentences,
+                       const AnswerEvents* events);
 
 // --- verify ---
 struct VerifyInput {
@@ -163,6 +165,7 @@ struct VerifyInput {
   const ClaimJudge* judge = nullptr;                   // null = built-in checks only
   RepairingWriter* repairer = nullptr;                 // null = no repair round
   const WriteArgs* write_args = nullptr;               // what the draft was written from (for repair)
+  RelevanceQuestion asks;                              // the plan's focus and subject (relevance check)
 };
 
 struct VerifiedAnswer {

@@ -5,10 +5,12 @@
 
 namespace attest {
 
-WriteArgs WriteArgsFor(const std::string& question, const std::vector<EvidencePassage>& writer_pack,
-                       size_t max_sentences, const AnswerEvents* events) {
+WriteArgs WriteArgsFor(const std::string& question, const RelevanceQuestion& asks,
+                       const std::vector<EvidencePassage>& writer_pack, size_t max_sentences,
+                       const AnswerEvents* events) {
   WriteArgs wa;
   wa.question = question;
+  wa.asks = asks;
   wa.pack = &writer_pack;
   wa.max_sentences = max_sentences;
   if (events && events->on_delta) wa.on_delta = events->on_delta;
@@ -22,7 +24,9 @@ VerifiedAnswer VerifyForAnswer(const VerifyInput& in, Draft draft) {
   const std::vector<EvidencePassage>& pack = *in.pack;
   // The built-in checks, then (optionally) the judge, which can only confirm or downgrade.
   auto verify = [&](const Draft& d) {
-    std::vector<ClaimVerdict> v = VerifyDraft(pack, d.claims);
+    VerifyOptions vo;
+    vo.asks = in.asks;
+    std::vector<ClaimVerdict> v = VerifyDraft(pack, d.claims, vo);
     if (in.judge) {
       auto judged = in.judge->Judge(pack, d.claims, v);
       if (judged.ok()) {

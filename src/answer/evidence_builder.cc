@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "answer/dedupe.h"
+#include "evidence/relevance.h"
 #include "text/analyzer.h"
 #include "text/sentence_splitter.h"
 
@@ -47,6 +48,104 @@ double Proximity(const std::vector<Token>& tokens, const std::unordered_set<std:
   const double span = double(hi - lo + 1);
   return std::min(1.0, double(matched) / span);
 }
+
+// A sentence, or the part of one inside one entry, with the subject it is about.
+struct SentencePiece {
+  SentenceSpan span;
+  std::string subject;        // the span's subject, else the chunk's innermost heading; "" = unknown
+  bool entry = false;         // inside a structured entry (definition, table row, list item)
+  bool first_of_entry = false;  // the entry's first sentence that says more than its term
+  bool term_only = false;     // says nothing but the subject's words (an entry's term line)
+};
+
+std::string InnermostHeading(const std::string& section_path) {
+  const size_t cut = section_path.rfind(" > ");
+  return cut == std::string::npos ? section_path : section_path.substr(cut + 3);
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// The sentences of a chunk cut where the span subject changes, so that no piece straddles two
+// entries, each with its subject. Without spans (documents without markup) every sentence is a
+// piece about the chunk's innermost heading.
+std::vector<SentencePiece> SentencePieces(const std::string& text, const std::vector<ChunkSpan>& spans,
+                                          const std::string& heading) {
+  std::vector<SentencePiece> out;
+  std::set<size_t> entries_started;  // runs (by their first span) whose first sentence was seen
+  size_t k = 0;                      // the first span that does not end before the current position
+  for (const SentenceSpan& sentence : SplitSentences(text)) {
+    uint32_t pos = sentence.start;
+    while (pos < sentence.end) {
+      while (k < spans.size() && spans[k].end <= pos) ++k;
+      SentencePiece piece;
+      uint32_t end = sentence.end;
+      size_t run = spans.size();
+      if (k == spans.size() || spans[k].begin > pos) {  // text no span covers (or a gap between blocks)
+        if (k < spans.size()) end = std::min(sentence.end, spans[k].begin);
+        piece.subject = heading;
+      } else {
+        size_t last = k;
+        while (last + 1 < spans.size() && spans[last + 1].subject == spans[k].subject) ++last;
+        end = std::min(sentence.end, spans[last].end);
+        const ChunkSpan& sp = spans[k];
+        piece.subject = sp.subject.empty() ? heading : sp.subject;
+        piece.entry = !sp.subject.empty() &&
+                      (sp.role == SpanRole::kDefinition || sp.role == SpanRole::kTableRow || sp.role == SpanRole::kListItem);
+        run = k;
+        while (run > 0 && spans[run - 1].subject == sp.subject) --run;
+      }
+      uint32_t b = pos, e = end;
+      while (b < e && IsSpace(text[b])) ++b;
+      while (e > b && IsSpace(text[e - 1])) --e;
+      if (e > b) {
+        piece.span = SentenceSpan{b, e};
+        const std::string_view words(text.data() + b, e - b);
+        piece.term_only = !piece.subject.empty() && NamesOnlySubject(words, piece.subject);
+        if (piece.entry && !piece.term_only) piece.first_of_entry = entries_started.insert(run).second;
+        out.push_back(std::move(piece));
+      }
+      pos = end;
+    }
+  }
+  return out;
+}
+
+// What the question's subject and focus make of a piece (docs in evidence_builder.h, step 2).
+struct RelevanceScorer {
+  const EvidenceQuery& query;
+  std::map<std::string, bool> matches;  // piece subject -> it names the question's subject
+
+  // `title_match`: the share of the question's terms in the chunk's title and section.
+  double Factor(const SentencePiece& piece, std::string_view sentence, double title_match) {
+    // A sentence of a source without structure (no span, no heading) scores as it did: what it is
+    // about cannot be told, and rewarding any number or any mention misranks running prose.
+    if (piece.subject.empty()) return 1.0;
+    double f = 1.0;
+    bool foreign = false, about = false;
+    if (!query.subject.empty()) {
+      auto it = matches.find(piece.subject);
+      if (it == matches.end()) {
+        it = matches.emplace(piece.subject, !piece.subject.empty() && SubjectsMatch(query.subject, piece.subject)).first;
+      }
+      about = it->second;
+      foreign = piece.entry && !about;
+      const bool mentions = !about && MentionsSubject(sentence, query.subject);
+      if (about) {
+        // The same entry on several pages (an option shared by commands, a configuration key a
+        // command's page repeats): the page the question names comes first.
+        f *= 1.6 * (1.0 + title_match);
+      } else if (foreign) {
+        f *= mentions ? 0.7 : 0.35;
+      } else if (mentions) {
+        f *= 1.2;
+      }
+    }
+    if (FocusIsTestable(query.focus) && !foreign && AnswersFocus(query.focus, sentence)) f *= 1.4;
+    if (query.focus == Focus::kDefinition && piece.first_of_entry && (about || query.subject.empty())) f *= 1.3;
+    if (piece.term_only) f *= 0.5;
+    return f;
+  }
+};
 
 }  // namespace
 
@@ -168,14 +267,15 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
   // Each sentence is analyzed once; the chunk's terms are their union with the title, section and
   // version terms (words never span sentences, so this equals analyzing the whole chunk).
   struct AnalyzedSentence {
-    SentenceSpan span;
+    SentencePiece piece;
     std::vector<Token> tokens;
   };
   std::vector<AnalyzedSentence> sentences;
   std::unordered_set<std::string> chunk_terms(title_terms.begin(), title_terms.end());
   for (const std::string& t : analyzer.Terms(c.hit.version)) chunk_terms.insert(t);
-  for (const SentenceSpan& span : SplitSentences(c.text)) {
-    AnalyzedSentence a{span, {}};
+  for (SentencePiece& piece : SentencePieces(c.text, c.spans, InnermostHeading(c.hit.section))) {
+    const SentenceSpan span = piece.span;
+    AnalyzedSentence a{std::move(piece), {}};
     analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
     for (const Token& t : a.tokens) chunk_terms.insert(t.term);
     sentences.push_back(std::move(a));
@@ -199,13 +299,18 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
       result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
     }
   }
+  RelevanceScorer relevance{query, {}};
   for (AnalyzedSentence& a : sentences) {
-    const SentenceSpan& span = a.span;
+    const SentenceSpan& span = a.piece.span;
     std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
     std::vector<Token>& tokens = a.tokens;
     if (tokens.empty()) continue;
     std::unordered_set<std::string> sterms;
     for (const Token& t : tokens) sterms.insert(t.term);
+    // A sentence of an entry is read with its term: "The default is 10." speaks of max_wal_senders.
+    if (a.piece.entry) {
+      for (std::string& t : analyzer.Terms(a.piece.subject)) sterms.insert(std::move(t));
+    }
     bool has_excluded = false;
     for (const auto& t : sterms) has_excluded |= excluded.count(t) > 0;
     if (has_excluded) {
@@ -228,6 +333,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
     double features = 0.4 * coverage + 0.15 * chunk_coverage + 0.1 * Proximity(tokens, qterms) + 0.1 * phrase +
                       0.1 * title_match + 0.1 * vec + (scope.empty() ? 0.05 * coverage : 0.25 * scope_bonus);
+    features *= relevance.Factor(a.piece, sentence, title_match);
     if (!options.rerank) features = 1.0 / (1.0 + c.rank);  // retrieval order only (degraded)
     Scored s;
     s.coverage = coverage;
@@ -237,6 +343,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     EvidencePassage& p = s.passage;
     p.score = features * meta;
     p.subquery = c.subquery;
+    p.subject = std::move(a.piece.subject);
     scored.push_back(std::move(s));
   }
 }
@@ -248,7 +355,11 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
   std::vector<const Scored*> chosen;
   std::map<std::string, size_t> per_doc;
   std::map<std::string, std::set<std::string>> site_docs;  // site -> documents in the pack
-  std::set<std::string> texts;
+  // Folded text -> the documents whose passage with that text is packed. The same sentence in
+  // another document (a configuration entry a command's page repeats from the reference) is packed
+  // once per document, up to kCopiesPerText, so that a claim can cite every copy.
+  constexpr size_t kCopiesPerText = 3;
+  std::map<std::string, std::set<std::string>> texts;
   size_t words = 0;
   auto try_add = [&](const Scored& s) {
     if (chosen.size() >= options.max_passages) return false;
@@ -256,7 +367,9 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
     std::set<std::string>& of_site = site_docs[s.passage.site];
     if (!s.passage.site.empty() && !of_site.count(s.passage.doc_id) && of_site.size() >= options.per_site) return false;
     if (words + s.words > options.max_words && !chosen.empty()) return false;
-    if (!texts.insert(Analyzer::Fold(s.passage.text)).second) return false;
+    std::set<std::string>& docs = texts[Analyzer::Fold(s.passage.text)];
+    if (docs.count(s.passage.doc_id) || docs.size() >= kCopiesPerText) return false;
+    docs.insert(s.passage.doc_id);
     chosen.push_back(&s);
     ++per_doc[s.passage.doc_id];
     of_site.insert(s.passage.doc_id);

@@ -10,8 +10,17 @@
 //     resolved version, and recency only inside the plan's time scope. Sentences containing an
 //     excluded term (a "not X" constraint) are dropped: the post-retrieval check of the constraint.
 //     With `rerank` off (deadline), a passage's score is its chunk's retrieval score rank instead.
+//     A sentence's subject is the subject of the chunk span holding it (a definition term, a table
+//     row header), else the chunk's innermost heading; a sentence is cut where the span subject
+//     changes, so a passage never straddles two entries. Relevance (evidence/relevance.h) scales
+//     the score: the question's subject (x1.6 as the sentence's subject, times 1 + the share of the
+//     question's terms in the title and section: the page the question names; x1.2 mentioned), another
+//     subject's entry (x0.35, x0.7 when it mentions the question's subject), the focus answered
+//     (x1.4, not inside another entry), the entry's first sentence for a definition (x1.3), a
+//     sentence that is only the entry's term (x0.5).
 //  3. Packing: greedy by score into a word budget, at most `per_source` passages per document and
-//     `per_site` documents per site, and
+//     `per_site` documents per site, one passage per text and document (the same sentence in up to
+//     three documents is packed once in each, so a claim can cite every copy), and
 //     at least one per sub-query whose best passage clears `min_subquery_score`. Ids S1..Sn follow
 //     pack order (best first).
 //
@@ -29,6 +38,7 @@
 #include "answer/source_hierarchy.h"
 #include "attest/engine.h"
 #include "common/date.h"
+#include "plan/query_plan.h"
 #include "text/chunker.h"
 
 namespace attest {
@@ -52,6 +62,10 @@ struct EvidenceQuery {
   std::string resolved_version;            // "" = no version scope
   std::optional<DayNumber> from, to;       // the plan's time scope
   std::function<double(const std::string& term)> idf;  // inverse document frequency of a term
+  // What the question asks (QueryPlan::focus, QueryPlan::subject): sentences about the subject and
+  // with content of the focus's kind rank higher; a sentence inside another subject's entry lower.
+  Focus focus = Focus::kNone;
+  std::string subject;
 };
 
 struct PackOptions {

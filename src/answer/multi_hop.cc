@@ -107,7 +107,11 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
     ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
     std::map<ChunkId, std::string> text_of;
-    for (auto& c : chunks) text_of[c.id] = std::move(c.text);
+    std::map<ChunkId, std::vector<ChunkSpan>> spans_of;
+    for (auto& c : chunks) {
+      text_of[c.id] = std::move(c.text);
+      spans_of[c.id] = std::move(c.spans);
+    }
     // The hop's sentence: in rank order, the first sentence covering most of the hop's terms (for
     // a bound hop, the one containing the bound value).
     std::vector<std::string> hop_terms = ctx.analyzer->Terms(hop.query);
@@ -119,6 +123,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
       EvidenceCandidate c;
       c.hit = h;
       c.text = text_of[h.chunk_id];
+      c.spans = spans_of[h.chunk_id];
       c.subquery = sq.id;
       c.rank = ++rank;
       for (const SentenceSpan& span : SplitSentences(c.text)) {
@@ -216,12 +221,17 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
     ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
     std::map<ChunkId, std::string> text_of;
-    for (auto& c : chunks) text_of[c.id] = std::move(c.text);
+    std::map<ChunkId, std::vector<ChunkSpan>> spans_of;
+    for (auto& c : chunks) {
+      text_of[c.id] = std::move(c.text);
+      spans_of[c.id] = std::move(c.spans);
+    }
     uint32_t rank = 0;
     for (const SearchHit& h : r->hits) {
       EvidenceCandidate c;
       c.hit = h;
       c.text = text_of[h.chunk_id];
+      c.spans = spans_of[h.chunk_id];
       c.subquery = hop.id;
       c.rank = ++rank;
       // The hop is supported when a retrieved source names the bridge.

@@ -60,6 +60,7 @@ SanitizingEvents::SanitizingEvents(const AnswerEvents* inner) : inner_(inner) {
   if (inner_ == nullptr) return;
   wrapped_.on_progress = inner_->on_progress;
   wrapped_.cancelled = inner_->cancelled;
+  wrapped_.on_question = inner_->on_question;
   if (inner_->on_sources) {
     wrapped_.on_sources = [this](const std::vector<AnswerSource>& sources) {
       std::vector<AnswerSource> clean = sources;

@@ -23,6 +23,7 @@ EvidencePassage PassageOf(const AnswerSource& s) {
   p.source_type = s.source_type;
   p.authority = s.authority;
   p.text = s.text;
+  p.subject = s.subject;
   p.score = s.score;
   p.flagged = s.flagged;
   p.flag_reason = s.flag_reason;
@@ -30,6 +31,14 @@ EvidencePassage PassageOf(const AnswerSource& s) {
 }
 
 }  // namespace
+
+void SentenceGate::SetQuestion(std::string_view focus, std::string subject) {
+  asks_.focus = Focus::kNone;
+  for (int f = static_cast<int>(Focus::kNone); f <= static_cast<int>(Focus::kReason); ++f) {
+    if (focus == FocusName(static_cast<Focus>(f))) asks_.focus = static_cast<Focus>(f);
+  }
+  asks_.subject = std::move(subject);
+}
 
 std::optional<GateVerdict> SentenceGate::Check(std::string_view text, const std::vector<std::string>& cites) {
   // Trailing punctuation after the last marker is not a sentence.
@@ -56,8 +65,10 @@ std::optional<GateVerdict> SentenceGate::Check(std::string_view text, const std:
     out.reason = "uncited";
     return out;
   }
-  // Verified as it completes: the mechanical quote check and the built-in support checks.
-  const ClaimVerdict verdict = VerifyDraft(cited, {claim}).front();
+  // Verified as it completes: the mechanical quote check, relevance and the built-in support checks.
+  VerifyOptions vo;
+  vo.asks = asks_;
+  const ClaimVerdict verdict = VerifyDraft(cited, {claim}, vo).front();
   if (verdict.verdict != Verdict::kSupported && verdict.verdict != Verdict::kPartial) {
     out.reason = VerdictName(verdict.verdict);
     return out;

@@ -4,10 +4,11 @@
 // the pack ids it cites. The gate numbers the sentence ("c1", "c2", ... in stream order, the ids
 // the final claims carry), recovers a verbatim quote for every cited source from the sources
 // given (the model writes prose), and verifies the sentence against those sources with the
-// built-in checks (VerifyDraft). The verdict is:
+// built-in checks (VerifyDraft), the relevance check included when the question's focus and
+// subject were given (SetQuestion). The verdict is:
 //   - release, with the citations, when the sentence is supported or partially supported;
 //   - retract with reason "uncited" when it cites none of the sources given;
-//   - retract with the verdict's name ("unsupported", "contradicted", ...) otherwise.
+//   - retract with the verdict's name ("unsupported", "off_topic", ...) otherwise.
 // Text without a letter or digit (trailing punctuation after the last marker) is not a sentence.
 // What a face does at a release (access re-checks, emitting events) stays with the face.
 //
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "attest/answer.h"
+#include "evidence/relevance.h"
 
 namespace attest {
 
@@ -45,6 +47,9 @@ class SentenceGate {
   // The sources given to the writer (the `sources` event); may be called again to replace them.
   void SetSources(std::vector<AnswerSource> sources) { sources_ = std::move(sources); }
   const std::vector<AnswerSource>& sources() const { return sources_; }
+  // What the question asks (AnswerEvents::on_question): the focus by its name (FocusName; an
+  // unknown name is kNone) and the subject. Sentences are then checked for relevance too.
+  void SetQuestion(std::string_view focus, std::string subject);
 
   // The id of the sentence being streamed now (deltas before its end carry it).
   std::string NextId() const { return "c" + std::to_string(ids_.size() + 1); }
@@ -59,6 +64,7 @@ class SentenceGate {
 
  private:
   std::vector<AnswerSource> sources_;
+  RelevanceQuestion asks_;
   std::vector<std::string> ids_;
   std::map<std::string, std::string> text_;
 };

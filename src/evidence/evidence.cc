@@ -9,6 +9,7 @@ const char* VerdictName(Verdict v) {
     case Verdict::kUnsupported: return "unsupported";
     case Verdict::kQuoteNotFound: return "quote_not_found";
     case Verdict::kUnknownSource: return "unknown_source";
+    case Verdict::kOffTopic: return "off_topic";
   }
   return "unsupported";
 }

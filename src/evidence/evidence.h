@@ -49,8 +49,10 @@ enum class Verdict {
   kUnsupported,
   kQuoteNotFound,   // the quote does not occur in the cited passage (after normalisation)
   kUnknownSource,   // the cited id is not in the evidence pack
+  kOffTopic,        // quoted verbatim, but not about the question's subject or not of its focus (not kept)
 };
-const char* VerdictName(Verdict v);  // "supported", "partial", "unsupported", "quote_not_found", "unknown_source"
+// "supported", "partial", "unsupported", "quote_not_found", "unknown_source", "off_topic"
+const char* VerdictName(Verdict v);
 
 struct DraftClaim {
   std::string id;                 // "c1", "c2", ...

@@ -35,7 +35,7 @@ constexpr const char* kSseDescription =
     "- `sources`: {sources:[AnswerSource]} the source cards, sent as soon as the evidence is final.\n"
     "- `delta`: {text} answer text to append.\n"
     "- `sentence_done`: {sentence_id, cites:[source ids]} a sentence is complete and verified.\n"
-    "- `retract`: {sentence_id, reason} a sent sentence is withdrawn (unsupported, access revoked, deleted).\n"
+    "- `retract`: {sentence_id, reason} a sent sentence is withdrawn (unsupported, off_topic, access revoked, deleted).\n"
     "- `replace`: {sentence_id, text} a sent sentence is replaced by a corrected one.\n"
     "- `notice`: {code, message, chunk_ids?} e.g. the corpus moved during the answer and cited chunks changed.\n"
     "- `done`: {answer_id, outcome, snapshot_version, tokens:{prompt, completion}, cost, timings_ms, "
@@ -140,7 +140,8 @@ void AddAnswerSchemas(json* out) {
        {"text", Str("The sentence.")},
        {"cites", ArrayOf(Object({{"source", Str("Source id, e.g. S1.")}, {"quote", Str("Supporting quote.")}}),
                          "Citations.")},
-       {"verdict", Str("supported, partial, unsupported, quote_not_found, unknown_source.")},
+       {"verdict", Str("supported, partial, unsupported, quote_not_found, unknown_source, off_topic (quoted "
+                       "verbatim but not about the question's subject or not of its focus; never kept).")},
        {"reason", Str("Why.")},
        {"kept", Bool("Whether the claim is in the answer.")},
        {"version_label", Str("Set when the claim comes from another version than the resolved one.")}});
@@ -152,7 +153,9 @@ void AddAnswerSchemas(json* out) {
        {"source_type", Str("Source type.")},     {"authority", Str("Authority tier.")},
        {"text", Str("The passage given to the writer.")}, {"score", Num("Retrieval score.")},
        {"cited", Bool("Cited by a kept claim.")}, {"flagged", Bool("Flagged by the injection screen: never cited.")},
-       {"flag_reason", Str("Why it was flagged.")}});
+       {"flag_reason", Str("Why it was flagged.")},
+       {"subject", Str("What the passage is about from its source's structure (definition term, table row "
+                       "header or heading); absent when unknown.")}});
   schemas["AnswerResponse"] = Object(
       {{"answer_id", Str("Id to give to /v1/feedback.")},
        {"request_id", Str("Echoed or assigned request id.")},

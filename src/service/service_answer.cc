@@ -160,6 +160,9 @@ void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64
   events->on_progress = [stream](std::string_view stage, const std::vector<std::string>& queries) {
     stream->Emit("progress", {{"stage", stage}, {"queries", queries}});
   };
+  events->on_question = [gate](std::string_view focus, std::string_view subject) {
+    gate->SetQuestion(focus, std::string(subject));
+  };
   events->on_sources = [stream, gate, engine, pinned](const std::vector<AnswerSource>& sources) {
     gate->SetSources(sources);
     json cards = json::array();

@@ -60,9 +60,13 @@ int Strictness(Verdict v) {
       return 0;
     case Verdict::kPartial:
       return 1;
-    default:
+    case Verdict::kUnsupported:
+    case Verdict::kQuoteNotFound:
+    case Verdict::kUnknownSource:
+    case Verdict::kOffTopic:
       return 2;
   }
+  return 2;
 }
 
 // The original text of the sentences of `passage` that contain `quote` (normalized match); the

@@ -4,7 +4,7 @@
 //
 // THE JUDGE CAN ONLY CONFIRM OR DOWNGRADE, NEVER UPGRADE:
 //   - only claims whose mechanical verdict is kSupported or kPartial are sent; kQuoteNotFound,
-//     kUnknownSource and kUnsupported stand as they are (no request is made for them);
+//     kUnknownSource, kOffTopic and kUnsupported stand as they are (no request is made for them);
 //   - the combined verdict is the stricter of the mechanical and the judge's verdict
 //     (supported < partial < unsupported); a judge "supported" for a mechanically partial claim
 //     leaves it partial (the reason records the ignored upgrade).

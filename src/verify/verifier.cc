@@ -43,6 +43,35 @@ void Append(std::string* out, std::string_view piece) {
   out->append(piece);
 }
 
+// The relevance check over a claim's citations: about the subject when one cited passage is, of
+// the focus when one quoted sentence is (evidence/relevance.h).
+class Relevance {
+ public:
+  explicit Relevance(const RelevanceQuestion& asks) : asks_(asks) {}
+
+  void Add(const EvidencePassage& passage, const std::string& sentence) {
+    const RelevanceCheck r = CheckRelevance(asks_, passage.subject, passage.title, sentence);
+    about_ |= r.about_subject;
+    focus_ |= r.answers_focus;
+    if (!r.about_subject && other_.empty()) other_ = passage.id + " is about " + Shorten(passage.subject, 60);
+  }
+
+  // "" when the claim is relevant, else the reason naming what is missing.
+  std::string Missing() const {
+    if (!about_) return "relevance: not about " + Shorten(asks_.subject, 60) + " (" + other_ + ")";
+    if (!focus_) {
+      return std::string("relevance: no quoted sentence states a ") + FocusName(asks_.focus) + " (the question asks for one)";
+    }
+    return "";
+  }
+
+ private:
+  const RelevanceQuestion& asks_;
+  bool about_ = false;
+  bool focus_ = false;
+  std::string other_;
+};
+
 ClaimVerdict Decide(const DraftClaim& claim, Verdict v, std::string reason) {
   return ClaimVerdict{claim.id, v, std::move(reason)};
 }
@@ -72,6 +101,7 @@ std::vector<ClaimVerdict> VerifyDraft(const std::vector<EvidencePassage>& pack, 
     SupportEvidence evidence;
     std::string not_found;
     std::string flagged;
+    Relevance relevance(options.asks);
     for (const Citation& cite : claim.cites) {
       const EvidencePassage& passage = *by_id.at(cite.source);
       auto& np = normalized[passage.id];
@@ -88,8 +118,11 @@ std::vector<ClaimVerdict> VerifyDraft(const std::vector<EvidencePassage>& pack, 
       }
       const std::string sentence = np->SentencesAround(pos, pos + quote.size());
       const size_t in_sentence = sentence.find(quote);
+      relevance.Add(passage, sentence);
       Append(&evidence.quotes, quote);
       Append(&evidence.context, sentence);
+      // The passage's subject is part of what it says: a claim may name the entry it quotes.
+      if (!passage.subject.empty()) Append(&evidence.context, NormalizeForQuoteMatch(passage.subject));
       Append(&evidence.local, in_sentence == std::string::npos
                                   ? quote
                                   : LocalWindow(sentence, in_sentence, quote.size(), options.local_window_words));
@@ -101,6 +134,10 @@ std::vector<ClaimVerdict> VerifyDraft(const std::vector<EvidencePassage>& pack, 
     }
     if (!flagged.empty()) {
       verdicts.push_back(Decide(claim, Verdict::kUnsupported, flagged));
+      continue;
+    }
+    if (std::string missing = relevance.Missing(); !missing.empty()) {
+      verdicts.push_back(Decide(claim, Verdict::kOffTopic, std::move(missing)));
       continue;
     }
     CheckResult failed;

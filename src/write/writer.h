@@ -23,12 +23,16 @@
 #include <vector>
 
 #include "evidence/evidence.h"
+#include "evidence/relevance.h"
 #include "attest/status.h"
 
 namespace attest {
 
 struct WriteArgs {
   std::string question;
+  // What the question asks (the plan's focus and subject): the extractive writer leads with the
+  // passage that answers it and names the subject when a quote omits it.
+  RelevanceQuestion asks;
   const std::vector<EvidencePassage>* pack = nullptr;  // borrowed; must outlive the Write() call
   size_t max_sentences = 3;
   std::function<void(std::string_view delta)> on_delta;  // streaming text, optional
