@@ -96,6 +96,9 @@ struct EvalArgs {
   std::string task = "retrieval";            // or "qa": the whole answer pipeline
   bool no_multi_hop = false;
   size_t max_queries = 0;
+  std::optional<double> min_answerability;  // qa: the abstention threshold (default: AskOptions')
+  std::optional<double> min_evidence_coverage;  // qa: the pre-writing abstention threshold
+  std::string per_question_file;            // qa: one JSON line per question
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);
