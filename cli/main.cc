@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   eval->add_option("--min-answerability", ea.min_answerability,
                    "qa: abstention threshold on the answerability score (0..1; default: the calibrated one)");
   eval->add_option("--min-evidence-coverage", ea.min_evidence_coverage,
-                   "qa: abstain before writing below this evidence coverage (0..1; default 0.5)");
+                   "qa: abstain before writing below this evidence coverage (0..1; default 0.25)");
   eval->add_option("--per-question", ea.per_question_file,
                    "qa: write one JSON line per question (outcome, answerability, containment) to this file");
 

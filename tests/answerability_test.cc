@@ -1,7 +1,8 @@
 // The answerability score (src/answer/answerability.h) on hand-made cases: a sentence about a
 // swapped entity scores below the right one, a number question answered without a number scores
 // low, a negated question answered by a sentence that does not negate scores low, the question's
-// subject must be what the sentence is about, and the best of several sentences is reported.
+// subject must be what the sentence is about, words the plan excludes do not count, and the best of
+// several sentences is reported.
 #include <gtest/gtest.h>
 
 #include "answer/answerability.h"
@@ -57,6 +58,20 @@ TEST_F(AnswerabilityTest, ANegatedQuestionNeedsANegatingSentence) {
   // A question without negation is not penalised either way.
   EXPECT_EQ(Score("Which country did Japan force into an alliance?", "Japan did not spare Thailand.").parts.at("negation"),
             1.0);
+}
+
+TEST_F(AnswerabilityTest, AnExcludedWordIsNeitherATermToCoverNorANegationToMatch) {
+  AnswerabilityInput in;
+  in.analyzer = &analyzer_;
+  in.question = "Which changes affect subscribers, not publishers?";
+  in.sentences = {AnsweringSentence{"c1", "Changes that affect subscribers: parallel workers apply them.", "", "", ""}};
+  const Answerability plain = ScoreAnswerability(in);
+  EXPECT_EQ(plain.parts.at("negation"), 0.0) << "without the plan's exclusion the question negates";
+  in.excluded = {"publishers"};
+  const Answerability excluded = ScoreAnswerability(in);
+  EXPECT_EQ(excluded.parts.at("negation"), 1.0);
+  EXPECT_EQ(excluded.parts.at("rare"), 1.0) << "\"publishers\" is not a term the answer must mention";
+  EXPECT_GT(excluded.score, plain.score);
 }
 
 TEST_F(AnswerabilityTest, AWordTheSourceNeverMentionsLowersTheScore) {

@@ -45,7 +45,7 @@ struct AnswerEvents {
 };
 
 // The calibrated abstention threshold (AskOptions::min_answerability; docs/answer.md).
-inline constexpr double kDefaultMinAnswerability = 0.0;
+inline constexpr double kDefaultMinAnswerability = 0.30;
 
 struct AskOptions {
   std::string question;
@@ -74,7 +74,7 @@ struct AskOptions {
   double min_answerability = kDefaultMinAnswerability;
   // Before writing: abstain (`no_confident_answer`) when the best source covers less than this
   // share of the question's IDF-weighted terms (docs/answer.md, "Evidence").
-  double min_evidence_coverage = 0.5;
+  double min_evidence_coverage = 0.25;
   const AnswerEvents* events = nullptr;  // borrowed; may be null
 };
 

@@ -233,7 +233,9 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   result.answerability = AnswerabilityOfClaims({ctx.analyzer, &plan, &pack, &got.got.candidates, &result.claims,
                                                 packed.idf, got.multi_hop, options.min_answerability,
                                                 packed.best_coverage});
-  if (result.outcome == AnswerOutcome::kAnswer && result.answerability.computed &&
+  // A verdict computed in code from a supported hop chain answers by itself (the question's dates
+  // are its operands).
+  if (result.outcome == AnswerOutcome::kAnswer && result.answerability.computed && got.hops.verdict_text.empty() &&
       result.answerability.score < options.min_answerability) {
     Fallback(&result, "no_confident_answer");
     result.warnings.push_back("no confident answer: " + (result.answerability.reason.empty()

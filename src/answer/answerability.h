@@ -4,21 +4,26 @@
 // for. The score looks at the best answering claim and its immediate context (the chunk it was
 // quoted from):
 //
-//   coverage   IDF-weighted share of the question's content terms found in the sentence or its
-//              context (what the paragraph does not say cannot be the answer)
-//   rare       1 - the IDF of the rarest question term absent from sentence and context, relative
-//              to the rarest question term (a swapped entity or an unknown word is a rare term)
-//   names      share of the question's names and numbers (capitalised words, digits) found in the
-//              sentence or its context (a different name, number or date does not answer)
-//   sentence   IDF-weighted share of the question's content terms in the sentence itself
-//   answer     the sentence holds a token of the kind asked for, not taken from the question: a
-//              number for a number, date or version question, a name for a "who" question, any
-//              new content word otherwise
-//   subject    the question's subject (QueryPlan::subject) is named by the sentence, its context
-//              or the passage's own subject (1 when the question has none)
+//   coverage       IDF-weighted share of the question's content terms found in the sentence, its
+//                  source's title and subject, or its context (reported)
+//   sentence       the same share in the sentence itself (reported)
+//   rare           1 - the IDF of the rarest question term absent from all of these, relative to
+//                  the question's rarest term (a swapped entity or a word the source never uses)
+//   names          share of the question's names and numbers (capitalised words, digits) that the
+//                  sentence or what it is about (title, subject) names: a different name, number
+//                  or date does not answer
+//   names_context  the same share in the sentence's context
+//   negation       0 when the question negates ("not", "never", "non-") and the sentence does not
+//   answer         the sentence holds a token of the kind asked for, not taken from the question:
+//                  a number for a number or version question, a number or month for a date, a
+//                  name for a "who" question, any new content word otherwise
+//   subject        share of the question's subject (QueryPlan::subject) named by the sentence, its
+//                  source's subject or its context (1 when the question has none)
+//   evidence       the evidence pack's best coverage of the question (PackedAnswer::best_coverage)
 //
-// score = coverage^2 * rare * names * answer * subject, scaled by the sentence's share, in 0..1.
-// Below AskOptions::min_answerability the pipeline falls back to `no_confident_answer`.
+// score = product over parts of (floor + (1 - floor) * part), in 0..1, of the best sentence; the
+// floors are in answerability.cc. Below AskOptions::min_answerability the pipeline falls back to
+// `no_confident_answer` with the ranked results.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -50,8 +55,14 @@ struct AnswerabilityInput {
   std::string question;               // the standalone question
   Focus focus = Focus::kNone;         // QueryPlan::focus; kNone = inferred from the question word
   std::string subject;                // QueryPlan::subject; "" = none
+  // Words the question excludes ("not publishers": QueryPlan::constraints.exclude): the evidence
+  // was already filtered on them, so they are neither terms to cover nor a negation to match.
+  std::vector<std::string> excluded;
   std::vector<AnsweringSentence> sentences;
   std::function<double(const std::string& term)> idf;  // empty = every term weighs 1
+  // The evidence pack's best IDF-weighted coverage of the question (PackedAnswer::best_coverage);
+  // 1 when unknown.
+  double evidence_coverage = 1.0;
 };
 
 struct Answerability {
