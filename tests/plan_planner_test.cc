@@ -119,14 +119,38 @@ TEST(PlannerScenarioTest, ValidatorRemovesExcludedTermAddedByRewriter) {
   EXPECT_EQ(p.entities.at(0).canonical, "postgresql");
 }
 
-TEST(PlannerScenarioTest, ValidatorRejectsContradiction) {
+// A contradiction costs the excluded constraint (with a note), never the question (issue 12).
+TEST(PlannerScenarioTest, ValidatorDropsContradiction) {
   QueryPlan p = MustPlan("replication changes");
   p.constraints.scope = {"publisher"};
   p.constraints.exclude = {"publishers"};
-  const Status s = ValidateRewrite(&p);
-  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(s.message(), "publishers"));
-  EXPECT_EQ(PlanStatus("changes only for publishers, not publishers").code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(ValidateRewrite(&p).ok());
+  EXPECT_TRUE(p.constraints.exclude.empty());
+  EXPECT_TRUE(Has(p.constraints.scope, "publisher"));
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                          [](const std::string& n) { return Contains(n, "dropped exclude 'publishers'"); }));
+  const QueryPlan q = MustPlan("changes only for publishers, not publishers");
+  EXPECT_TRUE(q.constraints.exclude.empty());
+  EXPECT_TRUE(Has(q.constraints.scope, "publisher"));
+}
+
+// Regression (issue 12): HTTP 400 "constraint exclude 'safe choice' cannot be kept out of the rewrite".
+TEST(PlannerScenarioTest, Issue12ExcludedQuotedPhraseStillPlans) {
+  const QueryPlan p = MustPlan(R"(Which setting is, for most users, not the "safe choice" for replication?)");
+  EXPECT_TRUE(p.constraints.exclude.empty());
+  EXPECT_FALSE(Has(p.operators.phrases, "safe choice"));  // negated and quoted: no phrase filter either
+  EXPECT_TRUE(Contains(p.subqueries.at(0).text, "safe choice"));
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                          [](const std::string& n) { return Contains(n, "dropped exclude 'safe choice'"); }));
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                          [](const std::string& n) { return Contains(n, "not used as a phrase filter"); }));
+  // Empty constraint terms are dropped, not refused.
+  QueryPlan e = MustPlan("replication changes");
+  e.constraints.exclude = {"  "};
+  e.constraints.scope = {""};
+  ASSERT_TRUE(ValidateRewrite(&e).ok());
+  EXPECT_TRUE(e.constraints.exclude.empty());
+  EXPECT_TRUE(e.constraints.scope.empty());
 }
 
 TEST(PlannerScenarioTest, CalculationsNeedNoSearch) {

@@ -225,6 +225,16 @@ TEST_F(ServeTest, AnswerJsonCitesOnlyTheCallersSources) {
   for (const auto& s : a["sources"]) EXPECT_NE(s.value("text", "").find("Bolt"), std::string::npos);
 }
 
+// Issue 12: a planner problem costs quality, never availability. This question made /v1/answer
+// answer 400 ("constraint exclude 'safe choice' cannot be kept out of the rewrite").
+TEST_F(ServeTest, Issue12NegatedQuotedPhraseIsNotABadRequest) {
+  HttpReply r = Call("POST", "/v1/answer", carol_,
+                     R"({"query":"Which setting is, for most users, not the \"safe choice\" for refunds?","no_cache":true})");
+  EXPECT_EQ(r.status, 200) << r.body;
+  r = Call("POST", "/v1/answer", carol_, R"({"query":"refunds only for purchases, not purchases","no_cache":true})");
+  EXPECT_EQ(r.status, 200) << r.body;
+}
+
 TEST_F(ServeTest, AnswerStreamsEveryEventKind) {
   HttpCall c;
   c.method = "POST";

@@ -22,9 +22,16 @@ std::string Bind(std::string text, const std::map<std::string, std::string>& val
 }
 
 // Names in `sentence` the question does not mention: runs of capitalised words (a version number
-// may follow: "Foo 3.2"), or identifiers with a version. Best first: names with a version.
-std::vector<std::string> CandidateValues(const std::string& sentence, const std::string& question) {
+// may follow: "Foo 3.2"), or identifiers with a version. Best first: names with a version. With
+// `lower_case`, a name written in lower case followed by a dotted version ("foo 3.2") is one too,
+// after the capitalised ones: a hop's bridge need not be capitalised.
+std::vector<std::string> CandidateValues(const std::string& sentence, const std::string& question,
+                                         bool lower_case = false) {
   static const std::regex kName(R"(\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)(\s+v?\d+(?:\.\d+)*)?)");
+  static const std::regex kLowerVersioned(R"(\b([a-z][a-z0-9_-]*)(\s+v?\d+(?:\.\d+)+)\b)");
+  static const std::set<std::string> kNotNames = {"version", "release", "v", "and", "or", "to", "from", "until",
+                                                  "since", "is", "was", "in", "of", "the", "at", "on", "by",
+                                                  "with", "for", "about", "than", "runtime", "uses", "runs"};
   const std::string folded_q = Analyzer::Fold(question);
   std::vector<std::string> with_version, plain;
   for (auto it = std::sregex_iterator(sentence.begin(), sentence.end(), kName); it != std::sregex_iterator(); ++it) {
@@ -34,8 +41,21 @@ std::vector<std::string> CandidateValues(const std::string& sentence, const std:
     if (folded_q.find(Analyzer::Fold(name)) != std::string::npos) continue;
     ((*it)[2].matched ? with_version : plain).push_back(full);
   }
+  if (lower_case) {
+    for (auto it = std::sregex_iterator(sentence.begin(), sentence.end(), kLowerVersioned); it != std::sregex_iterator();
+         ++it) {
+      const std::string name = (*it)[1].str();
+      if (kNotNames.count(name) != 0 || folded_q.find(Analyzer::Fold(name)) != std::string::npos) continue;
+      with_version.push_back((*it)[0].str());
+    }
+  }
   with_version.insert(with_version.end(), plain.begin(), plain.end());
   return with_version;
+}
+
+// Whether `text` contains `value`, ignoring case ("Foo 3.2" is named by "foo 3.2").
+bool ContainsFolded(const std::string& text, const std::string& value) {
+  return !value.empty() && Analyzer::Fold(text).find(Analyzer::Fold(value)) != std::string::npos;
 }
 
 std::vector<std::pair<size_t, std::string>> Dates(const std::string& text) {
@@ -103,7 +123,7 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
       c.rank = ++rank;
       for (const SentenceSpan& span : SplitSentences(c.text)) {
         const std::string sentence = c.text.substr(span.start, span.end - span.start);
-        if (!bound.empty() && sentence.find(bound) == std::string::npos) continue;
+        if (!bound.empty() && !ContainsFolded(sentence, bound)) continue;
         std::vector<std::string> st = ctx.analyzer->Terms(sentence);
         double covered = 0;
         for (const auto& t : std::unordered_set<std::string>(st.begin(), st.end())) covered += want.count(t);
@@ -118,10 +138,10 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
       out.candidates.push_back(std::move(c));
     }
     if (!hop.sentence.empty()) {
-      std::vector<std::string> found = CandidateValues(hop.sentence, question + " " + hop.query);
+      std::vector<std::string> found = CandidateValues(hop.sentence, question + " " + hop.query, /*lower_case=*/true);
       if (!found.empty()) hop.value = found.front();
       hop.supported = !hop.value.empty() && hop.sentence.find(hop.value) != std::string::npos;
-      if (!bound.empty()) hop.supported = hop.sentence.find(bound) != std::string::npos;
+      if (!bound.empty()) hop.supported = ContainsFolded(hop.sentence, bound);
     }
     if (!hop.value.empty()) values[sq.id] = hop.value;
     out.hops.push_back(std::move(hop));

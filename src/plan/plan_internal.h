@@ -74,6 +74,27 @@ void ExtractConstraints(std::vector<Word>* words, PlanConstraints* constraints);
 // removed), lowercase, in order, de-duplicated.
 std::vector<std::string> TopicTerms(std::vector<Word>* words);
 
+// The question's focus (docs/planner.md, "Focus and subject") and `end`, the index of the first word
+// after the words that carry it ("what is the default value | of X").
+struct FocusParse {
+  Focus focus = Focus::kNone;
+  size_t end = 0;
+};
+FocusParse ParseFocus(const std::vector<Word>& words, Intent intent);
+
+struct SubjectArgs {
+  std::string_view text;  // the analysed question (operators removed, backticks kept)
+  const std::vector<Word>& words;
+  const FocusParse& focus;
+  const PlanOperators& operators;
+  const PlanConstraints& constraints;
+  const std::vector<PlanEntity>& entities;
+};
+// What the question asks about, as written: an identifier (`code`, a quoted name, --option, call(),
+// snake_case, dotted.key, CAPS KEYWORDS, CamelCase), else the noun phrase after "of"/"about", a
+// named entity after the focus words, or the noun phrase after them; "" when none.
+std::string FindSubject(const SubjectArgs& args);
+
 // Date helpers over YYYY-MM-DD strings (validated by the caller).
 struct Ymd {
   int y = 0, m = 0, d = 0;

@@ -42,7 +42,9 @@ std::optional<int> Year(std::string_view w) {
 std::optional<int> SmallNumber(std::string_view w) {
   static const std::map<std::string_view, int> kWords = {
       {"one", 1}, {"two", 2}, {"three", 3}, {"four", 4}, {"five", 5}, {"six", 6}, {"seven", 7},
-      {"eight", 8}, {"nine", 9}, {"ten", 10}, {"twelve", 12}, {"thirty", 30}, {"ninety", 90}};
+      {"eight", 8}, {"nine", 9}, {"ten", 10}, {"eleven", 11}, {"twelve", 12}, {"fifteen", 15},
+      {"twenty", 20}, {"thirty", 30}, {"forty", 40}, {"fifty", 50}, {"sixty", 60}, {"ninety", 90},
+      {"a", 1}, {"an", 1}, {"few", 3}, {"several", 3}};
   if (IsAllDigits(w) && w.size() <= 4) return std::stoi(std::string(w));
   const auto it = kWords.find(w);
   if (it == kWords.end()) return std::nullopt;
@@ -74,12 +76,30 @@ void ExtractTime(std::vector<Word>* words_ptr, std::string_view today, PlanTime*
   std::vector<std::string> iso_dates;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string_view w = word(i);
-    if (w == "latest" || w == "newest" || (w == "recent" && i > 0 && word(i - 1) == "most")) {
+    // Synonyms: "most recent", "up-to-date", "the last release|version" (the newest one).
+    const bool last_release = (w == "last" || w == "final") &&
+                              (word(i + 1) == "release" || word(i + 1) == "version" || word(i + 1) == "releases");
+    if (w == "latest" || w == "newest" || w == "up-to-date" || last_release ||
+        (w == "recent" && i > 0 && word(i - 1) == "most")) {
       *latest_cue = true;
       mark(w == "recent" ? i - 1 : i, w == "recent" ? 2 : 1);
-    } else if (w == "current" || w == "currently") {
+    } else if (w == "current" || w == "currently" || w == "nowadays" || w == "presently" ||
+               (w == "present" && i > 0 && word(i - 1) == "at") || (w == "now" && i > 0 && word(i - 1) == "right")) {
       *latest_cue = true;
       latest_is_current = true;
+      mark(w == "present" || w == "now" ? i - 1 : i, w == "present" || w == "now" ? 2 : 1);
+    } else if ((w == "ytd") || (w == "year" && word(i + 1) == "to" && word(i + 2) == "date")) {
+      set_range("this_year", FormatYmd(t.y, 1, 1), std::string(today));
+      mark(i, w == "ytd" ? 1 : 3);
+    } else if ((w == "between" || w == "from") && Year(word(i + 1)) &&
+               (word(i + 2) == "and" || word(i + 2) == "to" || word(i + 2) == "until" || word(i + 2) == "through") &&
+               Year(word(i + 3)) && *Year(word(i + 1)) <= *Year(word(i + 3))) {
+      // "between 2022 and 2024", "from 2022 to 2024": both years whole. The years stay words of
+      // the question (not marked): "known as what from 1988 to 1996" is also about them.
+      set_range("explicit", FormatYmd(*Year(word(i + 1)), 1, 1), FormatYmd(*Year(word(i + 3)), 12, 31));
+      mark(i, 1);
+    } else if (w == "after" && Year(word(i + 1))) {
+      set_range("since", FormatYmd(*Year(word(i + 1)) + 1, 1, 1), std::string(today));
       mark(i, 1);
     } else if (w == "this" && (word(i + 1) == "year" || word(i + 1) == "quarter" ||
                                word(i + 1) == "month" || word(i + 1) == "week")) {
@@ -94,12 +114,33 @@ void ExtractTime(std::vector<Word>* words_ptr, std::string_view today, PlanTime*
         set_range("last_n_days", AddDays(today, -6), std::string(today));
       }
       mark(i, 2);
-    } else if ((w == "last" || w == "past") && i + 1 < words.size()) {
+    } else if ((w == "last" || w == "past" || w == "previous" || w == "prior" || w == "preceding") &&
+               i + 1 < words.size()) {
+      // "last 30 days", "past two weeks", "previous quarter", "last couple of months".
       std::optional<int> n = SmallNumber(word(i + 1));
-      const size_t unit_at = n ? i + 2 : i + 1;
-      const std::string unit = Singularize(word(unit_at));
+      size_t unit_at = n ? i + 2 : i + 1;
+      if (word(i + 1) == "couple" && word(i + 2) == "of") {
+        n = 2;
+        unit_at = i + 3;
+      } else if (n && word(unit_at) == "of") {  // "last few of ..." is not a period
+        continue;
+      }
+      std::string unit = Singularize(word(unit_at));
       if (!n) n = 1;
       if (*n <= 0 || *n > 3650) continue;
+      if (unit == "fortnight") {
+        unit = "day";
+        *n *= 14;
+      } else if (unit == "quarter") {
+        unit = "month";
+        *n *= 3;
+      } else if (unit == "decade") {
+        unit = "year";
+        *n *= 10;
+      } else if (unit == "hour" || unit == "hr") {
+        unit = "day";
+        *n = (*n + 23) / 24;
+      }
       if (unit == "day") {
         set_range("last_n_days", AddDays(today, -*n), std::string(today));
       } else if (unit == "week") {

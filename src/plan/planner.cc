@@ -70,6 +70,19 @@ std::string Side(const std::vector<Word>& words, size_t from, size_t to, bool ba
   return out;
 }
 
+// Sub-queries are run as lexical queries, where a leading '-' or '+' on a word is an operator: a
+// question's "--onto" or "-x" option would exclude the very pages that document it. The sign is
+// dropped (the analyzer drops it from the indexed text too).
+std::string LiteralForRetrieval(const std::string& text) {
+  std::string out;
+  for (const std::string& token : SplitSpaces(text)) {
+    size_t b = 0;
+    while (b < token.size() && (token[b] == '-' || token[b] == '+')) ++b;
+    if (b < token.size()) out += (out.empty() ? "" : " ") + token.substr(b);
+  }
+  return out;
+}
+
 struct Analysis {
   std::vector<Word> words;
   bool latest_cue = false;
@@ -161,34 +174,62 @@ void ClassifyAndDecompose(const std::string& text, Analysis* a, QueryPlan* plan)
   const auto has = [&](std::string_view p) { return l.find(p) != std::string::npos; };
   if (subs.empty()) {
     const bool change_word = HasWord(w, "changes") || HasWord(w, "changed") || HasWord(w, "change");
+    const bool release_context = HasWord(w, "release") || HasWord(w, "releases") || HasWord(w, "version") ||
+                                 a->latest_cue || !plan->mentioned_versions.empty();
+    // For the weaker cues a release must be named with its number ("in version 17") or be the latest:
+    // "the new ABC logo", "a red version of", "SR 99 improved" are not about a release.
+    const bool release_named = a->latest_cue || (!plan->mentioned_versions.empty() &&
+                                                 (HasWord(w, "release") || HasWord(w, "version")));
+    // Weaker cues of what a release brought: they count only after the how-to check.
+    const bool novelty_word = HasWord(w, "new") || HasWord(w, "added") || HasWord(w, "updated") ||
+                              HasWord(w, "updates") || HasWord(w, "improvements") || HasWord(w, "improved") ||
+                              HasWord(w, "different") || HasWord(w, "differences") || HasWord(w, "removed");
+    // "how do|does|can|could|should|would|might I|you|we|one ...": the asker wants to do something.
+    static const std::set<std::string_view> kAgents = {"i", "you", "we", "one", "someone", "users"};
+    size_t lead = 0;
+    if (!w.empty() && w[0].lower == "please") lead = 1;
+    if (lead + 2 < w.size() && (w[lead].lower == "tell" || w[lead].lower == "show" || w[lead].lower == "explain")) {
+      lead += w[lead + 1].lower == "me" || w[lead + 1].lower == "us" ? 2 : 1;
+    }
+    const bool how_agent = lead + 2 < w.size() && w[lead].lower == "how" &&
+                           IsQuestionStarter(w[lead + 1].lower) && !IsQuestionWord(w[lead + 1].lower) &&
+                           kAgents.count(w[lead + 2].lower) != 0;
+    const bool how_to_words = (lead + 1 < w.size() && w[lead].lower == "how" && w[lead + 1].lower == "to") ||
+                              has(" steps to ") || has(" steps for ") || has(" best way to ") ||
+                              has(" is there a way to ") || has(" instructions for ") || has(" how-to ");
     if (has(" what changed ") || has(" what has changed ") || has(" what's new ") || has(" whats new ") ||
-        has(" what is new ") || has(" changelog ") || has(" release notes ") ||
-        (change_word && (HasWord(w, "release") || HasWord(w, "releases") || HasWord(w, "version") ||
-                         a->latest_cue || !plan->mentioned_versions.empty()))) {
+        has(" what is new ") || has(" what's changed ") || has(" whats changed ") || has(" changelog ") ||
+        has(" change log ") || has(" release notes ") || has(" new features ") ||
+        (change_word && release_context)) {
       plan->intent = Intent::kReleaseDelta;
-    } else if (StartsWith(w, {"how", "do", "i"}) || StartsWith(w, {"how", "to"}) ||
-               StartsWith(w, {"how", "can", "i"}) || StartsWith(w, {"how", "should", "i"}) ||
-               StartsWith(w, {"how", "do", "you"}) || StartsWith(w, {"how", "do", "we"}) ||
-               StartsWith(w, {"how", "can", "we"}) || StartsWith(w, {"how", "would", "i"}) ||
-               has(" steps to ")) {
+    } else if (how_agent || how_to_words) {
       plan->intent = Intent::kHowTo;
+    } else if (novelty_word && release_named &&
+               (w.empty() || !IsQuestionStarter(w[0].lower) || w[0].lower == "what")) {
+      plan->intent = Intent::kReleaseDelta;  // "new features in ExampleDB 17", "what was added in version 3"
     } else if (has(" homepage ") || has(" home page ") || has(" website ") || has(" web site ") ||
                has(" login page ") || has(" download page ") || has(" link to ") ||
                StartsWith(w, {"go", "to"})) {
       plan->intent = Intent::kNavigational;
     } else {
-      size_t start = 0;
+      size_t start = 0, stop = w.size();
       if (StartsWith(w, {"what", "is"}) || StartsWith(w, {"what", "are"}) || StartsWith(w, {"definition", "of"}) ||
           StartsWith(w, {"meaning", "of"})) {
         start = 2;
       } else if (StartsWith(w, {"what's"}) || StartsWith(w, {"whats"}) || StartsWith(w, {"define"})) {
         start = 1;
+      } else if ((StartsWith(w, {"what", "does"}) || StartsWith(w, {"what", "do"})) && w.size() >= 4 &&
+                 (w.back().lower == "mean" || (w.back().lower == "for" && w[w.size() - 2].lower == "stand"))) {
+        // "what does X mean", "what does X stand for"
+        start = 2;
+        stop = w.size() - (w.back().lower == "mean" ? 1 : 2);
       }
+      if (StartsWith(w, {"what", "is", "meant", "by"})) start = 4;  // "what is meant by X"
       if (start > 0) {
-        while (start < w.size() && IsArticle(w[start].lower)) ++start;
-        const size_t n = w.size() - start;
+        while (start < stop && IsArticle(w[start].lower)) ++start;
+        const size_t n = stop > start ? stop - start : 0;
         bool plain = n >= 1 && n <= 3;
-        for (size_t k = start; k < w.size() && plain; ++k) plain = !IsStopword(w[k].lower) && w[k].role != Role::kTime;
+        for (size_t k = start; k < stop && plain; ++k) plain = !IsStopword(w[k].lower) && w[k].role != Role::kTime;
         if (plain) plan->intent = Intent::kDefinition;
       }
     }
@@ -229,6 +270,17 @@ std::string BuildRewrite(const QueryPlan& plan) {
     }
   };
   for (const PlanEntity& e : plan.entities) add_words(e.canonical);
+  // The subject's words as the tokenizer keeps them ("max_wal_senders", "core.eol", "onto"), so an
+  // identifier stays one term of the rewrite.
+  // A possessive is the same word ("Roald Dahl" after the entity "roald dahl's").
+  const auto base = [](std::string w) {
+    if (w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0) w.resize(w.size() - 2);
+    return Singularize(w);
+  };
+  for (const Word& w : Tokenize(plan.subject)) {
+    const bool named = std::any_of(words.begin(), words.end(), [&](const std::string& y) { return base(y) == base(w.lower); });
+    if (!IsStopword(w.lower) && !named) add_words(w.lower);
+  }
   for (const std::string& v : plan.mentioned_versions) add_words(v);
   // Scope terms before topic terms, so their singular form is the one kept.
   for (const std::string& s : plan.constraints.scope) add_words(s);
@@ -254,8 +306,14 @@ void Analyse(const std::string& text, std::string_view today, const PlannerConfi
       a.latest_cue && (!plan->entities.empty() || HasWord(a.words, "release") || HasWord(a.words, "releases") ||
                        HasWord(a.words, "version") || HasWord(a.words, "versions"));
   ClassifyAndDecompose(text, &a, plan);
+  const FocusParse focus = ParseFocus(a.words, plan->intent);
+  plan->focus = focus.focus;
+  plan->subject = FindSubject({text, a.words, focus, plan->operators, plan->constraints, plan->entities});
+  plan->notes.push_back(std::string("focus: ") + FocusName(plan->focus) +
+                        (plan->subject.empty() ? "" : "; subject: " + plan->subject));
   plan->rewritten = BuildRewrite(*plan);
   if (plan->subqueries.size() == 1) plan->subqueries.push_back({"q1", plan->rewritten, "rewrite"});
+  for (SubQuery& q : plan->subqueries) q.text = LiteralForRetrieval(q.text);
 }
 
 bool IsFollowUp(const std::vector<Word>& words, const QueryPlan& candidate) {

@@ -52,6 +52,8 @@ nlohmann::json QueryPlan::ToJson() const {
   j["original"] = original;
   j["standalone"] = standalone;
   j["intent"] = IntentName(intent);
+  j["focus"] = FocusName(focus);
+  j["subject"] = subject;
   j["entities"] = nlohmann::json::array();
   for (const PlanEntity& e : entities) {
     j["entities"].push_back({{"text", e.text}, {"canonical", e.canonical}, {"type", e.type}});

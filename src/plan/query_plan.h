@@ -139,9 +139,10 @@ struct PlanArgs {
 // the HTTP API's query limit, so that a question is refused or accepted alike everywhere.
 inline constexpr size_t kMaxQuestionChars = 2000;
 
-// Errors (kInvalidArgument): empty question, more than kMaxQuestionChars code points, invalid UTF-8, a bad
-// `today`, a malformed operator value (naming the operator), a calculation that fails (division by
-// zero, ...), a constraint that is both excluded and in scope.
+// Errors (kInvalidArgument) only for invalid input: empty question, more than kMaxQuestionChars code
+// points, invalid UTF-8, a bad `today`, a malformed explicit operator value (naming the operator), an
+// explicit calculation that fails (division by zero, ...). A question the rules understand badly
+// still plans: a constraint that cannot be honoured is dropped with a note (ValidateRewrite).
 Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config);
 
 // Guarantees, after an OK return: every scope term's words occur in `rewritten`; no exclude term
@@ -149,8 +150,10 @@ Result<QueryPlan> PlanQuestion(const PlanArgs& args, const PlannerConfig& config
 // occur in `rewritten`. Filters that cannot live in a keyword string (site, before, after, version,
 // type, and each exclude as a post-retrieval check) are listed in `notes` for the pipeline.
 // Repairs are recorded in `notes`; the sub-query whose purpose is "rewrite" is kept in sync.
-// Returns kInvalidArgument naming the constraint when it cannot be honoured (a term both excluded
-// and in scope, an empty constraint).
+// A constraint that cannot be honoured costs quality, never availability: an empty term, an exclude
+// that is also in scope (or inside a scope term) are dropped from `constraints`; an exclude inside
+// a quoted phrase ('not the "safe choice"') is dropped together with that phrase filter (its
+// words stay ordinary words of q0). Each with a note naming it. Always returns OK.
 Status ValidateRewrite(QueryPlan* plan);
 
 }  // namespace attest

@@ -37,20 +37,71 @@ bool ContainsAllWords(const std::vector<std::string>& words, const std::vector<s
   });
 }
 
+// The words of a quoted phrase that the rewrite must contain: its space-separated tokens that are
+// not stopwords, without a leading + or - (which the lexical query syntax reads as an operator).
+std::vector<std::string> PhraseWords(const std::string& phrase) {
+  std::vector<std::string> out;
+  for (std::string w : SplitSpaces(AsciiLower(phrase))) {
+    size_t b = 0;
+    while (b < w.size() && (w[b] == '-' || w[b] == '+')) ++b;
+    w.erase(0, b);
+    if (!w.empty() && !plan_internal::IsStopword(w)) out.push_back(w);
+  }
+  return out;
+}
+
+// Drops the constraints that cannot be honoured, each with a note: a planner problem costs
+// quality (a constraint less), never availability.
+void DropUnsoundConstraints(QueryPlan* plan) {
+  const auto drop_empty = [&](std::vector<std::string>* terms, const char* kind) {
+    const auto end = std::remove_if(terms->begin(), terms->end(), [](const std::string& t) { return Trim(t).empty(); });
+    if (end != terms->end()) plan->notes.push_back(std::string("validator: dropped an empty ") + kind + " term");
+    terms->erase(end, terms->end());
+  };
+  drop_empty(&plan->constraints.exclude, "exclude");
+  drop_empty(&plan->constraints.scope, "scope");
+  std::vector<std::string> kept;
+  std::vector<std::string> contradicted_phrases;
+  for (const std::string& e : plan->constraints.exclude) {
+    const std::vector<std::string> phrase = SplitSpaces(AsciiLower(e));
+    std::string why;
+    for (const std::string& s : plan->constraints.scope) {
+      // A scope term that is, or contains, the excluded phrase would put it back in the rewrite.
+      if (SameWord(AsciiLower(e), AsciiLower(s)) || FindPhrase(SplitSpaces(AsciiLower(s)), phrase)) {
+        why = "it is also in scope ('" + s + "')";
+      }
+    }
+    for (const std::string& p : plan->operators.phrases) {
+      // A quoted phrase must appear; excluding (part of) it would leave nothing to retrieve.
+      const std::vector<std::string> needed = PhraseWords(p);
+      if (why.empty() && FindPhrase(needed, phrase)) {
+        why = "it is inside the quoted phrase \"" + p + "\"";
+        contradicted_phrases.push_back(p);
+      }
+    }
+    if (why.empty()) {
+      kept.push_back(e);
+    } else {
+      plan->notes.push_back("validator: dropped exclude '" + e + "': " + why);
+    }
+  }
+  plan->constraints.exclude = std::move(kept);
+  // A phrase both quoted and negated ('not the "safe choice"') is neither a filter nor an
+  // exclusion: the question's words still retrieve, and a corpus without the phrase is no reason
+  // to return nothing.
+  for (const std::string& p : contradicted_phrases) {
+    auto& phrases = plan->operators.phrases;
+    const auto at = std::find(phrases.begin(), phrases.end(), p);
+    if (at == phrases.end()) continue;
+    phrases.erase(at);
+    plan->notes.push_back("validator: quoted phrase \"" + p + "\" is negated in the question: not used as a phrase filter");
+  }
+}
+
 }  // namespace
 
 Status ValidateRewrite(QueryPlan* plan) {
-  for (const std::string& e : plan->constraints.exclude) {
-    if (Trim(e).empty()) return Status::InvalidArgument("constraint exclude: empty term");
-    for (const std::string& s : plan->constraints.scope) {
-      if (SameWord(AsciiLower(e), AsciiLower(s))) {
-        return Status::InvalidArgument("constraint '" + e + "' is both excluded and in scope");
-      }
-    }
-  }
-  for (const std::string& s : plan->constraints.scope) {
-    if (Trim(s).empty()) return Status::InvalidArgument("constraint scope: empty term");
-  }
+  DropUnsoundConstraints(plan);
   const std::string before = plan->rewritten;
   std::vector<std::string> words = SplitSpaces(AsciiLower(plan->rewritten));
   // Exclude terms never appear as positive terms: remove each occurrence (plural forms too).
@@ -73,10 +124,7 @@ Status ValidateRewrite(QueryPlan* plan) {
   }
   // Quoted phrases: their content words are present (the phrase itself is a pipeline filter).
   for (const std::string& p : plan->operators.phrases) {
-    std::vector<std::string> needed;
-    for (const std::string& w : SplitSpaces(AsciiLower(p))) {
-      if (!plan_internal::IsStopword(w)) needed.push_back(w);
-    }
+    const std::vector<std::string> needed = PhraseWords(p);
     if (!ContainsAllWords(words, needed)) {
       for (const std::string& w : needed) {
         if (!ContainsAllWords(words, {w})) words.push_back(w);
@@ -93,9 +141,13 @@ Status ValidateRewrite(QueryPlan* plan) {
   // A scope term may share a word with an exclude phrase only if that exclude is multi-word; a
   // final check keeps the guarantee exact.
   for (const std::string& e : plan->constraints.exclude) {
-    if (FindPhrase(words, SplitSpaces(AsciiLower(e)))) {
-      return Status::InvalidArgument("constraint exclude '" + e + "' cannot be kept out of the rewrite");
+    const std::vector<std::string> phrase = SplitSpaces(AsciiLower(e));
+    bool removed = false;
+    while (const std::optional<size_t> at = FindPhrase(words, phrase)) {
+      words.erase(words.begin() + static_cast<long>(*at), words.begin() + static_cast<long>(*at + phrase.size()));
+      removed = true;
     }
+    if (removed) plan->notes.push_back("validator: removed excluded term '" + e + "' again after the additions");
   }
   // De-duplicate, keeping the first occurrence.
   std::vector<std::string> unique;
