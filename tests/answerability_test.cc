@@ -1,7 +1,7 @@
 // The answerability score (src/answer/answerability.h) on hand-made cases: a sentence about a
 // swapped entity scores below the right one, a number question answered without a number scores
-// low, a negated question answered by a sentence that does not negate scores low, the question's
-// subject must be what the sentence is about, words the plan excludes do not count, and the best of
+// low, a negated question answered by a sentence that does not negate scores low, the subject part
+// says whether the source is about the question's subject, words the plan excludes do not count, and the best of
 // several sentences is reported.
 #include <gtest/gtest.h>
 
@@ -43,6 +43,8 @@ TEST_F(AnswerabilityTest, ANumberQuestionAnsweredWithoutANumberScoresLow) {
   EXPECT_EQ(without.parts.at("answer"), 0.0);
   EXPECT_LT(without.score, with.score);
   EXPECT_NE(without.reason.find("number"), std::string::npos) << without.reason;
+  // A spelled-out number answers too.
+  EXPECT_EQ(Score("How many days are backups kept?", "Backups are kept for two days.").parts.at("answer"), 1.0);
   // The question's own number is not an answer.
   const Answerability echo = Score("How many replicas does version 12 keep?", "Version 12 keeps replicas.");
   EXPECT_EQ(echo.parts.at("answer"), 0.0);
@@ -83,7 +85,9 @@ TEST_F(AnswerabilityTest, AWordTheSourceNeverMentionsLowersTheScore) {
   EXPECT_LT(lizards.parts.at("coverage"), frogs.parts.at("coverage"));
 }
 
-TEST_F(AnswerabilityTest, TheSubjectMustBeWhatTheSourceIsAbout) {
+// The subject part is reported (the verifier's relevance check judges claims about another
+// subject); it does not enter the score until it can be calibrated.
+TEST_F(AnswerabilityTest, TheSubjectPartSaysWhetherTheSourceIsAboutTheSubject) {
   const std::string q = "What is the default value of max_wal_senders?";
   const Answerability other = Score(q, "The default is 0.9.", "checkpoint_completion_target: The default is 0.9.",
                                     Focus::kValue, "max_wal_senders");
@@ -91,7 +95,7 @@ TEST_F(AnswerabilityTest, TheSubjectMustBeWhatTheSourceIsAbout) {
                                   "max_wal_senders");
   EXPECT_LT(other.parts.at("subject"), 1.0);
   EXPECT_EQ(own.parts.at("subject"), 1.0);
-  EXPECT_LT(other.score, own.score);
+  EXPECT_LE(other.score, own.score);
 }
 
 TEST_F(AnswerabilityTest, TheBestSentenceIsReportedAndNoSentenceScoresZero) {

@@ -21,6 +21,15 @@ bool Capitalised(std::string_view surface) {
   return !surface.empty() && std::isupper(static_cast<unsigned char>(surface.front()));
 }
 
+// Spelled-out numbers (analyzed forms): "two business days" answers "how long".
+bool IsNumberWord(const std::string& term) {
+  static const std::unordered_set<std::string> kNumbers = {
+      "one",    "two",     "three",    "four",     "five",    "six",   "seven", "eight",   "nine",
+      "ten",    "eleven",  "twelv",    "twenti",   "thirti",  "forti", "fifti", "hundr", "hundred",
+      "thousand", "million", "billion", "dozen",   "half",    "twice", "onc"};
+  return kNumbers.count(term) > 0;
+}
+
 bool IsMonth(const std::string& term) {
   static const std::unordered_set<std::string> kMonths = {"januari", "februari", "march", "april", "may",
                                                          "june",    "juli",     "august", "septemb", "octob",
@@ -59,11 +68,13 @@ bool HasAnswerToken(const Analyzer& analyzer, Focus kind, const std::string& sen
     const std::string_view surface = std::string_view(sentence).substr(t.start, t.end - t.start);
     switch (kind) {
       case Focus::kNumber:
+        if (HasDigit(surface) || IsNumberWord(t.term)) return true;
+        break;
       case Focus::kVersion:
         if (HasDigit(surface)) return true;
         break;
       case Focus::kDate:
-        if (HasDigit(surface) || IsMonth(t.term)) return true;
+        if (HasDigit(surface) || IsMonth(t.term) || IsNumberWord(t.term)) return true;
         break;
       case Focus::kName:
         if (t.start > 0 && (Capitalised(surface) || HasDigit(surface))) return true;
@@ -79,17 +90,16 @@ bool HasAnswerToken(const Analyzer& analyzer, Focus kind, const std::string& sen
 // 0..1 contributes a factor floor + (1 - floor) * p, so no single part decides alone except a
 // missing negation. The floors were chosen on the SQuAD v2.0 dev half by the best share of
 // unanswerable questions refused at a fixed share of answerable ones answered; "coverage" and
-// "sentence" are reported but add nothing there beyond "rare" and "evidence". "subject" is not
-// calibrated (SQuAD questions carry none): a source not about the question's subject counts as
-// much as a missing name.
+// "sentence" are reported but add nothing there beyond "rare" and "evidence". "subject" is
+// reported only: SQuAD questions carry no structural subject to calibrate it on, and the
+// verifier's relevance check is what judges a claim about another subject.
 double Combine(const std::map<std::string, double>& p) {
   struct Floor {
     const char* part;
     double floor;
   };
   static constexpr Floor kFloors[] = {{"rare", 0.75},   {"names", 0.5},    {"names_context", 0.25},
-                                      {"negation", 0.1}, {"answer", 0.5},   {"evidence", 0.5},
-                                      {"subject", 0.5}};
+                                      {"negation", 0.1}, {"answer", 0.5},   {"evidence", 0.5}};
   double score = 1.0;
   for (const Floor& f : kFloors) {
     auto it = p.find(f.part);

@@ -15,10 +15,11 @@
 //   names_context  the same share in the sentence's context
 //   negation       0 when the question negates ("not", "never", "non-") and the sentence does not
 //   answer         the sentence holds a token of the kind asked for, not taken from the question:
-//                  a number for a number or version question, a number or month for a date, a
-//                  name for a "who" question, any new content word otherwise
+//                  a number (digits or words) for a number question, digits for a version, a
+//                  number or month for a date, a name for a "who" question, any new content
+//                  word otherwise
 //   subject        share of the question's subject (QueryPlan::subject) named by the sentence, its
-//                  source's subject or its context (1 when the question has none)
+//                  source's subject or its context (1 when the question has none; reported only)
 //   evidence       the evidence pack's best coverage of the question (PackedAnswer::best_coverage)
 //
 // score = product over parts of (floor + (1 - floor) * part), in 0..1, of the best sentence; the
@@ -68,7 +69,7 @@ struct AnswerabilityInput {
 struct Answerability {
   double score = 0;                     // 0..1; 0 when there is no sentence
   std::string claim_id;                 // the best sentence's claim
-  std::map<std::string, double> parts;  // coverage, rare, names, sentence, answer, subject
+  std::map<std::string, double> parts;  // the parts above, by name
   std::string reason;                   // what the best sentence lacks, in words ("" = nothing)
 };
 
