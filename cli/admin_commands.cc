@@ -232,6 +232,9 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     qa.threads = g.threads;
     qa.multi_hop = !a.no_multi_hop;
     qa.max_queries = a.max_queries;
+    qa.min_answerability = a.min_answerability;
+    qa.min_evidence_coverage = a.min_evidence_coverage;
+    qa.per_question_path = a.per_question_file;
     qa.embedder = eo->embedder;
     auto r = RunQaEvaluation(qa);
     if (!r.ok()) {

@@ -102,6 +102,9 @@ struct EvalArgs {
   std::string corpus;
   std::string questions;
   std::string details_file;
+  std::optional<double> min_answerability;  // qa: the abstention threshold (default: AskOptions')
+  std::optional<double> min_evidence_coverage;  // qa: the pre-writing abstention threshold
+  std::string per_question_file;            // qa: one JSON line per question
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);

@@ -125,6 +125,12 @@ int main(int argc, char** argv) {
   eval->add_option("--details", ea.details_file, "docs: write one JSON line per question (returned, and why scored so)");
   eval->add_flag("--no-multi-hop", ea.no_multi_hop, "qa: do not run the multi-hop loop");
   eval->add_option("--max-queries", ea.max_queries, "qa: stop after this many questions (0 = all)");
+  eval->add_option("--min-answerability", ea.min_answerability,
+                   "qa: abstention threshold on the answerability score (0..1; default: the calibrated one)");
+  eval->add_option("--min-evidence-coverage", ea.min_evidence_coverage,
+                   "qa: abstain before writing below this evidence coverage (0..1; default 0.25)");
+  eval->add_option("--per-question", ea.per_question_file,
+                   "qa: write one JSON line per question (outcome, answerability, containment) to this file");
 
   AskArgs aa;
   auto* ask = app.add_subcommand("ask", "answer a question with cited claims (or a result list with the reason)");

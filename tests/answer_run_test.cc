@@ -1,7 +1,8 @@
 // RunAnswer end to end over a small store, with fake models injected through RunAnswerWith: an
 // LLM writer whose claim quotes text the source does not contain (dropped) beside a good one
 // (kept), the repair round, a judge that downgrades, the progress events in order, and each
-// fallback reason (no_documents, no_confident_answer, claims_unsupported).
+// fallback reason (no_documents, no_confident_answer, claims_unsupported), and the answerability
+// threshold (a supported quote that does not answer the question falls back with the results).
 #include <gtest/gtest.h>
 
 #include "answer/answer_stages.h"
@@ -203,6 +204,41 @@ TEST_F(AnswerRunTest, FallbackReasons) {
   EXPECT_EQ(weak->outcome, AnswerOutcome::kFallback);
   EXPECT_EQ(weak->fallback_reason, "no_confident_answer");
   EXPECT_EQ(writer.writes, 0) << "the writer is not asked when the evidence does not cover the question";
+}
+
+TEST_F(AnswerRunTest, AQuestionTheKeptClaimsDoNotAnswerFallsBackWithTheRankedResults) {
+  // The sources speak of ExampleDB's backups; the question names another product. The claim is a
+  // verbatim, supported quote, but it does not answer the question.
+  AskOptions o = Ask("How often does PostgreSQL take incremental backups?", WriterKind::kExtractive);
+  auto r = RunAnswerWith(ctx_, AnswerModels{}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->outcome, AnswerOutcome::kFallback);
+  EXPECT_EQ(r->fallback_reason, "no_confident_answer");
+  EXPECT_EQ(r->text, "");
+  EXPECT_FALSE(r->results.empty()) << "the ranked results are shown";
+  EXPECT_FALSE(r->sources.empty());
+  ASSERT_TRUE(r->answerability.computed);
+  EXPECT_LT(r->answerability.score, r->answerability.threshold);
+  EXPECT_EQ(r->answerability.threshold, kDefaultMinAnswerability);
+  EXPECT_LT(r->answerability.parts.at("names"), 1.0);
+  bool said = false;
+  for (const std::string& w : r->warnings) said |= w.find("no confident answer") != std::string::npos &&
+                                                   w.find("postgresql") != std::string::npos;
+  EXPECT_TRUE(said) << "the reason is given in words";
+  const std::string json = AnswerToJson(*r);
+  EXPECT_NE(json.find("\"answerability\""), std::string::npos);
+
+  // The same question about the product the sources describe is answered, and so is this one
+  // with the threshold off.
+  auto own = RunAnswerWith(ctx_, AnswerModels{}, Ask("How often does ExampleDB take incremental backups?",
+                                                     WriterKind::kExtractive));
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->outcome, AnswerOutcome::kAnswer) << own->fallback_reason;
+  EXPECT_GE(own->answerability.score, kDefaultMinAnswerability);
+  o.min_answerability = 0;
+  auto off = RunAnswerWith(ctx_, AnswerModels{}, o);
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_EQ(off->outcome, AnswerOutcome::kAnswer) << off->fallback_reason;
 }
 
 TEST_F(AnswerRunTest, MissingModelsAreInvalidArguments) {

@@ -48,6 +48,9 @@ struct AnswerEvents {
   std::function<bool()> cancelled;
 };
 
+// The calibrated abstention threshold (AskOptions::min_answerability; docs/answer.md).
+inline constexpr double kDefaultMinAnswerability = 0.30;
+
 struct AskOptions {
   std::string question;
   SearchFilter filter;                 // the caller's tenant and groups: never widened
@@ -67,6 +70,15 @@ struct AskOptions {
   // tells a reader whether hidden text contains the question's words (docs/security.md). An operator
   // option for deployments whose readers may know that.
   bool report_access_filtered = false;
+  // Abstention: when the kept claims' answerability score (how well the best answering sentence and
+  // its context cover the question's terms, its names, numbers and subject, and carry a token of
+  // the asked-for kind; docs/answer.md, "Answerability") is below this, the outcome is the
+  // fallback `no_confident_answer` with the ranked results. 0 = never abstain on this score.
+  // The default is calibrated on SQuAD v2.0 and the seed scenarios (docs/answer.md).
+  double min_answerability = kDefaultMinAnswerability;
+  // Before writing: abstain (`no_confident_answer`) when the best source covers less than this
+  // share of the question's IDF-weighted terms (docs/answer.md, "Evidence").
+  double min_evidence_coverage = 0.25;
   const AnswerEvents* events = nullptr;  // borrowed; may be null
 };
 
@@ -109,6 +121,17 @@ struct AnswerHop {
   bool supported = false;
 };
 
+// Whether the kept claims answer the question (docs/answer.md, "Answerability"): computed after
+// verification when there is a kept claim.
+struct AnswerabilityReport {
+  bool computed = false;
+  double score = 0;                      // 0..1, of the best answering claim
+  double threshold = 0;                  // AskOptions::min_answerability in force
+  std::string claim_id;                  // the best answering claim
+  std::map<std::string, double> parts;   // the score's components, by name
+  std::string reason;                    // in words: what the best claim lacks ("" when nothing)
+};
+
 struct AnswerResult {
   AnswerOutcome outcome = AnswerOutcome::kFallback;
   std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
@@ -124,6 +147,7 @@ struct AnswerResult {
   uint64_t snapshot_version = 0;
   std::string as_of;                  // commit time of that snapshot, ISO 8601 UTC
   std::map<std::string, double> timings_ms;  // per stage
+  AnswerabilityReport answerability;
   uint64_t dropped_claims = 0;        // claims removed by verification
   uint64_t prompt_tokens = 0, completion_tokens = 0;
   double cost = 0;                    // from configured prices; 0 for the extractive writer

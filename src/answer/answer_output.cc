@@ -145,6 +145,13 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
     j["hops"] = hops;
   }
   if (!r.verdict.empty()) j["verdict"] = r.verdict;
+  if (r.answerability.computed) {
+    j["answerability"] = {{"score", r.answerability.score},
+                          {"threshold", r.answerability.threshold},
+                          {"claim", r.answerability.claim_id},
+                          {"parts", r.answerability.parts},
+                          {"reason", r.answerability.reason}};
+  }
   j["plan"] = r.plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.plan_json, nullptr, false);
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -6,29 +6,17 @@
 #include <unordered_set>
 
 #include "answer/answer_stages.h"
+#include "answer/answerability.h"
 #include "rerank/reranker.h"
 #include "verify/injection_screen.h"
 
 namespace attest {
 namespace {
 
-// Words that frame a question rather than name what it is about; they do not count toward the
-// evidence's coverage of the question.
-bool IsFrameTerm(const std::string& t) {
-  // Analyzed (stemmed, case-folded) forms: question words, auxiliaries, pronouns, time words.
-  static const std::unordered_set<std::string> kFrame = {
-      "latest", "newest", "recent", "current", "chang", "new", "happen", "tell", "explain", "know",
-      "how",    "what",   "when",   "where",   "which", "who", "whom",   "whose", "why",  "do",
-      "doe",    "did",    "done",   "i",       "we",    "you", "me",     "my",    "our",  "your",
-      "can",    "could",  "would",  "should",  "may",   "might", "must", "shall", "ha",  "have",
-      "had",    "get",    "long",   "much",    "mani",  "there", "some", "ani",   "pleas"};
-  return kFrame.count(t) > 0;
-}
-
 std::vector<std::string> QuestionTerms(const Analyzer& analyzer, const std::string& text) {
   std::vector<std::string> out;
   for (auto& t : analyzer.Terms(text)) {
-    if (!IsFrameTerm(t)) out.push_back(std::move(t));
+    if (!IsQuestionFrameTerm(t)) out.push_back(std::move(t));
   }
   return out;
 }
@@ -178,6 +166,7 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   PackResult packed = BuildEvidence(got.got.candidates, eq, hierarchy, po);
   out.pack = std::move(packed.pack);
   out.best_coverage = packed.best_coverage;
+  out.idf = eq.idf;
   const Reranker* reranker = in.models->reranker;
   if (reranker && !out.pack.empty()) {
     if (!po.rerank || past_deadline()) {
@@ -216,7 +205,7 @@ std::vector<AnswerSource> SourcesOf(const std::vector<EvidencePassage>& pack) {
 }
 
 bool ShouldAbstain(const std::vector<EvidencePassage>& pack, double best_coverage, const SourceHierarchy& hierarchy,
-                   std::string* warning) {
+                   std::string* warning, double min_coverage) {
   // Abstain when the evidence does not cover the question, or only sources that cannot carry an
   // answer alone (community tiers) speak to it.
   bool usable = false, authoritative = false;
@@ -225,7 +214,7 @@ bool ShouldAbstain(const std::vector<EvidencePassage>& pack, double best_coverag
     usable = true;
     authoritative |= hierarchy.TierOf(p.source_type).can_answer_alone;
   }
-  if (usable && !(best_coverage < 0.5) && authoritative) return false;
+  if (usable && !(best_coverage < min_coverage) && authoritative) return false;
   if (usable && !authoritative) *warning = "only community sources speak to this question";
   return true;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "answer/answer_stages.h"
+#include "answer/answerability.h"
 #include "answer/output_sanitizer.h"
 #include "verify/llm_judge.h"
 #include "write/extractive_writer.h"
@@ -167,7 +168,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   result.timings_ms["rerank"] = MsSince(t);
   result.sources = SourcesOf(pack);
   std::string abstain_warning;
-  if (ShouldAbstain(pack, packed.best_coverage, planned.hierarchy, &abstain_warning)) {
+  if (ShouldAbstain(pack, packed.best_coverage, planned.hierarchy, &abstain_warning, options.min_evidence_coverage)) {
     Fallback(&result, "no_confident_answer");
     if (!abstain_warning.empty()) result.warnings.push_back(abstain_warning);
     return Finish(std::move(result), t_start, options);
@@ -229,6 +230,20 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   }
   result.outcome = result.text.empty() ? AnswerOutcome::kFallback : AnswerOutcome::kAnswer;
   if (result.text.empty()) Fallback(&result, "claims_unsupported");
+
+  // --- answerability: do the kept claims answer what was asked? ---
+  result.answerability = AnswerabilityOfClaims({ctx.analyzer, &plan, &pack, &got.got.candidates, &result.claims,
+                                                packed.idf, got.multi_hop, options.min_answerability,
+                                                packed.best_coverage});
+  // A verdict computed in code from a supported hop chain answers by itself (the question's dates
+  // are its operands).
+  if (result.outcome == AnswerOutcome::kAnswer && result.answerability.computed && got.hops.verdict_text.empty() &&
+      result.answerability.score < options.min_answerability) {
+    Fallback(&result, "no_confident_answer");
+    result.warnings.push_back("no confident answer: " + (result.answerability.reason.empty()
+                                                             ? std::string("the kept claims answer little of the question")
+                                                             : result.answerability.reason));
+  }
   return Finish(std::move(result), t_start, options);
 }
 

@@ -114,6 +114,7 @@ struct PackInput {
 struct PackedAnswer {
   std::vector<EvidencePassage> pack;  // ids S1.. in order
   double best_coverage = 0;
+  std::function<double(const std::string& term)> idf;  // the evidence query's IDF (caller-scoped)
   std::vector<std::string> degraded;  // rerank_skipped_deadline, rerank_failed: ...
   std::vector<std::string> warnings;  // flagged sources
 };
@@ -138,10 +139,11 @@ std::vector<std::string> ScreenPack(const std::vector<EvidenceCandidate>& candid
 
 std::vector<AnswerSource> SourcesOf(const std::vector<EvidencePassage>& pack);
 
-// Abstain when no unflagged passage is usable, the evidence covers less than half the question,
-// or only sources that cannot carry an answer alone speak to it (then `warning` says so).
+// Abstain when no unflagged passage is usable, the evidence covers less than `min_coverage` of the
+// question (AskOptions::min_evidence_coverage), or only sources that cannot carry an answer alone
+// speak to it (then `warning` says so).
 bool ShouldAbstain(const std::vector<EvidencePassage>& pack, double best_coverage, const SourceHierarchy& hierarchy,
-                   std::string* warning);
+                   std::string* warning, double min_coverage = 0.5);
 
 struct WriterPack {
   std::vector<EvidencePassage> pack;

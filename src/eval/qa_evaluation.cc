@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -68,6 +69,32 @@ double SquadF1(const std::string& prediction, const std::string& gold) {
   return 2 * precision * recall / (precision + recall);
 }
 
+namespace {
+
+// One line of the per-question file (QaEvaluationArgs::per_question_path).
+std::string PerQuestionJson(const BeirQuery& q, const AnswerResult& a, bool has_answers, bool contained) {
+  nlohmann::json claims = nlohmann::json::array();
+  std::map<std::string, std::string> doc_of;
+  for (const auto& s : a.sources) doc_of[s.id] = s.doc_id;
+  for (const auto& c : a.claims) {
+    if (!c.kept) continue;
+    for (const auto& cite : c.cites) claims.push_back({{"doc_id", doc_of[cite.source]}, {"quote", cite.quote}});
+  }
+  nlohmann::json j = {{"id", q.id},
+                      {"question", q.text},
+                      {"outcome", AnswerOutcomeName(a.outcome)},
+                      {"fallback_reason", a.fallback_reason},
+                      {"answerability", a.answerability.computed ? nlohmann::json(a.answerability.score)
+                                                                 : nlohmann::json(nullptr)},
+                      {"answerability_parts", a.answerability.parts},
+                      {"answerability_reason", a.answerability.reason},
+                      {"kept_claims", claims}};
+  if (has_answers) j["contained"] = contained;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   const std::filesystem::path dir(args.beir_dir);
   ATTEST_ASSIGN_OR_RETURN(BeirSplit split, LoadBeirSplit(dir, args.split));
@@ -89,6 +116,11 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   io.batch_documents = 100000;
   ATTEST_ASSIGN_OR_RETURN(rep.ingest, engine->Ingest(io));
 
+  std::ofstream per_question;
+  if (!args.per_question_path.empty()) {
+    per_question.open(args.per_question_path);
+    if (!per_question) return Status::IOError("cannot write " + args.per_question_path);
+  }
   std::vector<double> latencies;
   double top5 = 0, sup_recall = 0, sup_all = 0, contains = 0, em = 0, f1 = 0;
   size_t integrity_ok = 0;
@@ -99,6 +131,8 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     ao.question = q.text;
     ao.multi_hop = args.multi_hop;
     ao.today = "2026-01-01";
+    if (args.min_answerability) ao.min_answerability = *args.min_answerability;
+    if (args.min_evidence_coverage) ao.min_evidence_coverage = *args.min_evidence_coverage;
     const auto t0 = std::chrono::steady_clock::now();
     Result<AnswerResult> r = engine->Ask(ao);
     latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -114,6 +148,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     const std::vector<std::string> answers = JsonStrings(q.metadata, "answers");
     const std::vector<std::string> gold = JsonStrings(q.metadata, "gold_paragraph");
     const std::vector<std::string> supporting = JsonStrings(q.metadata, "supporting");
+    double hit = 0;
     if (!gold.empty()) {
       ++rep.with_gold_paragraph;
       for (size_t i = 0; i < a.results.size() && i < 5; ++i) {
@@ -135,7 +170,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     if (!answers.empty()) {
       ++rep.with_answers;
       const std::string norm = SquadNormalize(a.text);
-      double best_f1 = 0, best_em = 0, hit = 0;
+      double best_f1 = 0, best_em = 0;
       for (const auto& g : answers) {
         const std::string ng = SquadNormalize(g);
         if (!ng.empty() && (" " + norm + " ").find(" " + ng + " ") != std::string::npos) hit = 1;
@@ -164,6 +199,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
       }
       integrity_ok += ok;
     }
+    if (per_question.is_open()) per_question << PerQuestionJson(q, a, !answers.empty(), hit > 0) << "\n";
   }
   auto ratio = [](double x, size_t n) { return n ? x / n : 0.0; };
   rep.gold_in_top5 = ratio(top5, rep.with_gold_paragraph);

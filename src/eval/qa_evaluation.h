@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "attest/engine.h"
@@ -30,6 +31,13 @@ struct QaEvaluationArgs {
   bool multi_hop = true;
   size_t max_queries = 0;      // 0 = all
   EmbedderOptions embedder;
+  // When set, AskOptions::min_answerability for every question (the abstention threshold).
+  std::optional<double> min_answerability;
+  std::optional<double> min_evidence_coverage;  // AskOptions::min_evidence_coverage when set
+  // When non-empty, one JSON line per question is written here: id, outcome, fallback reason,
+  // the answerability score, whether the answer contains a gold answer, the kept claims' quotes
+  // and the documents they cite (to draw the abstention trade-off curve, docs/answer.md).
+  std::string per_question_path;
 };
 
 struct QaEvaluationReport {
