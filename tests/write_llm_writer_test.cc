@@ -286,5 +286,27 @@ TEST(RecoverQuote, PicksTheSentenceSharingMostContentWords) {
   EXPECT_EQ(RecoverQuote("the and of", passage), "");  // stopwords only
 }
 
+// The writer model sees what each passage is about and what the question asks for, so it can keep
+// a neighbouring entry's default out of the answer (the verifier still checks relevance).
+TEST_F(LlmWriterTest, PassageSubjectAndQuestionFocusReachTheModel) {
+  pack_[0].subject = "max_wal_senders (integer)";
+  WriteArgs args = Args();
+  args.question = "What is the default value of max_wal_senders?";
+  args.asks.focus = Focus::kValue;
+  args.asks.subject = "max_wal_senders";
+  const std::string user = LlmWriter::BuildUserMessage(args, true);
+  const size_t line1 = user.find("{\"n\":1");
+  ASSERT_NE(line1, std::string::npos);
+  const json j = json::parse(user.substr(line1, user.find('\n', line1) - line1));
+  EXPECT_EQ(j["about"], "max_wal_senders (integer)");
+  const size_t line2 = user.find("{\"n\":2");
+  ASSERT_NE(line2, std::string::npos);
+  EXPECT_FALSE(json::parse(user.substr(line2, user.find('\n', line2) - line2)).contains("about"));
+  EXPECT_THAT(user, HasSubstr("It asks for: value, about \"max_wal_senders\""));
+  // Without a recognised focus or subject the message is as before.
+  const std::string plain = LlmWriter::BuildUserMessage(Args(), true);
+  EXPECT_EQ(plain.find("It asks for"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace attest
