@@ -96,5 +96,35 @@ TEST(FocusMatch, UntestableFocusesAlwaysPass) {
   EXPECT_TRUE(FocusIsTestable(Focus::kValue));
 }
 
+TEST(SubjectKind, NamesAndDescriptions) {
+  EXPECT_TRUE(IsNameLike("max_wal_senders"));
+  EXPECT_TRUE(IsNameLike("core.eol"));
+  EXPECT_TRUE(IsNameLike("--onto"));
+  EXPECT_TRUE(IsNameLike("CREATE INDEX"));
+  EXPECT_TRUE(IsNameLike("Eiffel Tower"));
+  EXPECT_TRUE(IsNameLike("vacuum"));  // one word: could be a key or a command
+  EXPECT_FALSE(IsNameLike("index without locking writes"));
+  EXPECT_FALSE(IsNameLike("replication slot"));
+}
+
+EvidencePassage PassageAbout(std::string subject) {
+  EvidencePassage p;
+  p.id = "S1";
+  p.subject = std::move(subject);
+  p.text = "When this option is used, PostgreSQL will build the index without taking any locks.";
+  return p;
+}
+
+TEST(SubjectKind, ADescriptionNoPassageDefinesIsLeftOutOfTheCheck) {
+  const std::vector<EvidencePassage> pack{PassageAbout("CONCURRENTLY")};
+  EXPECT_EQ(RelevanceFor(Focus::kProcedure, "index without locking writes", pack).subject, "");
+  // A name is always checked, defined by the evidence or not: another entry's default is not its answer.
+  EXPECT_EQ(RelevanceFor(Focus::kValue, "checkpoint_warning", pack).subject, "checkpoint_warning");
+  // A description that an entry of the evidence defines is checked.
+  const std::vector<EvidencePassage> glossary{PassageAbout("Replication slot"), PassageAbout("CONCURRENTLY")};
+  EXPECT_EQ(RelevanceFor(Focus::kDefinition, "replication slot", glossary).subject, "replication slot");
+  EXPECT_EQ(RelevanceFor(Focus::kValue, "", pack).focus, Focus::kValue);
+}
+
 }  // namespace
 }  // namespace attest

@@ -179,7 +179,9 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   // Everything streamed passes the output link policy, as the final result does (SealManifest).
   SanitizingEvents sanitizing(options.events);
   const AnswerEvents* events = sanitizing.events();
-  if (events && events->on_question) events->on_question(FocusName(plan.focus), plan.subject);
+  // A described subject no passage is about is left out of the relevance check (relevance.h).
+  const RelevanceQuestion asks = RelevanceFor(plan.focus, plan.subject, pack);
+  if (events && events->on_question) events->on_question(FocusName(plan.focus), asks.subject);
   if (events && events->on_sources) events->on_sources(result.sources);
   Progress(options, "write");
   t = SteadyClock::now();
@@ -187,7 +189,6 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
       SelectWriterPack(*ctx.analyzer, plan, pack, got.multi_hop ? &got.hops : nullptr);
   const size_t max_sentences =
       std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
-  const RelevanceQuestion asks{plan.focus, plan.subject};
   const WriteArgs wa = WriteArgsFor(options.question, asks, writer_pack.pack, max_sentences, events);
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;

@@ -113,6 +113,12 @@ std::vector<SentencePiece> SentencePieces(const std::string& text, const std::ve
 // What the question's subject and focus make of a piece (docs in evidence_builder.h, step 2).
 struct RelevanceScorer {
   const EvidenceQuery& query;
+  // Some candidate has an entry (a definition term or table row header) about the question's
+  // subject. Only then, or when the subject is a name (relevance.h, IsNameLike), is a sentence
+  // inside another entry known not to be about it: a described subject that no entry defines ("an
+  // index without locking writes") is often answered inside an option's entry (CONCURRENTLY),
+  // which must not be demoted for having a term of its own.
+  bool subject_defined = false;
   std::map<std::string, bool> matches;  // piece subject -> it names the question's subject
 
   // `title_match`: the share of the question's terms in the chunk's title and section.
@@ -128,7 +134,7 @@ struct RelevanceScorer {
         it = matches.emplace(piece.subject, !piece.subject.empty() && SubjectsMatch(query.subject, piece.subject)).first;
       }
       about = it->second;
-      foreign = piece.entry && !about;
+      foreign = (subject_defined || IsNameLike(query.subject)) && piece.entry && !about;
       const bool mentions = !about && MentionsSubject(sentence, query.subject);
       if (about) {
         // The same entry on several pages (an option shared by commands, a configuration key a
@@ -226,7 +232,24 @@ struct SentenceScoring {
   std::unordered_set<std::string> qterms, excluded, scope;
   double idf_total = 0;
   float max_vector = 0;
+  bool subject_defined = false;  // RelevanceScorer::subject_defined
 };
+
+// True when one of the kept chunks has a definition or table-row entry whose term names `subject`.
+bool SubjectDefined(const std::vector<EvidenceCandidate>& candidates, const std::vector<size_t>& kept,
+                    const std::string& subject) {
+  if (subject.empty()) return false;
+  for (size_t i : kept) {
+    for (const ChunkSpan& sp : candidates[i].spans) {
+      if ((sp.role == SpanRole::kDefinition || sp.role == SpanRole::kTableRow || sp.role == SpanRole::kListItem) &&
+          !sp.subject.empty() &&
+          SubjectsMatch(subject, sp.subject)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
 
 // Step 2 for one chunk: the chunk's coverage of the question and of each sub-query (into
 // result->best_coverage), and a scored passage for each of its sentences.
@@ -299,7 +322,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
       result.best_coverage = std::max(result.best_coverage, coverage_of(terms));
     }
   }
-  RelevanceScorer relevance{query, {}};
+  RelevanceScorer relevance{query, sc.subject_defined, {}};
   for (AnalyzedSentence& a : sentences) {
     const SentenceSpan& span = a.piece.span;
     std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
@@ -429,6 +452,7 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
                      {query.scope_terms.begin(), query.scope_terms.end()}};
   for (const auto& t : sc.qterms) sc.idf_total += query.idf ? query.idf(t) : 1.0;
   for (size_t i : kept) sc.max_vector = std::max(sc.max_vector, candidates[i].hit.vector_score);
+  sc.subject_defined = SubjectDefined(candidates, kept, query.subject);
   std::vector<Scored> scored;
   for (size_t i : kept) ScoreChunk(analyzer, candidates, i, hierarchy, sc, &scored, &result);
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {

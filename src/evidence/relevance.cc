@@ -149,6 +149,31 @@ bool SubjectsMatch(std::string_view question_subject, std::string_view passage_s
   return false;
 }
 
+bool IsNameLike(std::string_view subject) {
+  size_t words = 0;
+  bool in_word = false;
+  for (const char ch : subject) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isdigit(c) || std::isupper(c) || std::string_view("_.-/()<>[]:").find(ch) != std::string_view::npos) {
+      return true;
+    }
+    const bool space = std::isspace(c) != 0;
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words <= 1;
+}
+
+RelevanceQuestion RelevanceFor(Focus focus, const std::string& subject, const std::vector<EvidencePassage>& pack) {
+  RelevanceQuestion q{focus, subject};
+  if (subject.empty() || IsNameLike(subject)) return q;
+  for (const EvidencePassage& p : pack) {
+    if (!p.subject.empty() && SubjectsMatch(subject, p.subject)) return q;
+  }
+  q.subject.clear();
+  return q;
+}
+
 bool MentionsSubject(std::string_view text, std::string_view subject) {
   const auto want = SubjectAlternatives(subject);
   if (want.empty()) return false;

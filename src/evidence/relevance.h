@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "evidence/evidence.h"
 #include "plan/query_plan.h"
 
 namespace attest {
@@ -57,6 +58,17 @@ struct RelevanceQuestion {
   Focus focus = Focus::kNone;
   std::string subject;  // "" = none recognised: every passage is about it
 };
+
+// True when the subject is written as a name (a key, an option, a function, a command, a proper
+// noun): one word, or a word holding a digit, an upper-case letter or one of _ . - / ( ) < > [ ] :.
+// A lower-case phrase of several plain words ("index without locking writes") is a description.
+bool IsNameLike(std::string_view subject);
+
+// The relevance question for one answer. A name stays the subject whatever the evidence. A
+// description stays the subject only when a passage of `pack` is about it (its structure names it);
+// otherwise it is left out (""): no entry of the evidence defines it, and an entry about something
+// else (an option's entry, "CONCURRENTLY") may well answer it.
+RelevanceQuestion RelevanceFor(Focus focus, const std::string& subject, const std::vector<EvidencePassage>& pack);
 
 struct RelevanceCheck {
   bool about_subject = true;
