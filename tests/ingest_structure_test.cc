@@ -109,6 +109,25 @@ TEST(IngestStructure, TermsWithoutADescriptionStayParagraphs) {
   EXPECT_EQ(BlocksToString(Extract("<body><dl><dt></dt><dd>empty term</dd></dl></body>")), "P: empty term\n");
 }
 
+// A book index: many bare <dt> in a row, the last with a <dd> of sub-entries. The bare terms are
+// entries of their own, not aliases of the last one (its subject stays short).
+TEST(IngestStructure, ALongRunOfBareTermsIsNotOneSubject) {
+  EXPECT_EQ(BlocksToString(Extract("<body><dl><dt>wal_buffers, Settings</dt><dt>wal_level, Settings</dt>"
+                                   "<dt>wal_log_hints, Settings</dt><dt>warm standby, Replication</dt>"
+                                   "<dt>WHERE, The WHERE Clause</dt><dt>WHILE</dt>"
+                                   "<dd><dl><dt>in PL/pgSQL, Loops</dt></dl></dd></dl></body>")),
+            "DEF[wal_buffers, Settings]: wal_buffers, Settings\n"
+            "DEF[wal_level, Settings]: wal_level, Settings\n"
+            "DEF[wal_log_hints, Settings]: wal_log_hints, Settings\n"
+            "DEF[warm standby, Replication]: warm standby, Replication\n"
+            "DEF[WHERE, The WHERE Clause]: WHERE, The WHERE Clause\n"
+            "DEF[WHILE]: WHILE\n"
+            "DEF[WHILE]: in PL/pgSQL, Loops\n");
+  // Aliases of one option stay one subject.
+  EXPECT_EQ(BlocksToString(Extract("<body><dl><dt>-i</dt><dt>--interactive</dt><dd><p>Edit the list.</p></dd></dl></body>")),
+            "DEF[-i, --interactive]: -i, --interactive\nDEF[-i, --interactive]: Edit the list.\n");
+}
+
 TEST(IngestStructure, RowHeadersNameTheRowAndColspanKeepsColumns) {
   const ParsedDocument doc = Extract(R"(<body><table>
 <tr><th>&nbsp;</th><th>SQLite</th><th>PostgreSQL</th></tr>

@@ -219,10 +219,43 @@ void HtmlBlockWalker::Flush() {
 // A <dt>: its text waits for the <dd> it names (several <dt> in a row name the same <dd>).
 void HtmlBlockWalker::AddTerm(const GumboNode* dt) {
   Flush();
-  const std::string term = CollectText(dt, rules_);
-  if (term.empty()) return;
-  if (!pending_terms_.empty()) pending_terms_ += ", ";
-  pending_terms_ += term;
+  std::string term = CollectText(dt, rules_);
+  if (!term.empty()) pending_terms_.push_back(std::move(term));
+}
+
+namespace {
+// Aliases of one description are few and short ("-i", "--interactive"); a longer run of <dt> is a
+// list of bare terms (a book index: "wal_level configuration parameter, Settings" ... "WHILE")
+// whose last one alone has a description.
+constexpr size_t kMaxAliasTerms = 4;
+constexpr size_t kMaxAliasBytes = 160;
+}  // namespace
+
+// The subject of the <dd> that follows the pending terms; terms that are not its aliases become
+// entries of their own (a block each, about itself).
+std::string HtmlBlockWalker::TakeSubject() {
+  size_t first = 0, bytes = 0;
+  if (pending_terms_.size() > kMaxAliasTerms) {
+    first = pending_terms_.size() - 1;  // a run of bare terms: the last one names the <dd>
+  } else {
+    for (size_t i = pending_terms_.size(); i > 0; --i) {
+      bytes += pending_terms_[i - 1].size() + 2;
+      if (bytes > kMaxAliasBytes) {
+        first = std::min(i, pending_terms_.size() - 1);  // one overlong term is still a term
+        break;
+      }
+    }
+  }
+  for (size_t i = 0; i < first; ++i) {
+    blocks_.push_back(Block{BlockKind::kDefinition, 0, pending_terms_[i], pending_terms_[i]});
+  }
+  std::string subject;
+  for (size_t i = first; i < pending_terms_.size(); ++i) {
+    if (!subject.empty()) subject += ", ";
+    subject += pending_terms_[i];
+  }
+  pending_terms_.clear();
+  return subject;
 }
 
 // A <dd> starts a definition: the pending terms become its subject and its first block. A <dd>
@@ -231,8 +264,7 @@ void HtmlBlockWalker::EnterDescription() {
   Flush();
   std::string subject = Current().subject;
   if (!pending_terms_.empty()) {
-    subject = std::move(pending_terms_);
-    pending_terms_.clear();
+    subject = TakeSubject();
     blocks_.push_back(Block{BlockKind::kDefinition, 0, subject, subject});
   }
   const BlockKind kind = subject.empty() ? BlockKind::kParagraph : BlockKind::kDefinition;
@@ -242,8 +274,17 @@ void HtmlBlockWalker::EnterDescription() {
 // Terms left without a description when their list ends are ordinary paragraphs.
 void HtmlBlockWalker::EmitPendingTerms() {
   if (pending_terms_.empty()) return;
+  if (pending_terms_.size() > kMaxAliasTerms) {  // a list of bare terms: each its own line
+    for (std::string& t : pending_terms_) {
+      blocks_.push_back(Block{BlockKind::kParagraph, 0, std::move(t), Current().subject});
+    }
+    pending_terms_.clear();
+    return;
+  }
+  std::string joined;
+  for (const std::string& t : pending_terms_) joined += (joined.empty() ? "" : ", ") + t;
   blocks_.push_back(Block{Current().kind == BlockKind::kDefinition ? BlockKind::kDefinition : BlockKind::kParagraph,
-                          0, std::move(pending_terms_), Current().subject});
+                          0, std::move(joined), Current().subject});
   pending_terms_.clear();
 }
 

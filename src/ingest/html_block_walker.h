@@ -34,6 +34,7 @@ class HtmlBlockWalker {
   void EmitTable(const GumboNode* table);
   void AddTerm(const GumboNode* dt);
   void EnterDescription();
+  std::string TakeSubject();
   void EmitPendingTerms();
   const Context& Current() const { return contexts_.back(); }
 
@@ -43,7 +44,7 @@ class HtmlBlockWalker {
   std::string buf_;
   bool pending_space_ = false;
   int pre_depth_ = 0;
-  std::string pending_terms_;  // <dt> texts seen since the last <dd>, joined with ", "
+  std::vector<std::string> pending_terms_;  // <dt> texts seen since the last <dd>
 
 };
 
