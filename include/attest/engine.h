@@ -205,6 +205,12 @@ struct SearchOptions {
   float section_weight = 1.0f;
   float body_weight = 1.0f;
   float term_weight = 8.0f;
+  // A name query (at most three words, none of them a stopword, no question mark: "git rebase",
+  // "sqlite3_prepare_v2", "CREATE INDEX") looks for the page that defines the name: its title and
+  // headings count for more (these weights replace title_weight and section_weight for it). Chosen
+  // on the docs-qa known-item sets (docs/design.md, "Fields and weights"); 0 = no special case.
+  float name_query_title_weight = 8.0f;
+  float name_query_section_weight = 2.0f;
   SearchMode mode = SearchMode::kAuto;
   FusionOptions fusion;
   size_t candidates = 0;           // per-leg candidates fused in hybrid mode; 0 = max(100, 2k)

@@ -1,11 +1,13 @@
 #include "search/search_runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/strings.h"
 #include "lexical/lexical_query.h"
 #include "lexical/lexical_searcher.h"
 #include "vector/vector_leg.h"
@@ -13,6 +15,7 @@
 #include "search/fusion.h"
 #include "search/snippet.h"
 #include "store/access_attributes.h"
+#include "text/stopwords.h"
 #include "vector/vector_searcher.h"
 
 namespace attest {
@@ -163,6 +166,55 @@ Status FoldFormatSiblings(const Snapshot& snapshot, size_t k, std::vector<Ranked
     }
   }
   *hits = std::move(out);
+  return Status::Ok();
+}
+
+// A title or a name query as words: lower case, groups in parentheses dropped ("git-commit(1)"
+// -> "git commit"), split at every character that is not a letter, digit or '_'.
+std::string NameWords(std::string_view text) {
+  std::string out;
+  int depth = 0;
+  bool gap = false;
+  for (const char ch : text) {
+    if (ch == '(') ++depth;
+    if (ch == ')' && depth > 0) {
+      --depth;
+      continue;
+    }
+    if (depth > 0) continue;
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '_' || c >= 0x80) {
+      if (gap && !out.empty()) out.push_back(' ');
+      gap = false;
+      out.push_back(static_cast<char>(std::tolower(c)));
+    } else {
+      gap = true;
+    }
+  }
+  return out;
+}
+
+// A name query finds the page titled by the name first: documents whose title is the query's
+// name ("git-commit(1)" for "git commit", "CREATE INDEX") move ahead of the others, in their own
+// order, with the best score. `docs` holds the records of every hit (FoldFormatSiblings).
+Status PromoteTitledByName(const Snapshot& snapshot, std::string_view query, std::vector<RankedHit>* hits,
+                           std::unordered_map<DocNum, DocumentRecord>* docs) {
+  const std::string name = NameWords(query);
+  if (name.empty() || hits->empty()) return Status::Ok();
+  std::vector<RankedHit> named, rest;
+  for (const RankedHit& h : *hits) {
+    auto it = docs->find(h.doc);
+    if (it == docs->end()) {
+      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(h.doc));
+      it = docs->emplace(h.doc, std::move(d)).first;
+    }
+    (NameWords(it->second.title) == name ? named : rest).push_back(h);
+  }
+  if (named.empty()) return Status::Ok();
+  const float top = hits->front().fused;
+  for (RankedHit& h : named) h.fused = std::max(h.fused, top);
+  named.insert(named.end(), rest.begin(), rest.end());
+  *hits = std::move(named);
   return Status::Ok();
 }
 
@@ -353,6 +405,29 @@ Result<ChunkFilter> TranslateFilter(const SearchFilter& f) {
   return out;
 }
 
+namespace {
+bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+}  // namespace
+
+bool IsNameQuery(std::string_view query) {
+  if (query.find('?') != std::string_view::npos) return false;
+  size_t words = 0;
+  size_t i = 0;
+  while (i < query.size()) {
+    while (i < query.size() && IsQuerySpace(query[i])) ++i;
+    if (i == query.size()) break;
+    const size_t start = i;
+    while (i < query.size() && !IsQuerySpace(query[i])) ++i;
+    const std::string_view word = query.substr(start, i - start);
+    if (++words > 3) return false;
+    if (word.front() == '"' || word.front() == '-' || word.front() == '+' || word.find(':') != std::string_view::npos) {
+      return false;  // operators and phrases: a query written for the engine, not a name
+    }
+    if (IsEnglishStopword(AsciiLower(word))) return false;
+  }
+  return words > 0;
+}
+
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
                                const VectorLegInput& vector) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -369,6 +444,10 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   args.query = &query;
   ATTEST_ASSIGN_OR_RETURN(args.filter, TranslateFilter(options.filter));
   args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight, options.term_weight};
+  if (options.name_query_title_weight > 0 && IsNameQuery(options.query)) {
+    args.bm25.field_weights[0] = options.name_query_title_weight;
+    args.bm25.field_weights[1] = options.name_query_section_weight;
+  }
 
   SearchResult result;
   result.snapshot_version = snapshot.version().get();
@@ -416,6 +495,9 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   std::vector<RankedHit> fused = std::move(ranked).value();
   std::unordered_map<DocNum, DocumentRecord> docs;
   if (options.collapse_documents) ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
+  if (options.collapse_documents && options.name_query_title_weight > 0 && IsNameQuery(options.query)) {
+    ATTEST_RETURN_IF_ERROR(PromoteTitledByName(snapshot, options.query, &fused, &docs));
+  }
   std::vector<ChunkId> picked_ids;
   for (const RankedHit& h : fused) picked_ids.push_back(h.chunk);
   std::vector<ChunkRecord> records;

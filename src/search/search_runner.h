@@ -37,6 +37,10 @@ Result<ChunkFilter> TranslateFilter(const SearchFilter& filter);
 // quotes are removed, keeping the words.
 std::string VectorQueryText(std::string_view query);
 
+// True for a name query: one to three words, none of them a stopword or an operator, and no
+// question mark ("git rebase", "sqlite3_prepare_v2", "CREATE INDEX"; not "what is a slot?").
+bool IsNameQuery(std::string_view query);
+
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
                                const VectorLegInput& vector = {});
 
