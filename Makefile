@@ -27,6 +27,8 @@ demo: build
 	$(ATTEST) --data $(DATA_DIR) search --k 3 --mode vector "standby server replays changes from the primary"
 	$(ATTEST) --data $(DATA_DIR) ask "What changed in the latest PostgreSQL release for logical replication?"
 	$(ATTEST) --data $(DATA_DIR) ask "How do I create an index without locking writes on the table?"
+	$(ATTEST) --data $(DATA_DIR) ask "What is the default value of max_wal_senders?"
+	$(ATTEST) --data $(DATA_DIR) ask "What is the default value of checkpoint_warning?"
 	$(ATTEST) --data $(DATA_DIR) ask "convert 8 GB to MiB"
 	./scripts/demo_serve $(ATTEST) $(DATA_DIR)
 
