@@ -286,6 +286,10 @@ std::vector<Expected> Oracle(const Snapshot& snap, const Analyzer& analyzer, con
   args.query = &query.value();
   args.filter = filter.value();
   args.bm25.field_weights = {o.title_weight, o.section_weight, o.body_weight, o.term_weight};
+  if (o.name_query_title_weight > 0 && IsNameQuery(o.query)) {  // a name query's weights (search_runner.h)
+    args.bm25.field_weights[0] = o.name_query_title_weight;
+    args.bm25.field_weights[1] = o.name_query_section_weight;
+  }
   args.k = std::max<uint64_t>(1, snap.lexical().num_docs());
   const bool hybrid = o.mode == SearchMode::kHybrid;
   const size_t depth = hybrid ? std::max(o.k, o.candidates ? o.candidates : std::max<size_t>(100, 2 * o.k)) : o.k;
@@ -390,6 +394,10 @@ Case RandomCase(std::mt19937_64& rng) {
   if (rng() % 3 == 0) o.candidates = 1 + rng() % 20;  // fewer candidates than documents
   if (rng() % 4 == 0) o.title_weight = 2.0f, o.body_weight = 0.5f;
   if (rng() % 3 == 0) o.term_weight = float(rng() % 60) / 10.0f;
+  // Name queries (one to three words) take their own title and section weights, which the oracle
+  // mirrors; the page-titled-by-the-name re-order is tested in search_name_query_test.
+  if (rng() % 2 == 0) o.name_query_title_weight = 0;
+  o.name_query_title_first = false;
   c.query_vector = RandomUnitVector(rng());
   return c;
 }

@@ -211,6 +211,7 @@ struct SearchOptions {
   // on the docs-qa known-item sets (docs/design.md, "Fields and weights"); 0 = no special case.
   float name_query_title_weight = 8.0f;
   float name_query_section_weight = 2.0f;
+  bool name_query_title_first = true;  // a document titled by the name query comes first
   SearchMode mode = SearchMode::kAuto;
   FusionOptions fusion;
   size_t candidates = 0;           // per-leg candidates fused in hybrid mode; 0 = max(100, 2k)

@@ -495,7 +495,8 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   std::vector<RankedHit> fused = std::move(ranked).value();
   std::unordered_map<DocNum, DocumentRecord> docs;
   if (options.collapse_documents) ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
-  if (options.collapse_documents && options.name_query_title_weight > 0 && IsNameQuery(options.query)) {
+  if (options.collapse_documents && options.name_query_title_first && options.name_query_title_weight > 0 &&
+      IsNameQuery(options.query)) {
     ATTEST_RETURN_IF_ERROR(PromoteTitledByName(snapshot, options.query, &fused, &docs));
   }
   std::vector<ChunkId> picked_ids;
