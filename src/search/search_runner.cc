@@ -520,11 +520,13 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     auto it = docs.find(doc_num);
     if (it == docs.end()) {
       ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
-      // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
-      ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(snapshot.segments(), d, std::span<const ChunkId>(&picked_ids[n], 1)));
       it = docs.emplace(doc_num, std::move(d)).first;
     }
     const DocumentRecord& d = it->second;
+    // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
+    // Checked for every hit shown, whether its record was read here or earlier (format siblings,
+    // name queries read records before this loop).
+    ATTEST_RETURN_IF_ERROR(CheckAccessAttributes(snapshot.segments(), d, std::span<const ChunkId>(&picked_ids[n], 1)));
     SearchHit hit;
     hit.doc_id = d.id;
     hit.chunk_id = picked_ids[n];
