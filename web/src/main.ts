@@ -1,9 +1,156 @@
-// Entry point of the page served at / by `attest serve` (docs/web.md).
+// Entry point of the page served at / by `attest serve` (docs/web.md): the <attest-app> element,
+// which signs in, holds the session and switches between the Ask, Search and admin views.
+
+import { Api, ApiError } from './api';
+import { AttestAdmin } from './admin';
+import { AttestAsk } from './ask';
+import { el } from './dom';
+import { FeedbackDialog } from './feedback';
+import { AttestFilters } from './filters';
+import { errorMessage } from './format';
+import { QuotePopover } from './popover';
+import { AttestSearch } from './search';
+import { clearKey, storedKey, storeKey } from './session';
+import { AttestSignin } from './signin';
+import { Me } from './types';
+
+type View = 'ask' | 'search' | 'admin';
+
 class AttestApp extends HTMLElement {
+  private api: Api | null = null;
+  private me: Me | null = null;
+  private view: View = 'ask';
+  private readonly quotes = new QuotePopover();
+  private readonly feedback = new FeedbackDialog(() => this.api);
+  private started = false;
+
   connectedCallback(): void {
-    const h = document.createElement('h1');
-    h.textContent = 'Attest';
-    this.replaceChildren(h);
+    if (this.started) return;
+    this.started = true;
+    const key = storedKey();
+    if (key) void this.signIn(key, true);
+    else this.showSignin('');
+  }
+
+  private showSignin(error: string): void {
+    this.api = null;
+    this.me = null;
+    const form = new AttestSignin();
+    form.onKey = (key) => void this.signIn(key, false);
+    this.replaceChildren(this.header(), el('main', { class: 'main narrow' }, [form]));
+    form.showError(error);
+    form.focusInput();
+  }
+
+  private async signIn(key: string, stored: boolean): Promise<void> {
+    const api = new Api(key);
+    let me: Me;
+    try {
+      me = await api.json<Me>('GET', '/v1/me');
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        me = { tenant: '', user: '', admin: false }; // a server without /v1/me: the key is checked on first use
+      } else {
+        if (e instanceof ApiError && e.status === 401) clearKey();
+        const msg = e instanceof ApiError && e.status === 401
+          ? `That key was refused (401 ${e.code})`
+          : e instanceof ApiError ? `Sign-in failed: ${e.message} (${e.code})` : errorMessage(e);
+        this.showSignin(stored && e instanceof ApiError && e.status === 401 ? `Your session ended: ${msg}.` : msg);
+        return;
+      }
+    }
+    storeKey(key);
+    api.onUnauthorized = (err) => this.expired(err);
+    this.api = api;
+    this.me = me;
+    this.openApp();
+  }
+
+  private expired(e: ApiError): void {
+    if (!this.api) return;
+    clearKey();
+    this.showSignin(`Your key was refused (401 ${e.code}); sign in again.`);
+  }
+
+  private signOut(): void {
+    clearKey();
+    this.showSignin('');
+  }
+
+  private header(): HTMLElement {
+    const right: HTMLElement[] = [];
+    if (this.me) {
+      const who = this.me.user || this.me.tenant ? `${this.me.user || '?'} @ ${this.me.tenant || '?'}` : 'Signed in';
+      right.push(
+        el('span', { class: 'whoami', testid: 'whoami' }, [
+          who,
+          this.me.operator ? el('span', { class: 'badge', text: 'operator' }) : null,
+          this.me.admin ? el('span', { class: 'badge', text: 'admin' }) : null,
+        ]),
+        el('button', { testid: 'signout', text: 'Sign out', attrs: { type: 'button' }, on: { click: () => this.signOut() } }),
+      );
+    }
+    return el('header', { class: 'top' }, [el('h1', { text: 'Attest' }), el('div', { class: 'who' }, right)]);
+  }
+
+  private openApp(): void {
+    const admin = !!(this.me && (this.me.admin || this.me.operator));
+    const filters = new AttestFilters();
+    const ask = new AttestAsk();
+    const search = new AttestSearch();
+    const adminView = admin ? new AttestAdmin() : null;
+    const apiRef = () => this.api;
+    const filterRef = () => filters.value();
+    ask.setup({
+      api: apiRef,
+      filters: filterRef,
+      quotes: this.quotes,
+      openFeedback: (a, c, s, l) => this.feedback.open(a, c, s, l),
+    });
+    search.setup({ api: apiRef, filters: filterRef });
+    if (adminView) adminView.setup({ api: apiRef, filters: filterRef });
+
+    const views: Record<View, HTMLElement | null> = { ask, search, admin: adminView };
+    const buttons: Partial<Record<View, HTMLButtonElement>> = {};
+    const show = (v: View, focus: boolean) => {
+      this.view = v;
+      this.quotes.hide();
+      for (const [name, elem] of Object.entries(views)) if (elem) elem.hidden = name !== v;
+      for (const [name, b] of Object.entries(buttons)) {
+        if (!b) continue;
+        if (name === v) b.setAttribute('aria-current', 'page');
+        else b.removeAttribute('aria-current');
+      }
+      if (v === 'admin' && adminView) adminView.reload();
+      if (focus) {
+        if (v === 'ask') ask.focusInput();
+        if (v === 'search') search.focusInput();
+      }
+    };
+    const navButton = (v: View, label: string) => {
+      const b = el('button', { testid: `nav-${v}`, text: label, attrs: { type: 'button' }, on: { click: () => show(v, true) } });
+      buttons[v] = b;
+      return b;
+    };
+    const nav = el('nav', { class: 'views', attrs: { 'aria-label': 'Views' } }, [
+      navButton('ask', 'Ask'),
+      navButton('search', 'Search'),
+      admin ? navButton('admin', 'Documents') : null,
+    ]);
+    filters.addEventListener('change', () => {
+      if (this.view === 'search') search.rerun();
+      if (this.view === 'admin' && adminView) adminView.reload();
+    });
+    const header = this.header();
+    header.insertBefore(nav, header.lastChild);
+    this.replaceChildren(
+      header,
+      el('main', { class: 'main' }, [filters, this.feedback.ack, ask, search, adminView]),
+      this.quotes.element,
+      this.feedback.dialog,
+    );
+    show('ask', true);
   }
 }
+
 customElements.define('attest-app', AttestApp);
