@@ -83,6 +83,12 @@ export async function finishPage(page, { context } = {}) {
   for (const u of rec.urls) if (/att_[A-Za-z0-9_-]{8,}/.test(u)) problems.push(`a key appears in a URL: ${u}`);
   const unnamed = await unnamedControls(page);
   for (const l of unnamed) problems.push(`control without an accessible name: ${l.trim()}`);
+  // A form field needs a label of its own (a file input's button text does not name the field).
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+    .filter((e) => e.getClientRects().length > 0 && !(e.labels && e.labels.length) &&
+      !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+    .map((e) => e.outerHTML.slice(0, 120)));
+  for (const l of unlabelled) problems.push(`form field without a label: ${l}`);
   // The page's own document must carry a CSP that forbids inline script, and hold no inline script.
   const doc = rec.documents.find((r) => r.url().startsWith(page.baseUrl));
   if (!doc) problems.push('no document response from the server was seen');
