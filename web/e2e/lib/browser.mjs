@@ -4,6 +4,7 @@
 // inline script.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { lowContrastText } from './contrast.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -89,6 +90,7 @@ export async function finishPage(page, { context } = {}) {
       !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
     .map((e) => e.outerHTML.slice(0, 120)));
   for (const l of unlabelled) problems.push(`form field without a label: ${l}`);
+  for (const c of await lowContrastText(page)) problems.push(`low contrast: ${c}`);
   // The page's own document must carry a CSP that forbids inline script, and hold no inline script.
   const doc = rec.documents.find((r) => r.url().startsWith(page.baseUrl));
   if (!doc) problems.push('no document response from the server was seen');
