@@ -63,6 +63,13 @@ const NOTICE_LABEL: Record<string, string> = {
   shutting_down: 'Server stopping',
 };
 
+// "no confident answer: no_confident_answer" → "no confident answer".
+function fallbackDetail(message: string): string {
+  const words = message.replace(/_/g, ' ');
+  const m = /^(.*?):\s*(.*)$/.exec(words);
+  return m && m[1].trim() === m[2].trim() ? m[1] : words;
+}
+
 export class Turn {
   readonly element: HTMLElement;
   private readonly answer: HTMLElement;
@@ -90,7 +97,6 @@ export class Turn {
     this.notices = el('ul', { class: 'notices', attrs: { 'aria-label': 'Notices' } });
     this.footer = el('div', { class: 'answer-footer' });
     this.standalone = el('p', { class: 'standalone', testid: 'standalone' });
-    this.standalone.hidden = true;
     const headingId = uid('question');
     this.element = el(
       'section',
@@ -98,7 +104,6 @@ export class Turn {
       [
         el('div', { class: 'turn-main' }, [
           el('h2', { class: 'question', text: question, attrs: { id: headingId } }),
-          this.standalone,
           this.notices,
           this.answer,
           this.footer,
@@ -306,6 +311,7 @@ export class Turn {
     if (this.noticeTexts.has(message) || this.noticeTexts.has(key)) return;
     this.noticeTexts.add(message);
     const label = NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
+    if (code === 'fallback') message = fallbackDetail(message);
     this.notices.appendChild(
       el('li', { class: `notice notice-${INFORMATIVE.has(shown) ? 'info' : 'error'}`, testid: 'notice', attrs: { 'data-code': shown, role: 'note' } }, [
         el('strong', { text: `${label}: ` }),
@@ -321,7 +327,7 @@ export class Turn {
     for (const w of d.warnings || []) this.notice('warning', w);
     if (d.standalone && this.number > 1 && d.standalone.trim() !== this.question.trim()) {
       this.standalone.textContent = `Understood as: ${d.standalone}`;
-      this.standalone.hidden = false;
+      this.notices.before(this.standalone);
     }
     for (const s of this.sentences.values()) if (s.state === 'streaming') this.setState(s, 'partial');
     if (d.outcome === 'fallback' || d.fallback_reason) this.fallback(d.fallback_reason || 'no_confident_answer', d.results || []);
