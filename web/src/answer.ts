@@ -54,8 +54,6 @@ function noticeCode(code: string, message: string): string {
 
 const NOTICE_LABEL: Record<string, string> = {
   warning: 'Note',
-  stale: 'Possibly out of date',
-  conflict: 'Sources disagree',
   sources_changed: 'Sources changed',
   access_revoked: 'Access revoked',
   not_remembered: 'Not saved',
@@ -228,8 +226,7 @@ export class Turn {
     const s = this.sentence(id);
     this.setState(s, 'retracted');
     s.element.querySelectorAll('.marker').forEach((m) => ((m as HTMLButtonElement).disabled = true));
-    const old = s.element.querySelector('.retraction-reason');
-    if (old) old.remove();
+    s.element.querySelectorAll('.retraction-reason, .sentence-note').forEach((n) => n.remove());
     s.element.appendChild(el('span', { class: 'retraction-reason', testid: 'retraction-reason', text: ` ${retractionWords(reason)}.` }));
     this.updateCited();
   }
@@ -310,12 +307,14 @@ export class Turn {
     const key = `${shown}\u0000${message}`;
     if (this.noticeTexts.has(message) || this.noticeTexts.has(key)) return;
     this.noticeTexts.add(message);
-    const label = NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
+    // stale and conflict warnings say what they are in their own words; other codes get a label.
+    const label = shown === 'stale' || shown === 'conflict' ? '' : NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
     if (code === 'fallback') message = fallbackDetail(message);
+    const text = message.charAt(0).toUpperCase() + message.slice(1);
     this.notices.appendChild(
       el('li', { class: `notice notice-${INFORMATIVE.has(shown) ? 'info' : 'error'}`, testid: 'notice', attrs: { 'data-code': shown, role: 'note' } }, [
-        el('strong', { text: `${label}: ` }),
-        message,
+        label ? el('strong', { text: `${label}: ` }) : null,
+        text,
       ]),
     );
     if (TERMINAL[code]) this.fail(TERMINAL[code]);
