@@ -211,6 +211,13 @@ http::Router BuildRoutes(RouteContext* ctx) {
           const std::string id = c.ex->request().params.at("id");
           Answer(c, who, req.value(), &id);
         }));
+  r.Add("GET", "/v1/me", P::kInteractive, Api(ctx, "/v1/me", [](Call& c, const Identity& who) {
+          if (!c.ex->request().query.empty()) {
+            const std::string name = c.ex->request().query.begin()->first;
+            return c.Fail(ApiError{ApiErrorCode::kInvalidRequest, "unknown query parameter '" + name + "'", name});
+          }
+          c.Reply(c.ctx->service->Me(who, c.rc));
+        }));
   r.Add("POST", "/v1/feedback", P::kInteractive, Api(ctx, "/v1/feedback", [](Call& c, const Identity& who) {
           auto req = service::ParseFeedback(c.ex->request().body);
           if (!req.ok()) return c.Fail(req.error());

@@ -260,6 +260,20 @@ TEST(PackStageTest, TheWriterSeesTheResolvedVersionAndTheScope) {
 
 std::vector<AnswerSource> Sources() { return SourcesOf(Pack()); }
 
+// The release date a version feed gives a version: the first date after its mention, before the
+// next version named; none when the feed dates only other versions.
+TEST(PlanStageTest, FeedReleaseDateIsTheDateFollowingTheVersionBeforeTheNextOne) {
+  const std::string feed = "Current releases: 18 (released 2026-09-24), 17.6 (released 2026-08-14), 16.10, 15.2";
+  EXPECT_EQ(FeedReleaseDate(feed, "18"), "2026-09-24");
+  EXPECT_EQ(FeedReleaseDate(feed, "17.6"), "2026-08-14");
+  EXPECT_EQ(FeedReleaseDate(feed, "16.10"), "") << "the date before it belongs to 17.6";
+  EXPECT_EQ(FeedReleaseDate(feed, "15.2"), "");
+  EXPECT_EQ(FeedReleaseDate(feed, "14"), "");
+  EXPECT_EQ(FeedReleaseDate("| 15.3 | 2026-12-01 |\n| 15.2 | 2026-11-12 |", "15.2"), "2026-11-12");
+  EXPECT_EQ(FeedReleaseDate("15.3 released 2026-02-30", "15.3"), "") << "not a calendar date";
+  EXPECT_EQ(VersionsInFeed(feed), (std::vector<std::string>{"18", "17.6", "16.10", "15.2"}));
+}
+
 TEST(SentenceGateTest, ReleasesASupportedSentenceWithItsRecoveredQuote) {
   SentenceGate gate;
   gate.SetSources(Sources());

@@ -144,6 +144,11 @@ struct AnswerResult {
   std::vector<std::string> blocked_citations;  // citations of ids the writer was never given (dropped)
   std::string plan_json;              // the validated plan
   std::string resolved_version;
+  // The release date (YYYY-MM-DD) of resolved_version when the index knows it: the date the
+  // version feed gives it, else the date of a release-notes source of that version; "" otherwise.
+  std::string resolved_version_date;
+  // The planner's standalone question: in a thread, the follow-up rewritten to stand alone.
+  std::string standalone;
   uint64_t snapshot_version = 0;
   std::string as_of;                  // commit time of that snapshot, ISO 8601 UTC
   std::map<std::string, double> timings_ms;  // per stage

@@ -127,6 +127,8 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
                       {"warnings", r.warnings},
                       {"degraded", r.degraded},
                       {"resolved_version", r.resolved_version},
+                      {"resolved_version_date", r.resolved_version_date},
+                      {"standalone", r.standalone},
                       {"snapshot_version", r.snapshot_version},
                       {"as_of", r.as_of},
                       {"timings_ms", r.timings_ms},

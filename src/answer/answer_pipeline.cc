@@ -9,6 +9,7 @@
 
 #include "answer/answer_stages.h"
 #include "answer/answerability.h"
+#include "answer/evidence_builder.h"
 #include "answer/output_sanitizer.h"
 #include "verify/llm_judge.h"
 #include "write/extractive_writer.h"
@@ -94,8 +95,27 @@ void Append(std::vector<std::string>* to, std::vector<std::string> from) {
   for (auto& x : from) to->push_back(std::move(x));
 }
 
+// When version resolution did not date the resolved version, a release-notes source of that
+// version among the evidence or the results does (its published date, else its updated one).
+void DateResolvedVersion(AnswerResult* r) {
+  if (r->resolved_version.empty() || !r->resolved_version_date.empty()) return;
+  for (const AnswerSource& s : r->sources) {
+    if (s.source_type == "release_notes" && !s.date.empty() && CompareVersions(s.version, r->resolved_version) == 0) {
+      r->resolved_version_date = s.date;
+      return;
+    }
+  }
+  for (const SearchHit& h : r->results) {
+    if (h.source_type == "release_notes" && !h.date.empty() && CompareVersions(h.version, r->resolved_version) == 0) {
+      r->resolved_version_date = h.date;
+      return;
+    }
+  }
+}
+
 // Ends an answer: the total time and the sealed manifest.
 AnswerResult Finish(AnswerResult result, SteadyClock::time_point t_start, const AskOptions& options) {
+  DateResolvedVersion(&result);
   result.timings_ms["total"] = MsSince(t_start);
   SealManifest(options, &result);
   return result;
@@ -125,6 +145,8 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   const QueryPlan& plan = planned.plan;
   Append(&result.warnings, std::move(planned.warnings));
   result.resolved_version = plan.resolved_version;
+  result.resolved_version_date = planned.resolved_version_date;
+  result.standalone = plan.standalone;
   result.timings_ms["plan"] = MsSince(t);
   Progress(options, "plan");
   if (!plan.needs_search) {

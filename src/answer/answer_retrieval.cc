@@ -1,6 +1,7 @@
 #include "answer/answer_retrieval.h"
 
 #include "answer/answer_stages.h"
+#include "common/date.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,42 @@ std::vector<std::string> VersionsInFeed(const std::string& text) {
   return out;
 }
 
+namespace {
+
+struct Match {
+  size_t begin, end;
+  std::string text;  // the version number, or the date
+};
+
+std::vector<Match> Matches(const std::string& text, const std::regex& re, int group) {
+  std::vector<Match> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    out.push_back({size_t((*it).position(group)), size_t((*it).position(group) + (*it).length(group)), (*it)[group].str()});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FeedReleaseDate(const std::string& text, const std::string& version) {
+  static const std::regex kDate(R"(\b\d{4}-\d{2}-\d{2}\b)");
+  static const std::regex kVersion(R"((?:^|[^\w.])v?(\d{1,3}(?:\.\d{1,4}){0,2})(?![\w.]*\d))");
+  // Dates are blanked (same length, so offsets hold) before versions are looked for, as in
+  // VersionsInFeed: the digits of a date are not a version.
+  const std::vector<Match> dates = Matches(text, kDate, 0);
+  std::string undated = text;
+  for (const Match& d : dates) undated.replace(d.begin, d.end - d.begin, d.end - d.begin, ' ');
+  const std::vector<Match> versions = Matches(undated, kVersion, 1);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (CompareVersions(versions[i].text, version) != 0) continue;
+    const size_t stop = i + 1 < versions.size() ? versions[i + 1].begin : text.size();
+    for (const Match& d : dates) {
+      if (d.begin >= versions[i].end && d.end <= stop && ParseDate(d.text)) return d.text;
+    }
+  }
+  return "";
+}
+
 Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter) {
   VersionResolution out;
   std::string& best = out.version;
@@ -72,22 +109,33 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
       best = h.version;
     }
   }
+  // The release notes of the newest version date it.
+  for (const SearchHit& h : r->hits) {
+    if (out.date.empty() && h.source_type == "release_notes" && !h.date.empty() && !h.version.empty() &&
+        CompareVersions(h.version, best) == 0) {
+      out.date = h.date;
+    }
+  }
   if (feeds.empty()) return out;
   ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(feeds));
-  std::string newest, source;
+  std::string newest, source, newest_date;
   for (size_t i = 0; i < chunks.size(); ++i) {
     for (const std::string& v : VersionsInFeed(chunks[i].text)) {
       if (newest.empty() || CompareVersions(v, newest) > 0) {
         newest = v;
         source = feed_hits[std::min(i, feed_hits.size() - 1)]->title;
+        newest_date = FeedReleaseDate(chunks[i].text, v);
       }
     }
   }
+  // The feed is the authority on release dates: its date for the resolved version wins.
+  if (!newest.empty() && CompareVersions(newest, best) == 0 && !newest_date.empty()) out.date = newest_date;
   if (!newest.empty() && (best.empty() || CompareVersions(newest, best) > 0)) {
     out.warning = "stale sources: " + (source.empty() ? std::string("an authoritative release list") : "\"" + source + "\"") +
                   " names version " + newest + ", but the newest indexed source is " +
                   (best.empty() ? std::string("unversioned") : "version " + best);
     best = newest;
+    out.date = newest_date;
   }
   return out;
 }

@@ -34,8 +34,16 @@ class ScopedTermStats {
 // numbers of at most three dot-separated parts, dates removed first.
 std::vector<std::string> VersionsInFeed(const std::string& text);
 
+// The release date a feed's text gives `version`: the first date (YYYY-MM-DD) after a mention of
+// the version and before the next version it names ("18 (released 2026-09-24), 17 ..."); "" when
+// there is none.
+std::string FeedReleaseDate(const std::string& text, const std::string& version);
+
 struct VersionResolution {
   std::string version;   // what "latest" means for this answer
+  // Its release date when the resolution saw one: the feed's date for it, or the date of a
+  // release-notes source of that version among the hits; "" otherwise.
+  std::string date;
   std::string warning;   // set when an authoritative feed names a newer version than any source
 };
 

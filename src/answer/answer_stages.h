@@ -67,6 +67,7 @@ struct PlannedAnswer {
   SearchFilter filter;         // the caller's filter narrowed by the plan
   SourceHierarchy hierarchy;   // from AskOptions::source_hierarchy_json or the defaults
   std::vector<std::string> warnings;  // a stale-sources warning from version resolution
+  std::string resolved_version_date;  // when version resolution found it ("" = unknown)
 };
 
 // Plans the question after the earlier turns of its thread (a follow-up inherits the previous

@@ -38,8 +38,10 @@ constexpr const char* kSseDescription =
     "- `retract`: {sentence_id, reason} a sent sentence is withdrawn (unsupported, off_topic, access revoked, deleted).\n"
     "- `replace`: {sentence_id, text} a sent sentence is replaced by a corrected one.\n"
     "- `notice`: {code, message, chunk_ids?} e.g. the corpus moved during the answer and cited chunks changed.\n"
-    "- `done`: {answer_id, outcome, snapshot_version, tokens:{prompt, completion}, cost, timings_ms, "
-    "dropped_claims, degraded, thread?} the last event (`thread` on messages of a thread). An error after the stream started is sent as "
+    "- `done`: {answer_id, outcome, snapshot_version, as_of, answer, tokens:{prompt, completion}, cost, timings_ms, "
+    "dropped_claims, retracted, degraded, warnings, standalone, resolved_version, resolved_version_date, cached, "
+    "request_id, versions, fallback_reason?, results?, thread?} the last event (`thread` on messages of a thread; "
+    "warnings are also sent as `notice` events with code warning). An error after the stream started is sent as "
     "`event: error` with the Error object, then the stream ends.";
 
 json Security();
@@ -168,7 +170,12 @@ void AddAnswerSchemas(json* out) {
        {"degraded", ArrayOf({{"type", "string"}}, "Stages skipped or weakened, e.g. rerank_skipped_deadline.")},
        {"fallback_reason", Str("With outcome fallback: no_documents, filtered_by_access, no_confident_answer, "
                                "claims_unsupported.")},
-       {"resolved_version", Str("Product version the answer is about.")},
+       {"resolved_version", Str("Product version the answer is about (\"latest\" resolved from the index); \"\" "
+                                "when none.")},
+       {"resolved_version_date", Str("Release date (YYYY-MM-DD) of resolved_version when the index knows it (an "
+                                     "authoritative version feed, else a release_notes source of that version); "
+                                     "\"\" when unknown.")},
+       {"standalone", Str("The planner's standalone question: in a thread, the follow-up rewritten to stand alone.")},
        {"snapshot_version", Int("The pinned snapshot every retrieval round read.")},
        {"as_of", Str("Commit time of that snapshot, ISO 8601 UTC.")},
        {"timings_ms", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
@@ -257,6 +264,21 @@ void AddThreadSchemas(json* out) {
                                       {"versions", Ref("Versions")}});
 }
 
+// /v1/me.
+void AddIdentitySchemas(json* out) {
+  (*out)["Me"] = Object(
+      {{"tenant", Str("The credential's tenant as the API names it (the store's default tenant is \"default\").")},
+       {"user", Str("The principal's user.")},
+       {"admin", Bool("May write, delete and list the documents of its tenant (true for the operator too).")},
+       {"operator", Bool("The deployment operator: an admin of every tenant, may name another tenant.")},
+       {"groups", ArrayOf({{"type", "string"}}, "The caller's groups in force now, sorted.")},
+       {"clearance", Str("The caller's clearance; \"\" when none was given (the lowest level).")},
+       {"method", {{"type", "string"}, {"enum", {"api_key", "jwt", "anonymous"}}}},
+       {"request_id", Str("Request id.")},
+       {"versions", Ref("Versions")}},
+      {"tenant", "user", "admin", "operator", "groups"});
+}
+
 json Components(ErrorStatusTable status_of) {
   json schemas = json::object();
   for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
@@ -265,6 +287,7 @@ json Components(ErrorStatusTable status_of) {
   AddAnswerSchemas(&schemas);
   AddDocumentSchemas(&schemas);
   AddThreadSchemas(&schemas);
+  AddIdentitySchemas(&schemas);
 
   return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
           {"parameters", Parameters()}};
@@ -374,6 +397,10 @@ json Paths(ErrorStatusTable status_of) {
                                         "user replaces the earlier record.", "FeedbackResult")}}, {.not_found = true});
   feedback["requestBody"] = JsonBody("FeedbackRequest");
   p["/v1/feedback"]["post"] = feedback;
+
+  p["/v1/me"]["get"] = Operation(status_of, "The caller's own identity (what a client needs to choose its views); "
+                                 "never a secret, hash or key id.", "identity",
+                                 {{"200", Ok("The identity.", "Me")}}, {});
 
   p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
   p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "

@@ -75,6 +75,22 @@ ApiResult<AuditSlot> Service::ReserveAudit() {
                   ""};
 }
 
+ApiResult<std::string> Service::Me(const Identity& who, const RequestContext& ctx) const {
+  // Only what the caller already holds or was told when its credential was made: its tenant, name,
+  // groups and clearance, and what it may do. The credential id, rate limit and token times stay out
+  // (the id names the key in audit records; nothing here helps guess or replay a credential).
+  return json{{"request_id", ctx.request_id},
+              {"tenant", who.tenant},
+              {"user", who.user},
+              {"admin", who.admin || who.deployment_operator},
+              {"operator", who.deployment_operator},
+              {"groups", who.groups},
+              {"clearance", who.clearance},
+              {"method", who.method},
+              {"versions", Versions()}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::vector<std::string> Service::NotReadyReasons() const {
   std::vector<std::string> reasons;
   if (Status v = engine_.CheckVectorLeg(std::nullopt); !v.ok()) reasons.push_back(v.message());

@@ -96,6 +96,9 @@ class Service {
   ApiResult<std::string> PostMessage(const Identity& who, const std::string& thread_id, const AnswerRequest& req,
                                      const RequestContext& ctx, EventSink* sink);
   ApiResult<std::string> Feedback(const Identity& who, const FeedbackRequest& req, const RequestContext& ctx);
+  // GET /v1/me: the caller's own identity as a page needs it to choose its views (tenant, user,
+  // admin, operator, groups, clearance, credential method); never a secret, a hash or a key id.
+  ApiResult<std::string> Me(const Identity& who, const RequestContext& ctx) const;
 
   // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
   nlohmann::json Versions() const;
