@@ -97,6 +97,7 @@ class AttestApp extends HTMLElement {
       right.push(
         el('span', { class: 'whoami', testid: 'whoami' }, [
           who,
+          this.me.admin || this.me.operator ? ' ' : '',
           this.me.operator ? el('span', { class: 'badge', text: 'operator' }) : null,
           this.me.admin ? el('span', { class: 'badge', text: 'admin' }) : null,
         ]),
