@@ -141,6 +141,9 @@ export class AttestAdmin extends HTMLElement {
       const last = this.page * PAGE + docs.length;
       const of = typeof res.total === 'number' ? ` of ${res.total}` : '';
       this.pageLabel.textContent = docs.length ? `Documents ${first}–${last}${of}` : `No documents${of ? ` (${res.total} in all)` : ''}`;
+      if (res.corrupt && res.corrupt.length) {
+        this.say(`${res.corrupt.length} document${res.corrupt.length === 1 ? '' : 's'} failed an integrity check: ${res.corrupt.map((c) => c.id).join(', ')}`, 'error');
+      }
       this.prev.disabled = this.page === 0;
       this.next.disabled = !this.nextCursor;
     } catch (e) {

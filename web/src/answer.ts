@@ -54,14 +54,19 @@ function noticeCode(code: string, message: string): string {
 
 const NOTICE_LABEL: Record<string, string> = {
   warning: 'Note',
-  stale: 'Possibly out of date',
-  conflict: 'Sources disagree',
   sources_changed: 'Sources changed',
   access_revoked: 'Access revoked',
   not_remembered: 'Not saved',
   fallback: 'No answer written',
   shutting_down: 'Server stopping',
 };
+
+// "no confident answer: no_confident_answer" → "no confident answer".
+function fallbackDetail(message: string): string {
+  const words = message.replace(/_/g, ' ');
+  const m = /^(.*?):\s*(.*)$/.exec(words);
+  return m && m[1].trim() === m[2].trim() ? m[1] : words;
+}
 
 export class Turn {
   readonly element: HTMLElement;
@@ -90,7 +95,6 @@ export class Turn {
     this.notices = el('ul', { class: 'notices', attrs: { 'aria-label': 'Notices' } });
     this.footer = el('div', { class: 'answer-footer' });
     this.standalone = el('p', { class: 'standalone', testid: 'standalone' });
-    this.standalone.hidden = true;
     const headingId = uid('question');
     this.element = el(
       'section',
@@ -98,7 +102,6 @@ export class Turn {
       [
         el('div', { class: 'turn-main' }, [
           el('h2', { class: 'question', text: question, attrs: { id: headingId } }),
-          this.standalone,
           this.notices,
           this.answer,
           this.footer,
@@ -223,8 +226,7 @@ export class Turn {
     const s = this.sentence(id);
     this.setState(s, 'retracted');
     s.element.querySelectorAll('.marker').forEach((m) => ((m as HTMLButtonElement).disabled = true));
-    const old = s.element.querySelector('.retraction-reason');
-    if (old) old.remove();
+    s.element.querySelectorAll('.retraction-reason, .sentence-note').forEach((n) => n.remove());
     s.element.appendChild(el('span', { class: 'retraction-reason', testid: 'retraction-reason', text: ` ${retractionWords(reason)}.` }));
     this.updateCited();
   }
@@ -305,11 +307,14 @@ export class Turn {
     const key = `${shown}\u0000${message}`;
     if (this.noticeTexts.has(message) || this.noticeTexts.has(key)) return;
     this.noticeTexts.add(message);
-    const label = NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
+    // stale and conflict warnings say what they are in their own words; other codes get a label.
+    const label = shown === 'stale' || shown === 'conflict' ? '' : NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
+    if (code === 'fallback') message = fallbackDetail(message);
+    const text = message.charAt(0).toUpperCase() + message.slice(1);
     this.notices.appendChild(
       el('li', { class: `notice notice-${INFORMATIVE.has(shown) ? 'info' : 'error'}`, testid: 'notice', attrs: { 'data-code': shown, role: 'note' } }, [
-        el('strong', { text: `${label}: ` }),
-        message,
+        label ? el('strong', { text: `${label}: ` }) : null,
+        text,
       ]),
     );
     if (TERMINAL[code]) this.fail(TERMINAL[code]);
@@ -321,7 +326,7 @@ export class Turn {
     for (const w of d.warnings || []) this.notice('warning', w);
     if (d.standalone && this.number > 1 && d.standalone.trim() !== this.question.trim()) {
       this.standalone.textContent = `Understood as: ${d.standalone}`;
-      this.standalone.hidden = false;
+      this.notices.before(this.standalone);
     }
     for (const s of this.sentences.values()) if (s.state === 'streaming') this.setState(s, 'partial');
     if (d.outcome === 'fallback' || d.fallback_reason) this.fallback(d.fallback_reason || 'no_confident_answer', d.results || []);

@@ -16,6 +16,22 @@ import { Me } from './types';
 
 type View = 'ask' | 'search' | 'admin';
 
+// GET /v1/me. A server without that route (404) is asked for a document no one has: 404 means the
+// key works (a reader, not known to be an admin), 401 that it was refused.
+async function whoAmI(api: Api): Promise<Me> {
+  try {
+    return await api.json<Me>('GET', '/v1/me');
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+  }
+  try {
+    await api.json('GET', '/v1/documents/attest-signin-probe');
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 404)) throw e;
+  }
+  return { tenant: '', user: '', admin: false };
+}
+
 class AttestApp extends HTMLElement {
   private api: Api | null = null;
   private me: Me | null = null;
@@ -46,18 +62,15 @@ class AttestApp extends HTMLElement {
     const api = new Api(key);
     let me: Me;
     try {
-      me = await api.json<Me>('GET', '/v1/me');
+      me = await whoAmI(api);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404) {
-        me = { tenant: '', user: '', admin: false }; // a server without /v1/me: the key is checked on first use
-      } else {
-        if (e instanceof ApiError && e.status === 401) clearKey();
-        const msg = e instanceof ApiError && e.status === 401
-          ? `That key was refused (401 ${e.code})`
-          : e instanceof ApiError ? `Sign-in failed: ${e.message} (${e.code})` : errorMessage(e);
-        this.showSignin(stored && e instanceof ApiError && e.status === 401 ? `Your session ended: ${msg}.` : msg);
-        return;
-      }
+      const refused = e instanceof ApiError && e.status === 401;
+      if (refused) clearKey();
+      const msg = e instanceof ApiError
+        ? refused ? `That key was refused (401 ${e.code})` : `Sign-in failed: ${e.message} (${e.code})`
+        : errorMessage(e);
+      this.showSignin(stored && refused ? `Your session ended: ${msg}.` : msg);
+      return;
     }
     storeKey(key);
     api.onUnauthorized = (err) => this.expired(err);
@@ -84,6 +97,7 @@ class AttestApp extends HTMLElement {
       right.push(
         el('span', { class: 'whoami', testid: 'whoami' }, [
           who,
+          this.me.admin || this.me.operator ? ' ' : '',
           this.me.operator ? el('span', { class: 'badge', text: 'operator' }) : null,
           this.me.admin ? el('span', { class: 'badge', text: 'admin' }) : null,
         ]),

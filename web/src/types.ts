@@ -112,4 +112,5 @@ export interface DocumentPage {
   documents?: DocumentRow[];
   next_cursor?: string | null;
   total?: number;
+  corrupt?: Array<{ id: string; message?: string }>;
 }
