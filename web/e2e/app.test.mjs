@@ -13,7 +13,8 @@ const { chromium } = await import('playwright-core');
 const { api, createKey, startServe } = await import('./lib/attest.mjs');
 const { corpus, HOSTILE_ID } = await import('./lib/corpus.mjs');
 const { startFakeLlm } = await import('./lib/fake_llm.mjs');
-const { ask, finishPage, launchBrowser, openPage, screenshot, screenshots, signIn, tid } = await import('./lib/browser.mjs');
+const { ask, finishPage, launchBrowser, openPage, screenshot, screenshots, signIn, submitSearch, tid, waitForAnswer } =
+  await import('./lib/browser.mjs');
 
 const PORT_QUESTION = 'What port does the Falcon server listen on by default?';
 const RETENTION_QUESTION = 'How long are queued messages kept by default?';
@@ -82,13 +83,7 @@ async function setField(page, id, value) {
 async function search(page, query) {
   await page.locator(tid('nav-search')).click();
   await page.locator(tid('search-input')).fill(query);
-  const response = page.waitForResponse((r) => r.url().endsWith('/v1/search') && r.request().method() === 'POST');
-  await page.locator(tid('search-submit')).click();
-  assert.equal((await response).status(), 200);
-  await page.waitForFunction(() => document.querySelector('[data-testid="search-result"], [data-testid="search-empty"]'));
-  // The list is redrawn from the response; wait until it has settled.
-  await page.waitForTimeout(50);
-  return page.locator(tid('search-result'));
+  return submitSearch(page);
 }
 
 async function texts(locator) {
@@ -119,8 +114,9 @@ pageTest('sign-in is required, a bad key is refused, a good key opens the app', 
 
   await page.locator(tid('signin-key')).fill('att_000000000000_not-a-key-at-all');
   await page.locator(tid('signin-submit')).click();
-  await page.locator(tid('signin-error')).waitFor({ state: 'visible' });
-  assert.match(await page.locator(tid('signin-error')).textContent(), /\S/);
+  await page.waitForFunction(() => /\S/.test(document.querySelector('[data-testid="signin-error"]')?.textContent || ''));
+  assert.ok(await page.locator(tid('signin-error')).isVisible());
+  assert.match(await page.locator(tid('signin-error')).textContent(), /401|refused|invalid|not accepted/i);
   assert.equal(await page.locator(tid('whoami')).count(), 0);
 
   await page.locator(tid('signin-key')).fill(keys.reader);
@@ -476,8 +472,9 @@ pageTest('keyboard only: sign in, ask, read a quote, send feedback', {}, async (
 
   await tabTo(page, 'ask-input');
   await page.keyboard.type(RETENTION_QUESTION);
+  const t0 = await page.evaluate(() => performance.now());
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => /^Done in/.test(document.querySelector('[data-testid="stage"]')?.textContent.trim() || ''));
+  await waitForAnswer(page, t0);
 
   await tabTo(page, 'marker');
   const popover = page.locator(tid('quote-popover'));

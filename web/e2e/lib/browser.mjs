@@ -131,17 +131,40 @@ export async function signIn(page, key) {
   await page.locator(tid('whoami')).waitFor({ state: 'visible' });
 }
 
-// Asks through the question box (Enter submits) and waits for the stage line to say the answer is done.
+// Waits for the answer to a question sent after `t0` (the page's performance.now()): the page's
+// 'attest:answer-done' mark, or the stage line's error state.
+export async function waitForAnswer(page, t0, timeout = 30000) {
+  await page.waitForFunction((since) => {
+    const s = document.querySelector('[data-testid="stage"]');
+    return performance.getEntriesByName('attest:answer-done').some((e) => e.startTime > since) ||
+      (s && s.getAttribute('data-state') === 'error');
+  }, t0, { timeout });
+  const stage = await page.locator(tid('stage')).textContent();
+  assert.match(stage.trim(), /^Done in \d+/, `the answer failed: ${stage}`);
+}
+
+// Asks through the question box (Enter submits) and waits for the answer to be done.
 export async function ask(page, question, { timeout = 30000 } = {}) {
   const turns = await page.locator(tid('turn')).count();
   await page.locator(tid('ask-input')).fill(question);
+  const t0 = await page.evaluate(() => performance.now());
   await page.locator(tid('ask-input')).press('Enter');
   await page.locator(tid('turn')).nth(turns).waitFor({ state: 'visible', timeout });
-  await page.waitForFunction(() => {
-    const s = document.querySelector('[data-testid="stage"]');
-    return s && (/^Done in/.test(s.textContent.trim()) || s.getAttribute('data-state') === 'error');
-  }, null, { timeout });
-  const stage = await page.locator(tid('stage')).textContent();
-  assert.match(stage.trim(), /^Done in \d+/, `the answer failed: ${stage}`);
+  await waitForAnswer(page, t0, timeout);
   return page.locator(tid('turn')).nth(turns);
+}
+
+// Submits the search form and waits for the results of this search (not the previous ones) to show.
+export async function submitSearch(page) {
+  await page.evaluate(() => {
+    for (const e of document.querySelectorAll('[data-testid="search-result"], [data-testid="search-empty"]')) e.__attestStale = true;
+  });
+  const response = page.waitForResponse((r) => r.url().endsWith('/v1/search') && r.request().method() === 'POST');
+  await page.locator(tid('search-submit')).click();
+  assert.equal((await response).status(), 200);
+  await page.waitForFunction(() => {
+    const els = [...document.querySelectorAll('[data-testid="search-result"], [data-testid="search-empty"]')];
+    return els.length > 0 && els.every((e) => !e.__attestStale);
+  });
+  return page.locator(tid('search-result'));
 }
