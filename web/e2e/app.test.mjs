@@ -401,11 +401,12 @@ pageTest('the admin view: list with paging, upload, re-ingest, delete (admin key
 
   // Find its row (the list may be on any page), re-ingest it from another file, then delete it.
   const row = page.locator(`${tid('doc-row')}[data-doc-id="kestrel-runbook"]`);
-  await page.waitForTimeout(100);
-  for (let i = 0; i < 5 && !(await row.count()); i++) {
-    if (await page.locator(tid('docs-next')).isDisabled()) break;
+  let shown = await row.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false);
+  for (let i = 0; i < 5 && !shown && !(await page.locator(tid('docs-next')).isDisabled()); i++) {
+    const before = (await page.locator(tid('docs-page')).textContent()).trim();
     await page.locator(tid('docs-next')).click();
-    await page.waitForTimeout(150);
+    await page.waitForFunction((t) => document.querySelector('[data-testid="docs-page"]').textContent.trim() !== t, before);
+    shown = (await row.count()) > 0;
   }
   await row.waitFor({ state: 'visible' });
   const chooser = page.waitForEvent('filechooser');
