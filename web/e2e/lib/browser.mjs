@@ -82,6 +82,11 @@ export async function finishPage(page, { context } = {}) {
   for (const b of rec.bad) if (!allowedResponse(rec, b)) problems.push(`response ${b.status}: ${b.method} ${b.url}`);
   for (const d of rec.dialogs) problems.push(`unexpected dialog: ${d}`);
   for (const u of rec.urls) if (/att_[A-Za-z0-9_-]{8,}/.test(u)) problems.push(`a key appears in a URL: ${u}`);
+  // Same origin only: no CDN, no external font or favicon (the page works offline).
+  const origin = new URL(page.baseUrl).origin;
+  for (const u of rec.urls) {
+    if (!/^(data|blob):/.test(u) && new URL(u).origin !== origin) problems.push(`a request leaves the origin: ${u}`);
+  }
   const unnamed = await unnamedControls(page);
   for (const l of unnamed) problems.push(`control without an accessible name: ${l.trim()}`);
   // A form field needs a label of its own (a file input's button text does not name the field).
