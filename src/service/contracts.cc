@@ -240,7 +240,9 @@ ApiResult<DocumentListRequest> ParseDocumentListQuery(const std::map<std::string
   try {
     const ObjectSchema& schema = DocumentListQuerySchema();
     json object = json::object();
-    for (const auto& [name, value] : query) {
+    for (const auto& entry : query) {
+      const std::string& name = entry.first;  // not a structured binding: lambdas below capture it
+      const std::string& value = entry.second;
       auto spec = std::find_if(schema.fields.begin(), schema.fields.end(),
                                [&](const FieldSpec& f) { return f.name == name; });
       if (spec == schema.fields.end()) {
