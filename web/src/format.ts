@@ -12,7 +12,10 @@ const STAGES: Record<string, [string, string]> = {
 };
 
 export function stageLine(stage: string, queries: string[] | undefined): string {
-  if (stage === 'retrieve' && queries && queries.length > 0) return `Searching: ${queries.join(' · ')}`;
+  if (stage === 'retrieve' && queries && queries.length > 0) {
+    const distinct = queries.filter((q, i) => queries.findIndex((o) => o.toLowerCase() === q.toLowerCase()) === i);
+    return `Searching: ${distinct.join(' · ')}`;
+  }
   return STAGES[stage] ? STAGES[stage][0] : stage;
 }
 
