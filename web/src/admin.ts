@@ -4,7 +4,7 @@
 
 import { Api, ApiError, query } from './api';
 import { el, uid } from './dom';
-import { errorMessage } from './format';
+import { contentType, errorMessage } from './format';
 import { DocumentPage, DocumentRow, Filters } from './types';
 
 const PAGE = 20;
@@ -12,14 +12,6 @@ const PAGE = 20;
 export interface AdminContext {
   api(): Api | null;
   filters(): Filters | undefined;
-}
-
-// text | markdown | html by the file's extension (the server's content types).
-export function contentType(name: string): 'text' | 'markdown' | 'html' {
-  const ext = name.toLowerCase().split('.').pop() || '';
-  if (ext === 'md' || ext === 'markdown' || ext === 'mdown') return 'markdown';
-  if (ext === 'html' || ext === 'htm' || ext === 'xhtml') return 'html';
-  return 'text';
 }
 
 // Metadata fields of GET /v1/documents/{id} that POST /v1/documents takes back unchanged.

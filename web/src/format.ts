@@ -106,3 +106,11 @@ export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
 }
+
+// The content type of an uploaded file, by its extension: text | markdown | html.
+export function contentType(name: string): 'text' | 'markdown' | 'html' {
+  const ext = name.toLowerCase().split('.').pop() || '';
+  if (ext === 'md' || ext === 'markdown' || ext === 'mdown') return 'markdown';
+  if (ext === 'html' || ext === 'htm' || ext === 'xhtml') return 'html';
+  return 'text';
+}
