@@ -332,7 +332,7 @@ export class Turn {
     if (d.outcome === 'fallback' || d.fallback_reason) this.fallback(d.fallback_reason || 'no_confident_answer', d.results || []);
     const footer: HTMLElement[] = [];
     if (d.degraded && d.degraded.length) footer.push(el('p', { class: 'degraded', testid: 'degraded', text: degradedWords(d.degraded) }));
-    const asOf = asOfLine(d.as_of, d.snapshot_version);
+    const asOf = asOfLine(d.as_of, d.snapshot_version) + (d.cached ? ', served from the answer cache' : '');
     if (asOf) footer.push(el('p', { class: 'as-of', testid: 'as-of', text: asOf }));
     if (d.resolved_version) {
       footer.push(el('p', { class: 'resolved-version', testid: 'resolved-version', text: versionLine(d.resolved_version, d.resolved_version_date) }));

@@ -80,6 +80,11 @@ export class AttestAsk extends HTMLElement implements TurnHost {
     this.input.focus();
   }
 
+  // Signed out or replaced: a question still streaming is cancelled.
+  disconnectedCallback(): void {
+    if (this.busy) this.busy.abort();
+  }
+
   setStage(text: string, state: StageState): void {
     this.stageLine.textContent = text;
     this.stageLine.dataset.state = state;
