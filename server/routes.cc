@@ -236,6 +236,11 @@ http::Router BuildRoutes(RouteContext* ctx) {
           if (!req.ok()) return c.Fail(req.error());
           c.Reply(c.ctx->service->PutDocuments(who, std::move(req).value().documents, c.rc));
         }));
+  r.Add("GET", "/v1/documents", P::kInteractive, Api(ctx, "/v1/documents", [](Call& c, const Identity& who) {
+          auto req = service::ParseDocumentListQuery(c.ex->request().query);
+          if (!req.ok()) return c.Fail(req.error());
+          c.Reply(c.ctx->service->ListDocuments(who, req.value(), c.rc));
+        }));
   r.Add("GET", "/v1/documents/{id}", P::kInteractive, Api(ctx, "/v1/documents/{id}", [](Call& c, const Identity& who) {
           DocumentRoute(c, [&](const std::string& id, const std::string& tenant) {
             return c.ctx->service->GetDocument(who, id, tenant, c.rc);

@@ -374,7 +374,8 @@ TEST(ServiceContracts, OpenApiListsEveryRouteAndTheParsersFields) {
       {"/v1/documents/{id}", "delete"}, {"/v1/search", "post"},                 {"/v1/answer", "post"},
       {"/v1/threads", "post"},         {"/v1/threads/{id}/messages", "post"},   {"/v1/feedback", "post"},
       {"/healthz", "get"},             {"/readyz", "get"},                      {"/metrics", "get"},
-      {"/v1/openapi.json", "get"},     {"/v1/me", "get"}};
+      {"/v1/openapi.json", "get"},     {"/v1/me", "get"},
+      {"/v1/documents", "get"}};
   for (const auto& [path, method] : routes) {
     EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method)) << method << " " << path;
   }

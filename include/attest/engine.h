@@ -307,6 +307,46 @@ struct DocumentInfo {
   uint64_t snapshot_version = 0;         // the snapshot read
 };
 
+// One page of a tenant's document listing (Engine::ListDocuments): an administrator's view, so no
+// ACL or clearance applies; the caller decides who may list.
+struct ListDocumentsOptions {
+  std::string tenant;                       // "" = default tenant
+  size_t limit = 20;                        // documents per page, 1..1000
+  // Keyset: only ids after this one, in byte order ("" = from the first). Pages read the latest
+  // snapshot each time; a document is never listed twice or skipped because others were added or
+  // deleted meanwhile (those show up, or not, by where their id falls).
+  std::string after_id;
+  std::vector<std::string> source_types;    // keep these (any of); empty = all
+  std::vector<std::string> sites;
+  std::vector<std::string> versions;
+  std::string text;                         // substring of the id or the title (ASCII case-insensitive)
+};
+
+// A listed document: the catalog row's metadata (no text; GetDocument reads that).
+struct DocumentSummary {
+  std::string id, title, url, site, version, source_type, language, feed, access_label;
+  std::string published, updated;           // YYYY-MM-DD or ""
+  std::vector<std::string> acl_groups;
+  uint32_t chunks = 0;
+  uint64_t bytes = 0;
+  uint64_t created_snapshot = 0;
+};
+
+// A catalog row of the page that failed its checksum: not listed, named here so it can be
+// re-ingested or deleted (docs/store_format.md, "Row checksums").
+struct CorruptDocument {
+  std::string id;                           // as the row names it (the edit may have changed it)
+  std::string message;
+};
+
+struct DocumentListing {
+  std::vector<DocumentSummary> documents;   // at most `limit`, in id order
+  std::vector<CorruptDocument> corrupt;     // rows of this page refused for their checksum
+  std::optional<std::string> next_after_id; // the next page's ListDocumentsOptions::after_id; nullopt = last page
+  uint64_t total = 0;                       // documents matching the filters (every page, corrupt rows included)
+  uint64_t snapshot_version = 0;            // the snapshot read
+};
+
 // Where a cited chunk stands in the latest snapshot, for a caller (render-time and mid-stream
 // authorization, and the "cited chunk changed" notice).
 enum class CitationState {
@@ -362,6 +402,10 @@ class Engine {
   // The live document `id` of `who.tenant`, if `who.groups` admit it (nullopt groups = admin);
   // kNotFound otherwise (a caller cannot tell a hidden document from a missing one).
   virtual Result<DocumentInfo> GetDocument(const SearchFilter& who, const std::string& id) const = 0;
+  // One page of the live documents of `options.tenant` in the latest snapshot, in id order, whatever
+  // their ACL (an administrator's listing: the caller checks the right to it). kInvalidArgument
+  // naming the option for a limit outside 1..1000.
+  virtual Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const = 0;
   // The state of each cited chunk in the latest snapshot for `who` (in the order given).
   virtual Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
                                                             const std::vector<CitedChunk>& cited) const = 0;

@@ -248,6 +248,10 @@ class EngineImpl final : public Engine {
     return ReadDocument(*store_->Pin(), who, id);
   }
 
+  Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
+    return attest::ListDocuments(*store_->Pin(), options);
+  }
+
   Result<std::vector<CitationState>> CheckCitations(const SearchFilter& given,
                                                     const std::vector<CitedChunk>& cited) const override {
     SearchFilter who = given;

@@ -145,6 +145,51 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   return info;
 }
 
+Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocumentsOptions& options) {
+  if (options.limit < 1 || options.limit > 1000) {
+    return Status::InvalidArgument("limit: " + std::to_string(options.limit) + " is outside 1..1000");
+  }
+  DocumentListQuery q;
+  q.tenant = options.tenant;
+  q.after_id = options.after_id;
+  q.limit = options.limit;
+  q.source_types = options.source_types;
+  q.sites = options.sites;
+  q.versions = options.versions;
+  q.text = options.text;
+  ATTEST_ASSIGN_OR_RETURN(DocumentPage page, snapshot.ListDocuments(q));
+  DocumentListing out;
+  out.total = page.total;
+  out.snapshot_version = snapshot.version().get();
+  if (page.more && !page.rows.empty()) out.next_after_id = page.rows.back().id;
+  for (ListedDocument& row : page.rows) {
+    if (!row.record) {
+      spdlog::error("{}", row.error);
+      out.corrupt.push_back({row.id, row.error});
+      continue;
+    }
+    const DocumentRecord& r = *row.record;
+    DocumentSummary d;
+    d.id = r.id;
+    d.title = r.title;
+    d.url = r.url;
+    d.site = r.site;
+    d.version = r.version;
+    d.source_type = r.source_type;
+    d.language = r.language;
+    d.feed = r.feed;
+    d.access_label = r.access_label;
+    d.published = r.published ? FormatDate(*r.published) : "";
+    d.updated = r.updated ? FormatDate(*r.updated) : "";
+    d.acl_groups = r.acl_groups;
+    d.chunks = r.chunk_count;
+    d.bytes = r.bytes;
+    d.created_snapshot = r.created.get();
+    out.documents.push_back(std::move(d));
+  }
+  return out;
+}
+
 Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const SearchFilter& who,
                                                   const std::vector<CitedChunk>& cited) {
   std::vector<CitationState> out(cited.size(), CitationState::kCurrent);

@@ -28,6 +28,10 @@ bool Admits(const SearchFilter& who, const DocumentRecord& doc);
 // fails its checksum or the chunk rows are not the row's chunk_count.
 Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& who, const std::string& id);
 
+// A page of the listing from `snapshot` (Engine::ListDocuments). Rows that fail their checksum are
+// reported in `corrupt` (and logged), never listed.
+Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocumentsOptions& options);
+
 // Where each cited chunk stands in `latest` for `who` (a chunk whose document's two copies of
 // access disagree is kForbidden: withdrawn).
 Result<std::vector<CitationState>> CitationStates(const Snapshot& latest, const SearchFilter& who,

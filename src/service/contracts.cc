@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "service/base64url.h"
 #include "service/schema.h"
 
 namespace attest::service {
@@ -219,6 +220,77 @@ ApiResult<FeedbackRequest> ParseFeedback(std::string_view body) {
     Get(v, "comment", &r.comment);
     return r;
   });
+}
+
+namespace {
+
+constexpr std::string_view kCursorTag = "d1:";  // the cursor format: "d1:" + the last id listed
+
+ApiError InvalidParameter(const std::string& name, std::string message) {
+  return ApiError{ApiErrorCode::kInvalidRequest, std::move(message), name};
+}
+
+}  // namespace
+
+std::string DocumentListCursor(const std::string& after_id) {
+  return Base64UrlEncode(std::string(kCursorTag) + after_id);
+}
+
+ApiResult<DocumentListRequest> ParseDocumentListQuery(const std::map<std::string, std::string>& query) {
+  try {
+    const ObjectSchema& schema = DocumentListQuerySchema();
+    json object = json::object();
+    for (const auto& [name, value] : query) {
+      auto spec = std::find_if(schema.fields.begin(), schema.fields.end(),
+                               [&](const FieldSpec& f) { return f.name == name; });
+      if (spec == schema.fields.end()) {
+        std::string accepted;
+        for (const FieldSpec& f : schema.fields) accepted += (accepted.empty() ? "" : ", ") + std::string(f.name);
+        return InvalidParameter(name.size() > 64 ? name.substr(0, 64) : name,
+                                "unknown query parameter \"" + (name.size() > 64 ? name.substr(0, 64) + "…" : name) +
+                                    "\" (accepted: " + accepted + ")");
+      }
+      if (spec->type == FieldType::kInteger) {
+        const bool digits = !value.empty() && value.size() <= 9 &&
+                            std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) {
+          return InvalidParameter(name, name + " must be an integer in " + std::to_string(spec->min) + ".." +
+                                            std::to_string(spec->max));
+        }
+        object[name] = std::stoll(value);
+      } else {
+        object[name] = value;
+      }
+    }
+    ApiResult<json> valid = ValidateObject(object, schema, "", ParseLimits{});
+    if (!valid.ok()) return valid.error();
+    const json& v = valid.value();
+    DocumentListRequest r;
+    Get(v, "limit", &r.limit);
+    Get(v, "tenant", &r.tenant);
+    Get(v, "source_type", &r.source_type);
+    Get(v, "site", &r.site);
+    Get(v, "version", &r.version);
+    Get(v, "q", &r.q);
+    if (auto it = v.find("cursor"); it != v.end()) {
+      std::optional<std::string> raw = Base64UrlDecode(it->get<std::string>());
+      if (!raw || raw->size() <= kCursorTag.size() || raw->compare(0, kCursorTag.size(), kCursorTag) != 0) {
+        return InvalidParameter("cursor", "cursor is not one this server made (pass next_cursor of the previous page "
+                                          "as it is)");
+      }
+      ApiResult<std::string> id = ParseDocumentId(std::string_view(*raw).substr(kCursorTag.size()), "cursor");
+      if (!id.ok() || id.value() != raw->substr(kCursorTag.size())) {
+        return InvalidParameter("cursor", "cursor is not one this server made (pass next_cursor of the previous page "
+                                          "as it is)");
+      }
+      r.after_id = id.value();
+    }
+    return r;
+  } catch (const std::exception& e) {
+    return ApiError{ApiErrorCode::kInternal, std::string("query parsing failed: ") + e.what(), ""};
+  } catch (...) {
+    return ApiError{ApiErrorCode::kInternal, "query parsing failed", ""};
+  }
 }
 
 }  // namespace attest::service

@@ -98,6 +98,16 @@ struct FeedbackRequest {
   std::string comment;                     // 0..1000 chars (kMaxFeedbackCommentChars)
 };
 
+// GET /v1/documents (query parameters; each at most once)
+inline constexpr size_t kMaxListLimit = 100;
+struct DocumentListRequest {
+  uint32_t limit = 20;                     // 1..100
+  std::string after_id;                    // decoded from `cursor`; "" = the first page
+  std::optional<std::string> tenant;       // only the operator may name another tenant
+  std::optional<std::string> source_type, site, version;
+  std::optional<std::string> q;            // substring of the id or title, 1..200 chars
+};
+
 struct ParseLimits {
   size_t max_document_bytes = 4u << 20;    // DocumentInput::text
 };
@@ -108,6 +118,11 @@ ApiResult<DocumentInput> ParseDocumentInput(std::string_view body, const ParseLi
 ApiResult<DocumentBatchRequest> ParseDocumentBatch(std::string_view body, const ParseLimits& limits = {});
 ApiResult<ThreadCreateRequest> ParseThreadCreate(std::string_view body);
 ApiResult<FeedbackRequest> ParseFeedback(std::string_view body);
+// The query parameters of GET /v1/documents: unknown parameters, a limit that is not an integer in
+// 1..100 and a cursor no server made are invalid_request naming the parameter.
+ApiResult<DocumentListRequest> ParseDocumentListQuery(const std::map<std::string, std::string>& query);
+// The opaque cursor of the page after `after_id` (a version tag and the id, base64url).
+std::string DocumentListCursor(const std::string& after_id);
 
 // Path and header values: a document id from the URL, a tenant, a request id
 // (X-Request-Id: 1..128 of [A-Za-z0-9._:-], else the server assigns one).

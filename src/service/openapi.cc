@@ -223,6 +223,46 @@ void AddDocumentSchemas(json* out) {
        {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
 }
 
+// GET /v1/documents.
+void AddListingSchemas(json* out) {
+  json& schemas = *out;
+  schemas["DocumentSummary"] = Object(
+      {{"id", Str("Document id.")}, {"title", Str("Title.")}, {"url", Str("URL.")}, {"site", Str("Site.")},
+       {"version", Str("Version label.")}, {"source_type", Str("Source type.")}, {"language", Str("Language.")},
+       {"feed", Str("Authoritative feed kind, or \"\".")}, {"published", Str("YYYY-MM-DD or \"\".")},
+       {"updated", Str("YYYY-MM-DD or \"\".")}, {"access_label", Str("Access label; \"\" = the lowest level.")},
+       {"acl_groups", ArrayOf(Str("Group."), "Groups that may read it; empty = the whole tenant.")},
+       {"chunks", Int("Chunks of this version.")}, {"bytes", Int("Source bytes.")},
+       {"created_snapshot", Int("First snapshot with this version.")}},
+      {"id", "title", "chunks", "created_snapshot"});
+  schemas["DocumentList"] = Object(
+      {{"tenant", Str("The tenant listed.")},
+       {"documents", ArrayOf(Ref("DocumentSummary"), "This page, in id order (byte order).")},
+       {"corrupt", ArrayOf(Object({{"id", Str("The id as the row names it.")}, {"message", Str("What failed.")}}),
+                           "Rows of this page that failed their checksum: not listed; re-ingest or delete them.")},
+       {"next_cursor", {{"type", "string"}, {"nullable", true},
+                        {"description", "The cursor of the next page; null on the last page."}}},
+       {"total", Int("Documents matching the filters, on every page (corrupt rows included).")},
+       {"snapshot_version", Int("The snapshot this page read (each page reads the latest).")},
+       {"request_id", Str("Request id.")},
+       {"versions", Ref("Versions")}},
+      {"documents", "next_cursor", "total", "snapshot_version"});
+}
+
+// Query parameters from a table (one value each).
+json QueryParameters(const ObjectSchema& table) {
+  const json object = SchemaToOpenApi(table);
+  json params = json::array();
+  for (const FieldSpec& f : table.fields) {
+    json schema = object["properties"][std::string(f.name)];
+    const json description = schema.value("description", json(""));
+    schema.erase("description");
+    params.push_back({{"name", std::string(f.name)}, {"in", "query"}, {"required", f.required},
+                      {"description", description}, {"schema", schema}});
+  }
+  return params;
+}
+
 // Threads and feedback.
 void AddThreadSchemas(json* out) {
   json& schemas = *out;
@@ -288,6 +328,7 @@ json Components(ErrorStatusTable status_of) {
   AddDocumentSchemas(&schemas);
   AddThreadSchemas(&schemas);
   AddIdentitySchemas(&schemas);
+  AddListingSchemas(&schemas);
 
   return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
           {"parameters", Parameters()}};
@@ -363,6 +404,11 @@ json Paths(ErrorStatusTable status_of) {
                          {{"200", Ok("Indexed in one atomic commit.", "PutDocumentsResult")}}, {.models = true});
   batch["requestBody"] = JsonBody("DocumentBatchRequest");
   p["/v1/documents:batch"]["post"] = batch;
+
+  json list = Operation(status_of, "A page of the tenant's live documents (admin or operator): keyset paging, filters.",
+                        "documents", {{"200", Ok("The page.", "DocumentList")}}, {});
+  for (const json& q : QueryParameters(DocumentListQuerySchema())) list["parameters"].push_back(q);
+  p["/v1/documents"]["get"] = list;
 
   p["/v1/documents/{id}"]["get"] = Operation(status_of, 
       "A document's metadata and text, if the caller may read it.", "documents",

@@ -205,6 +205,30 @@ const ObjectSchema& FeedbackSchema() {
   return schema;
 }
 
+const ObjectSchema& DocumentListQuerySchema() {
+  static const ObjectSchema schema{
+      "DocumentListQuery",
+      "GET /v1/documents: query parameters of the admin document listing (one value each).",
+      {
+          {.name = "limit", .type = FieldType::kInteger, .min = 1, .max = static_cast<int64_t>(kMaxListLimit),
+           .default_json = "20", .description = "Documents per page (1..100)."},
+          {.name = "cursor", .type = FieldType::kString, .min = 1, .max = 512, .check = StringCheck::kIdentifier,
+           .normalize = false, .length_in_bytes = true,
+           .description = "Opaque: the next_cursor of the previous page. Absent = the first page."},
+          {.name = "tenant", .type = FieldType::kString, .check = StringCheck::kTenant, .normalize = false,
+           .description = "Tenant to list; defaults to the credential's. Only the operator may name another."},
+          {.name = "source_type", .type = FieldType::kString, .min = 1, .max = 64,
+           .description = "Keep documents of this source type (e.g. docs, release_notes)."},
+          {.name = "site", .type = FieldType::kString, .min = 1, .max = 256, .description = "Keep documents of this site."},
+          {.name = "version", .type = FieldType::kString, .min = 1, .max = 64,
+           .description = "Keep documents of this version label."},
+          {.name = "q", .type = FieldType::kString, .min = 1, .max = 200,
+           .description = "Keep documents whose id or title contains this text (ASCII letters case-insensitive; "
+                          "1..200 characters)."},
+      }};
+  return schema;
+}
+
 std::vector<const ObjectSchema*> AllRequestSchemas() {
   return {&FiltersSchema(),       &SearchRequestSchema(), &AnswerRequestSchema(), &DocumentInputSchema(),
           &DocumentBatchSchema(), &ThreadCreateSchema(),  &FeedbackSchema()};

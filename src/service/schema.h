@@ -81,7 +81,9 @@ const ObjectSchema& DocumentInputSchema();
 const ObjectSchema& DocumentBatchSchema();
 const ObjectSchema& ThreadCreateSchema();
 const ObjectSchema& FeedbackSchema();
-std::vector<const ObjectSchema*> AllRequestSchemas();  // every table, for the OpenAPI components
+// The query parameters of GET /v1/documents (rendered as OpenAPI parameters, not a component).
+const ObjectSchema& DocumentListQuerySchema();
+std::vector<const ObjectSchema*> AllRequestSchemas();  // every body table, for the OpenAPI components
 
 // Reads a request body: UTF-8, JSON, duplicate keys, nesting depth, top level an object.
 ApiResult<nlohmann::json> ParseJsonBody(std::string_view body);

@@ -90,6 +90,8 @@ class Service {
   ApiResult<std::string> PutDocuments(const Identity& who, std::vector<DocumentInput> docs, const RequestContext& ctx);
   ApiResult<std::string> GetDocument(const Identity& who, const std::string& id, const std::string& tenant,
                                      const RequestContext& ctx);
+  // GET /v1/documents: a page of the tenant's live documents (admin or operator only).
+  ApiResult<std::string> ListDocuments(const Identity& who, const DocumentListRequest& req, const RequestContext& ctx);
   ApiResult<std::string> DeleteDocument(const Identity& who, const std::string& id, const std::string& tenant,
                                         const RequestContext& ctx);
   ApiResult<std::string> CreateThread(const Identity& who, const ThreadCreateRequest& req, const RequestContext& ctx);

@@ -125,6 +125,59 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+ApiResult<std::string> Service::ListDocuments(const Identity& who, const DocumentListRequest& req,
+                                              const RequestContext& ctx) {
+  if (!who.admin) return AdminOnly("listing documents");
+  auto tenant = EffectiveTenant(who, req.tenant);
+  if (!tenant.ok()) return tenant.error();
+  ApiResult<AuditSlot> slot = ReserveAudit();
+  if (!slot.ok()) return slot.error();
+  ListDocumentsOptions o;
+  o.tenant = internal::StoreTenant(tenant.value());
+  o.limit = req.limit;
+  o.after_id = req.after_id;
+  if (req.source_type) o.source_types.push_back(*req.source_type);
+  if (req.site) o.sites.push_back(*req.site);
+  if (req.version) o.versions.push_back(*req.version);
+  o.text = req.q.value_or("");
+  Result<DocumentListing> r = engine_.ListDocuments(o);
+  if (!r.ok()) return internal::FromStatus(r.status(), "limit", internal::LimitsOf::kCallerInput);
+  json docs = json::array();
+  for (const DocumentSummary& d : r->documents) {
+    docs.push_back({{"id", d.id},
+                    {"title", d.title},
+                    {"url", d.url},
+                    {"site", d.site},
+                    {"version", d.version},
+                    {"source_type", d.source_type},
+                    {"language", d.language},
+                    {"feed", d.feed},
+                    {"published", d.published},
+                    {"updated", d.updated},
+                    {"access_label", d.access_label},
+                    {"acl_groups", d.acl_groups},
+                    {"chunks", d.chunks},
+                    {"bytes", d.bytes},
+                    {"created_snapshot", d.created_snapshot}});
+  }
+  json corrupt = json::array();
+  for (const CorruptDocument& c : r->corrupt) corrupt.push_back({{"id", c.id}, {"message", c.message}});
+  AuditRecord rec;
+  rec.tenant = tenant.value();
+  rec.outcome = "documents_listed";
+  rec.snapshot = r->snapshot_version;
+  Audit(std::move(slot).value(), who, ctx, std::move(rec));
+  return json{{"request_id", ctx.request_id},
+              {"tenant", tenant.value()},
+              {"documents", std::move(docs)},
+              {"corrupt", std::move(corrupt)},
+              {"next_cursor", r->next_after_id ? json(DocumentListCursor(*r->next_after_id)) : json(nullptr)},
+              {"total", r->total},
+              {"snapshot_version", r->snapshot_version},
+              {"versions", Versions()}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 ApiResult<std::string> Service::DeleteDocument(const Identity& who, const std::string& id, const std::string& tenant_param,
                                                const RequestContext& ctx) {
   if (!who.admin) return AdminOnly("deleting documents");

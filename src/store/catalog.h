@@ -124,6 +124,9 @@ class Catalog {
   Result<std::optional<DocumentRecord>> FindDocument(std::string_view tenant, std::string_view id,
                                                      SnapshotVersion v);
   Result<CatalogCounts> Counts(SnapshotVersion v);
+  // One page of `q.tenant`'s documents visible at `v` (catalog_listing.cc). A row that fails its
+  // checksum is listed without its record (its error instead), never served.
+  Result<DocumentPage> ListDocuments(const DocumentListQuery& q, SnapshotVersion v);
   // When snapshot `v` was committed (Unix milliseconds); kNotFound for an unknown version.
   Result<int64_t> CommittedAt(SnapshotVersion v);
 

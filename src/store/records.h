@@ -62,6 +62,31 @@ struct EmbedderRecord {
   SnapshotVersion activated;
 };
 
+// One page of a tenant's live documents (Snapshot::ListDocuments): the filters, and the keyset
+// (ids strictly after `after_id`, in byte order) that keeps pages stable while documents change.
+struct DocumentListQuery {
+  std::string tenant;
+  std::string after_id;                   // "" = from the first id
+  size_t limit = 20;                      // rows of this page
+  std::vector<std::string> source_types;  // any of them; empty = any
+  std::vector<std::string> sites;
+  std::vector<std::string> versions;
+  std::string text;                       // substring of the id or the title, ASCII case-insensitive; "" = any
+};
+
+// A row of a page: the record, or (the row failed its checksum) nullopt and the error naming it.
+struct ListedDocument {
+  std::string id;                         // the row's id as stored (what the keyset advanced past)
+  std::optional<DocumentRecord> record;
+  std::string error;
+};
+
+struct DocumentPage {
+  std::vector<ListedDocument> rows;       // at most `limit`, in id order
+  bool more = false;                      // rows exist after the last one
+  uint64_t total = 0;                     // rows matching the filters on every page
+};
+
 // A document ready to commit: metadata, its chunks and their analyzed form.
 // `indexed[i]` belongs to `chunks[i]`; its `id` is assigned by the store at commit.
 struct PreparedDocument {

@@ -81,6 +81,12 @@ Result<DocumentRecord> SnapshotImpl::FindDocument(const DocumentKey& key) const 
   return std::move(*d);
 }
 
+Result<DocumentPage> SnapshotImpl::ListDocuments(const DocumentListQuery& query) const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  return cat.ListDocuments(query, state_->version);
+}
+
 Result<StoreStats> SnapshotImpl::Stats() const {
   StoreStats s;
   s.version = state_->version;

@@ -28,6 +28,7 @@ class SnapshotImpl final : public Snapshot {
   Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const override;
   Result<DocumentRecord> GetDocument(DocNum num) const override;
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;
+  Result<DocumentPage> ListDocuments(const DocumentListQuery& query) const override;
   Result<StoreStats> Stats() const override;
   Result<int64_t> CommittedAtUnixMs() const override;
   const std::map<std::string, EmbedderRecord>& embedders() const override { return state_->embedders; }

@@ -111,6 +111,9 @@ class Snapshot {
   virtual Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num) const = 0;
   // The live document with this key in this snapshot.
   virtual Result<DocumentRecord> FindDocument(const DocumentKey& key) const = 0;
+  // One page of a tenant's live documents in this snapshot, in id order (records.h); a row that
+  // fails its checksum comes without its record.
+  virtual Result<DocumentPage> ListDocuments(const DocumentListQuery& query) const = 0;
   virtual Result<StoreStats> Stats() const = 0;
   // When this snapshot was committed (Unix milliseconds): the "as of" time of answers read from it.
   virtual Result<int64_t> CommittedAtUnixMs() const = 0;
