@@ -304,9 +304,10 @@ export class Turn {
 
   private notice(code: string, message: string): void {
     const shown = noticeCode(code, message);
+    // A warning is sent as a notice while it happens and again in done.warnings: shown once.
     const key = `${shown}\u0000${message}`;
-    if (this.noticeTexts.has(message) || this.noticeTexts.has(key)) return;
-    this.noticeTexts.add(message);
+    if (this.noticeTexts.has(key)) return;
+    this.noticeTexts.add(key);
     // stale and conflict warnings say what they are in their own words; other codes get a label.
     const label = shown === 'stale' || shown === 'conflict' ? '' : NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
     if (code === 'fallback') message = fallbackDetail(message);
