@@ -4,7 +4,7 @@
 
 import { Api, ApiError, query } from './api';
 import { el, uid } from './dom';
-import { errorMessage } from './format';
+import { contentType, errorMessage } from './format';
 import { DocumentPage, DocumentRow, Filters } from './types';
 
 const PAGE = 20;
@@ -12,14 +12,6 @@ const PAGE = 20;
 export interface AdminContext {
   api(): Api | null;
   filters(): Filters | undefined;
-}
-
-// text | markdown | html by the file's extension (the server's content types).
-export function contentType(name: string): 'text' | 'markdown' | 'html' {
-  const ext = name.toLowerCase().split('.').pop() || '';
-  if (ext === 'md' || ext === 'markdown' || ext === 'mdown') return 'markdown';
-  if (ext === 'html' || ext === 'htm' || ext === 'xhtml') return 'html';
-  return 'text';
 }
 
 // Metadata fields of GET /v1/documents/{id} that POST /v1/documents takes back unchanged.
@@ -34,6 +26,7 @@ export class AttestAdmin extends HTMLElement {
   private status!: HTMLElement;
   private file!: HTMLInputElement;
   private docId!: HTMLInputElement;
+  private find!: HTMLInputElement;
   private reingestFile!: HTMLInputElement;
   private confirm!: HTMLDialogElement;
   private confirmText!: HTMLElement;
@@ -63,6 +56,16 @@ export class AttestAdmin extends HTMLElement {
       e.preventDefault();
       void this.upload();
     });
+    const findId = uid('docs-find');
+    this.find = el('input', { testid: 'docs-find', attrs: { id: findId, type: 'search', placeholder: 'id or title contains…', autocomplete: 'off' } });
+    const findForm = el('form', { class: 'upload', attrs: { role: 'search', 'aria-label': 'Find documents' } }, [
+      el('div', { class: 'field' }, [el('label', { text: 'Find documents', attrs: { for: findId } }), this.find]),
+      el('button', { text: 'Find', attrs: { type: 'submit' } }),
+    ]);
+    findForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.reload();
+    });
     this.body = el('tbody');
     const headers = ['Id', 'Title', 'Source type', 'Site', 'Version', 'Updated', 'Chunks', 'Actions'];
     const table = el('table', { class: 'doc-table', testid: 'doc-table' }, [
@@ -88,6 +91,7 @@ export class AttestAdmin extends HTMLElement {
       el('section', { class: 'admin', testid: 'admin', attrs: { 'aria-label': 'Documents' } }, [
         upload,
         this.status,
+        findForm,
         el('div', { class: 'table-wrap' }, [table]),
         el('div', { class: 'paging' }, [this.prev, this.pageLabel, this.next]),
         this.reingestFile,
@@ -128,6 +132,7 @@ export class AttestAdmin extends HTMLElement {
       source_type: f.source_types ? f.source_types[0] : undefined,
       site: f.sites ? f.sites[0] : undefined,
       version: f.versions ? f.versions[0] : undefined,
+      q: this.find.value.trim().slice(0, 200) || undefined,
     });
     try {
       const res = await api.json<DocumentPage>('GET', path);
@@ -140,7 +145,8 @@ export class AttestAdmin extends HTMLElement {
       const first = this.page * PAGE + 1;
       const last = this.page * PAGE + docs.length;
       const of = typeof res.total === 'number' ? ` of ${res.total}` : '';
-      this.pageLabel.textContent = docs.length ? `Documents ${first}–${last}${of}` : `No documents${of ? ` (${res.total} in all)` : ''}`;
+      const total = typeof res.total === 'number' ? res.total : 0;
+      this.pageLabel.textContent = docs.length ? `Documents ${first}–${last}${of}` : total > 0 ? `No documents on this page (${total} in all)` : 'No documents';
       if (res.corrupt && res.corrupt.length) {
         this.say(`${res.corrupt.length} document${res.corrupt.length === 1 ? '' : 's'} failed an integrity check: ${res.corrupt.map((c) => c.id).join(', ')}`, 'error');
       }

@@ -304,9 +304,10 @@ export class Turn {
 
   private notice(code: string, message: string): void {
     const shown = noticeCode(code, message);
+    // A warning is sent as a notice while it happens and again in done.warnings: shown once.
     const key = `${shown}\u0000${message}`;
-    if (this.noticeTexts.has(message) || this.noticeTexts.has(key)) return;
-    this.noticeTexts.add(message);
+    if (this.noticeTexts.has(key)) return;
+    this.noticeTexts.add(key);
     // stale and conflict warnings say what they are in their own words; other codes get a label.
     const label = shown === 'stale' || shown === 'conflict' ? '' : NOTICE_LABEL[shown] || `Error (${code.replace(/_/g, ' ')})`;
     if (code === 'fallback') message = fallbackDetail(message);
@@ -332,7 +333,7 @@ export class Turn {
     if (d.outcome === 'fallback' || d.fallback_reason) this.fallback(d.fallback_reason || 'no_confident_answer', d.results || []);
     const footer: HTMLElement[] = [];
     if (d.degraded && d.degraded.length) footer.push(el('p', { class: 'degraded', testid: 'degraded', text: degradedWords(d.degraded) }));
-    const asOf = asOfLine(d.as_of, d.snapshot_version);
+    const asOf = asOfLine(d.as_of, d.snapshot_version) + (d.cached ? ', served from the answer cache' : '');
     if (asOf) footer.push(el('p', { class: 'as-of', testid: 'as-of', text: asOf }));
     if (d.resolved_version) {
       footer.push(el('p', { class: 'resolved-version', testid: 'resolved-version', text: versionLine(d.resolved_version, d.resolved_version_date) }));

@@ -26,6 +26,7 @@ export class AttestAsk extends HTMLElement implements TurnHost {
   private threadId = '';
   private turns = 0;
   private busy: AbortController | null = null;
+  private intro!: HTMLElement;
 
   get quotes(): QuotePopover {
     return this.ctx.quotes;
@@ -73,11 +74,20 @@ export class AttestAsk extends HTMLElement implements TurnHost {
       const q = this.input.value.trim();
       if (q && !this.busy) void this.ask(q);
     });
-    this.replaceChildren(form, this.stageLine, this.thread);
+    this.intro = el('p', {
+      class: 'hint intro',
+      text: 'Each sentence of an answer is checked against the passage it quotes. Hover over or focus a marker such as [1] to read that passage; the sources are listed beside the answer.',
+    });
+    this.replaceChildren(form, this.stageLine, this.intro, this.thread);
   }
 
   focusInput(): void {
     this.input.focus();
+  }
+
+  // Signed out or replaced: a question still streaming is cancelled.
+  disconnectedCallback(): void {
+    if (this.busy) this.busy.abort();
   }
 
   setStage(text: string, state: StageState): void {
@@ -98,6 +108,7 @@ export class AttestAsk extends HTMLElement implements TurnHost {
     this.threadId = '';
     this.turns = 0;
     this.thread.replaceChildren();
+    this.intro.hidden = false;
     this.setStage('', 'done');
     this.stageLine.dataset.state = 'idle';
     this.input.value = '';
@@ -115,6 +126,7 @@ export class AttestAsk extends HTMLElement implements TurnHost {
     this.turns += 1;
     const turn = new Turn(this.turns, question, this, performance.now());
     this.thread.appendChild(turn.element);
+    this.intro.hidden = true;
     this.setStage('Planning…', 'running');
     turn.element.scrollIntoView({ block: 'nearest' });
     try {

@@ -20,6 +20,7 @@ export class FeedbackDialog {
   private readonly submit: HTMLButtonElement;
   private target = { answerId: '', claimId: '', sourceId: '' };
   private opener: HTMLElement | null = null;
+  private ackTimer = 0;
 
   constructor(private readonly api: () => Api | null) {
     const titleId = uid('feedback-title');
@@ -103,6 +104,11 @@ export class FeedbackDialog {
       this.ack.dataset.state = 'ok';
       this.ack.textContent = 'Thanks — feedback recorded';
       this.close();
+      // The acknowledgement floats over the page's bottom edge; it fades out after a while.
+      window.clearTimeout(this.ackTimer);
+      this.ackTimer = window.setTimeout(() => {
+        if (this.ack.dataset.state === 'ok') this.ack.textContent = '';
+      }, 8000);
     } catch (e) {
       this.submit.disabled = false;
       const msg = e instanceof ApiError ? `Feedback was not recorded: ${e.message} (${e.code})` : errorMessage(e);
@@ -111,6 +117,7 @@ export class FeedbackDialog {
   }
 
   private showError(message: string): void {
+    window.clearTimeout(this.ackTimer);
     this.ack.dataset.state = 'error';
     this.ack.textContent = message;
     this.error.textContent = message;

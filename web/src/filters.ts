@@ -25,6 +25,7 @@ export class AttestFilters extends HTMLElement {
   private from!: HTMLInputElement;
   private to!: HTMLInputElement;
   private built = false;
+  private legend!: HTMLElement;
 
   connectedCallback(): void {
     if (this.built) return;
@@ -45,9 +46,12 @@ export class AttestFilters extends HTMLElement {
       attrs: { type: 'button' },
       on: { click: () => this.clear() },
     });
+    this.legend = el('legend', { text: 'Filters' });
+    this.addEventListener('input', () => this.count());
+    this.addEventListener('change', () => this.count());
     this.replaceChildren(
       el('fieldset', { class: 'filters', testid: 'filters' }, [
-        el('legend', { text: 'Filters' }),
+        this.legend,
         field('Source type', this.sourceType),
         field('Site', this.site),
         field('Version', this.version),
@@ -72,6 +76,12 @@ export class AttestFilters extends HTMLElement {
     if (this.from.value) f.date_from = this.from.value;
     if (this.to.value) f.date_to = this.to.value;
     return Object.keys(f).length ? f : undefined;
+  }
+
+  // The legend says how many filters are in force, so a narrowed result is never a surprise.
+  private count(): void {
+    const n = [this.sourceType, this.site, this.version, this.from, this.to].filter((i) => i.value.trim() !== '').length;
+    this.legend.textContent = n ? `Filters (${n} in force)` : 'Filters';
   }
 
   private clear(): void {

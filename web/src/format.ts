@@ -12,7 +12,10 @@ const STAGES: Record<string, [string, string]> = {
 };
 
 export function stageLine(stage: string, queries: string[] | undefined): string {
-  if (stage === 'retrieve' && queries && queries.length > 0) return `Searching: ${queries.join(' · ')}`;
+  if (stage === 'retrieve' && queries && queries.length > 0) {
+    const distinct = queries.filter((q, i) => queries.findIndex((o) => o.toLowerCase() === q.toLowerCase()) === i);
+    return `Searching: ${distinct.join(' · ')}`;
+  }
   return STAGES[stage] ? STAGES[stage][0] : stage;
 }
 
@@ -102,4 +105,12 @@ export function metaParts(site?: string, date?: string, version?: string): strin
 export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
+}
+
+// The content type of an uploaded file, by its extension: text | markdown | html.
+export function contentType(name: string): 'text' | 'markdown' | 'html' {
+  const ext = name.toLowerCase().split('.').pop() || '';
+  if (ext === 'md' || ext === 'markdown' || ext === 'mdown') return 'markdown';
+  if (ext === 'html' || ext === 'htm' || ext === 'xhtml') return 'html';
+  return 'text';
 }

@@ -93,7 +93,7 @@ class AttestApp extends HTMLElement {
   private header(): HTMLElement {
     const right: HTMLElement[] = [];
     if (this.me) {
-      const who = this.me.user || this.me.tenant ? `${this.me.user || '?'} @ ${this.me.tenant || '?'}` : 'Signed in';
+      const who = !this.me.user && !this.me.tenant ? 'Signed in' : this.me.tenant ? `${this.me.user || '?'} @ ${this.me.tenant}` : this.me.user;
       right.push(
         el('span', { class: 'whoami', testid: 'whoami' }, [
           who,

@@ -90,7 +90,7 @@ export class AttestSearch extends HTMLElement {
   private render(res: SearchResponse): void {
     const hits = res.hits || [];
     this.status.dataset.state = 'done';
-    const took = typeof res.took_ms === 'number' ? ` in ${Math.round(res.took_ms)} ms` : '';
+    const took = typeof res.took_ms !== 'number' ? '' : res.took_ms < 1 ? ' in under 1 ms' : ` in ${Math.round(res.took_ms)} ms`;
     this.status.textContent = `${hits.length} result${hits.length === 1 ? '' : 's'}${took}` +
       (res.degraded && res.degraded.length ? ` · ${degradedWords(res.degraded)}` : '');
     if (hits.length === 0) {

@@ -13,7 +13,7 @@ function whyLine(s: Source): string {
   if (s.flagged) return 'Why here: retrieved, but flagged (it addresses the reader or the model), so it is shown and never cited.';
   const parts = [`retrieval score ${score(s.score)}`];
   if (s.authority) parts.push(`${s.authority.replace(/_/g, ' ')} source`);
-  if (s.source_type) parts.push(s.source_type.replace(/_/g, ' '));
+  if (s.source_type && s.source_type !== s.authority) parts.push(s.source_type.replace(/_/g, ' '));
   return `Why here: ${parts.join(' · ')}`;
 }
 
@@ -26,6 +26,7 @@ export class SourcePanel {
   private sources: Source[] = [];
   private cited = new Set<string>();
   private expanded = false;
+  private readonly divider = el('li', { class: 'source-group', text: 'Other evidence (not cited)' });
 
   constructor(private readonly openFeedback: FeedbackOpener) {
     this.list = el('ol', { class: 'source-list' });
@@ -104,6 +105,12 @@ export class SourcePanel {
       card.hidden = item.hidden;
       items.push(item);
     });
+    // A divider before the first source no sentence cites, once some are cited.
+    const firstOther = ordered.findIndex((s) => !this.cited.has(s.id));
+    if (firstOther > 0) {
+      this.divider.hidden = items[firstOther].hidden;
+      items.splice(firstOther, 0, this.divider);
+    }
     this.list.replaceChildren(...items);
     const hiddenCount = Math.max(0, ordered.length - VISIBLE);
     this.more.hidden = hiddenCount === 0;
