@@ -3,6 +3,7 @@
 //   ATTEST_BINARY=build/attest ATTEST_E2E_OUT=build/web-e2e node web/e2e/app.test.mjs
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ const PORT_QUESTION = 'What port does the Falcon server listen on by default?';
 const RETENTION_QUESTION = 'How long are queued messages kept by default?';
 const UNANSWERED_QUESTION = 'Who founded the Falcon project?';
 
-let tmp, server, llm, chrome, keys;
+let tmp, server, llm, chrome, keys, dataDir;
 let failed = false;
 
 before(async () => {
@@ -29,9 +30,14 @@ before(async () => {
   keys = {
     admin: createKey(env.attest, data, { user: 'alice', admin: true }),
     reader: createKey(env.attest, data, { user: 'bob' }),
+    revoked: createKey(env.attest, data, { user: 'carol' }),
   };
+  dataDir = data;
   llm = await startFakeLlm();
-  server = await startServe(env.attest, data, { globalArgs: ['--llm-url', llm.url, '--llm-model', 'e2e-writer'] });
+  server = await startServe(env.attest, data, {
+    globalArgs: ['--llm-url', llm.url, '--llm-model', 'e2e-writer'],
+    serveArgs: ['--group-cache-ttl-ms', '200'],  // a revoked key is refused within 0.2 s
+  });
   const seeded = await api(server.url, keys.admin, 'POST', '/v1/documents:batch', { documents: corpus });
   assert.equal(seeded.status, 200, seeded.text);
   assert.equal(seeded.json.added, corpus.length);
@@ -175,7 +181,9 @@ pageTest('ask: stage line, markers, source cards, the quote on hover and on focu
   const visibleCards = await cards.evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
   if (await cards.count() > 4) {
     assert.ok(visibleCards <= 4, `${visibleCards} cards shown before "more"`);
-    await turn.locator(tid('sources-more')).waitFor({ state: 'visible' });
+    const more = turn.locator(tid('sources-more'));
+    await more.waitFor({ state: 'visible' });
+    assert.match(await more.textContent(), new RegExp(`${(await cards.count()) - visibleCards} more source`));
   }
   const citedCard = turn.locator(`${tid('source-card')}[data-source-id="${sourceId}"]`);
   assert.equal(await citedCard.count(), 1, `no card for ${sourceId}`);
@@ -211,6 +219,34 @@ pageTest('ask: stage line, markers, source cards, the quote on hover and on focu
   await popover.waitFor({ state: 'hidden' });
 
   assert.ok(luminance(await background(page)) > 0.5, 'the light scheme has a light background');
+
+  if (await turn.locator(tid('sources-more')).count()) {
+    await turn.locator(tid('sources-more')).click();
+    const shown = await cards.evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
+    assert.equal(shown, await cards.count(), '"more sources" did not show the rest');
+  }
+});
+
+pageTest('the resolved version and its release date are shown', {}, async (page) => {
+  await signIn(page, keys.reader);
+  const turn = await ask(page, 'What port does the latest Falcon version listen on by default?');
+  const resolved = turn.locator(tid('resolved-version'));
+  await resolved.waitFor({ state: 'visible' });
+  assert.match(await resolved.textContent(), /version 2\b.*released 2025-05-20/i);
+  assert.match(await turn.locator(tid('answer')).textContent(), /8443/);
+});
+
+pageTest('a key revoked during the session returns the page to sign-in', {}, async (page) => {
+  await signIn(page, keys.revoked);
+  await ask(page, RETENTION_QUESTION);
+  const keyId = keys.revoked.split('_')[1];
+  execFileSync(env.attest, ['--data', dataDir, 'keys', 'revoke', keyId], { stdio: 'ignore' });
+  await page.waitForTimeout(400);  // the server's group cache TTL (--group-cache-ttl-ms 200)
+  page.expectResponse(401, /^\/v1\//);
+  await page.locator(tid('ask-input')).fill(PORT_QUESTION);
+  await page.locator(tid('ask-input')).press('Enter');
+  await page.locator(tid('signin-form')).waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('attest.key')), null, 'the refused key is kept');
 });
 
 pageTest('a sentence its passage does not support is withdrawn visibly (LLM writer)', {}, async (page) => {
