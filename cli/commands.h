@@ -147,6 +147,8 @@ struct ServeArgs {
   bool jwt_allow_operator_claim = false;   // honour a token's "operator": true
   bool allow_anonymous = false;
   bool no_cache = false;
+  std::string web_dir;                // "" = the page embedded in the binary (docs/web.md)
+  bool no_web = false;                // no page at /
   std::string audit_log;              // default <data>/audit.jsonl
   size_t audit_queue = 65536;         // audit records held in memory (then 503 audit_unavailable)
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";

@@ -199,6 +199,10 @@ int main(int argc, char** argv) {
                   "honour a token's \"operator\": true (deployment operator: crosses tenants); refused unless given");
   serve->add_flag("--allow-anonymous", va.allow_anonymous, "requests without a credential read the default tenant's public documents");
   serve->add_flag("--no-cache", va.no_cache, "disable the retrieval and answer caches");
+  serve->add_option("--web-dir", va.web_dir,
+                    "serve the page at / from this folder (laid out like web/dist), read on every request, "
+                    "instead of the bundle embedded in the binary; for developing the page");
+  serve->add_flag("--no-web", va.no_web, "serve the API only: no page at /");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "common/file_util.h"
 #include "server/routes.h"
+#include "server/static_site.h"
 #include "service/audit_log.h"
 #include "service/authenticator.h"
 #include "service/conversation_store.h"
@@ -223,6 +224,16 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   rc.limiter = &limiter;
   rc.metrics = &metrics;
   rc.limits.max_document_bytes = a.max_body_bytes;
+  std::unique_ptr<server::StaticSite> site;
+  if (!a.no_web) {
+    auto made = a.web_dir.empty() ? server::StaticSite::Embedded() : server::StaticSite::FromFolder(a.web_dir);
+    if (!made.ok()) {
+      std::fprintf(stderr, "attest: %s\n", made.status().ToString().c_str());
+      return kExitFailure;
+    }
+    site = std::move(made).value();
+    rc.site = site.get();
+  }
   std::unique_ptr<http::Server> srv;
   rc.ready = [&srv] { return srv && !srv->Stopping(); };
   rc.open_streams = [&srv] { return srv ? srv->open_streams() : 0; };

@@ -283,6 +283,27 @@ http::Router BuildRoutes(RouteContext* ctx) {
     resp.headers = c.Headers();
     c.ex->Respond(std::move(resp));
   });
+  if (ctx->site) {
+    // The page (docs/web.md): no credential; the API calls it makes carry the user's key.
+    auto page = [ctx](const char* route, std::function<std::string(const http::Request&)> name_of) {
+      return [ctx, route, name_of](std::shared_ptr<http::Exchange> ex) {
+        Call c = Begin(ctx, std::move(ex), route);
+        std::optional<http::Response> r = ctx->site->Serve(name_of(c.ex->request()), c.ex->request());
+        if (!r) {
+          http::Response e = ErrorResponse(ApiError{ApiErrorCode::kNotFound, "no such file of the page", ""},
+                                           c.rc.request_id, c.version);
+          for (auto& h : PageSecurityHeaders()) e.headers.push_back(std::move(h));
+          return c.ex->Respond(std::move(e));
+        }
+        for (auto& h : c.Headers()) r->headers.push_back(std::move(h));
+        c.ex->Respond(std::move(*r));
+      };
+    };
+    r.Add("GET", "/", P::kInteractive, page("/", [](const http::Request&) { return std::string("index.html"); }));
+    r.Add("GET", "/assets/{name}", P::kInteractive, page("/assets/{name}", [](const http::Request& q) {
+            return "assets/" + q.params.at("name");
+          }));
+  }
   r.Add("GET", "/v1/openapi.json", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/v1/openapi.json");
     static const std::string doc = service::OpenApiJson(ATTEST_VERSION, &HttpStatusOf);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "server/http_server.h"
+#include "server/static_site.h"
 #include "service/api_error.h"
 #include "service/authenticator.h"
 #include "service/contracts.h"
@@ -28,6 +29,7 @@ struct RouteContext {
   std::function<bool()> ready;                 // readyz: engine open, not shutting down
   std::function<size_t()> open_streams;        // gauges for /metrics
   std::function<size_t()> in_flight;
+  const StaticSite* site = nullptr;            // the page at / (nullptr: no page routes)
 };
 
 http::Router BuildRoutes(RouteContext* ctx);
