@@ -420,6 +420,16 @@ pageTest('the admin view: list with paging, upload, re-ingest, delete (admin key
   await page.locator(tid('docs-prev')).click();
   await page.waitForFunction((t) => document.querySelector('[data-testid="docs-page"]').textContent.trim() === t, pageText);
 
+  // The shared filters narrow the list (applied when the field changes).
+  const docsIds = corpus.filter((d) => d.source_type === 'docs').map((d) => d.id).sort();
+  await setField(page, 'filter-source-type', 'docs');
+  await page.locator(tid('filter-source-type')).press('Tab');
+  await page.waitForFunction((n) => new RegExp(`of ${n}\\b`).test(document.querySelector('[data-testid="docs-page"]').textContent), docsIds.length);
+  assert.deepEqual((await page.locator(tid('doc-row')).evaluateAll((rows) => rows.map((r) => r.dataset.docId))).sort(), docsIds);
+  await setField(page, 'filter-source-type', '');
+  await page.locator(tid('filter-source-type')).press('Tab');
+  await page.waitForFunction((t) => document.querySelector('[data-testid="docs-page"]').textContent.trim() === t, pageText);
+
   // Upload a file.
   await page.locator(tid('upload-file')).setInputFiles({
     name: 'kestrel-runbook.md', mimeType: 'text/markdown',
