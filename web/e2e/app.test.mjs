@@ -146,7 +146,22 @@ pageTest('ask: stage line, markers, source cards, the quote on hover and on focu
   await signIn(page, keys.reader);
   const requests = [];
   page.on('request', (r) => { if (r.url().includes('/v1/')) requests.push(r); });
+  // Every text the stage line shows while the answer streams.
+  await page.evaluate(() => {
+    window.__stages = [];
+    const stage = document.querySelector('[data-testid="stage"]');
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'characterData') window.__stages.push(stage.textContent.trim());
+        for (const n of r.addedNodes) if (n.textContent.trim()) window.__stages.push(n.textContent.trim());
+      }
+    }).observe(stage, { childList: true, characterData: true, subtree: true });
+  });
   const turn = await ask(page, PORT_QUESTION);
+  const stages = await page.evaluate(() => window.__stages);
+  assert.ok(stages.some((t) => /^Searching: \S/.test(t)), `no "Searching: <sub-queries>" stage in ${JSON.stringify(stages)}`);
+  assert.ok(stages.some((t) => /^Reading \d+ sources?$/.test(t)), `no "Reading N sources" stage in ${JSON.stringify(stages)}`);
+  assert.match(stages[stages.length - 1], /^Done in \d+ ms$/);
 
   // The question went out with the bearer header and the answer stream was asked for.
   const sent = requests.find((r) => r.method() === 'POST' && /\/v1\/(answer|threads\/[^/]+\/messages)$/.test(r.url()));
