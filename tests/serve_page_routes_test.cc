@@ -399,6 +399,17 @@ TEST_F(ServeDocumentListTest, FiltersAndTextNarrowTheListAndTheTotal) {
   json next = ListOk("source_type=release_notes&limit=1&cursor=" + page["next_cursor"].get<std::string>(), admin_);
   EXPECT_EQ(Ids(next), (V{"pg-15-notes"}));
   EXPECT_TRUE(next["next_cursor"].is_null());
+
+  // Dates: published, else updated; a document without a date passes no bound.
+  json dated = {{"documents",
+                 {{{"id", "dated-published"}, {"text", "Published in November."}, {"published", "2026-11-12"},
+                   {"updated", "2026-01-01"}},
+                  {{"id", "dated-updated"}, {"text", "Only updated, in May."}, {"updated", "2026-05-01"}}}}};
+  ASSERT_EQ(Put(dated, admin_).status, 200);
+  EXPECT_EQ(ids("date_from=2026-06-01"), (V{"dated-published"}));
+  EXPECT_EQ(ids("date_to=2026-06-01"), (V{"dated-updated"}));
+  EXPECT_EQ(ids("date_from=2026-05-01&date_to=2026-11-12"), (V{"dated-published", "dated-updated"}));
+  EXPECT_EQ(ids("date_from=2026-11-13"), V{});
 }
 
 TEST_F(ServeDocumentListTest, OnlyAdminsAndTheOperatorList) {
@@ -465,7 +476,9 @@ TEST_F(ServeDocumentListTest, BadParametersAreRefusedNamingTheParameter) {
       {"limit=-1", "limit"},         {"limit=", "limit"},         {"limit=1e3", "limit"},
       {"colour=red", "colour"},      {"cursor=%21%21%21", "cursor"},    {"cursor=eDE6ZDAz", "cursor"},
       {"cursor=ZDE6", "cursor"},     {"cursor=ZDE6YQFi", "cursor"}, {"cursor=", "cursor"},
-      {"tenant=ACME", "tenant"},     {"q=", "q"},                 {"source_type=", "source_type"}};
+      {"tenant=ACME", "tenant"},     {"q=", "q"},                 {"source_type=", "source_type"},
+      {"date_from=2026-02-30", "date_from"}, {"date_to=yesterday", "date_to"},
+      {"date_from=2026-12-02&date_to=2026-12-01", "date_to"}};
   for (const auto& [query, field] : bad) {
     HttpReply r = List(query, admin_);
     EXPECT_EQ(r.status, 400) << query << ": " << r.body;

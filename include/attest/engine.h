@@ -320,6 +320,9 @@ struct ListDocumentsOptions {
   std::vector<std::string> sites;
   std::vector<std::string> versions;
   std::string text;                         // substring of the id or the title (ASCII case-insensitive)
+  // YYYY-MM-DD, inclusive: the document's date (published, else updated) within them; a document
+  // without a date is left out by either bound.
+  std::optional<std::string> date_from, date_to;
 };
 
 // A listed document: the catalog row's metadata (no text; GetDocument reads that).

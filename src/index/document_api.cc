@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -157,6 +158,12 @@ Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocume
   q.sites = options.sites;
   q.versions = options.versions;
   q.text = options.text;
+  for (auto [given, day, name] : {std::tuple{&options.date_from, &q.date_from, "date_from"},
+                                  std::tuple{&options.date_to, &q.date_to, "date_to"}}) {
+    if (!*given) continue;
+    *day = ParseDate(**given);
+    if (!*day) return Status::InvalidArgument(std::string(name) + ": '" + **given + "' is not a date (YYYY-MM-DD)");
+  }
   ATTEST_ASSIGN_OR_RETURN(DocumentPage page, snapshot.ListDocuments(q));
   DocumentListing out;
   out.total = page.total;

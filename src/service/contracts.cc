@@ -240,7 +240,9 @@ ApiResult<DocumentListRequest> ParseDocumentListQuery(const std::map<std::string
   try {
     const ObjectSchema& schema = DocumentListQuerySchema();
     json object = json::object();
-    for (const auto& [name, value] : query) {
+    for (const auto& entry : query) {
+      const std::string& name = entry.first;  // not a structured binding: lambdas below capture it
+      const std::string& value = entry.second;
       auto spec = std::find_if(schema.fields.begin(), schema.fields.end(),
                                [&](const FieldSpec& f) { return f.name == name; });
       if (spec == schema.fields.end()) {
@@ -272,6 +274,8 @@ ApiResult<DocumentListRequest> ParseDocumentListQuery(const std::map<std::string
     Get(v, "site", &r.site);
     Get(v, "version", &r.version);
     Get(v, "q", &r.q);
+    Get(v, "date_from", &r.date_from);
+    Get(v, "date_to", &r.date_to);
     if (auto it = v.find("cursor"); it != v.end()) {
       std::optional<std::string> raw = Base64UrlDecode(it->get<std::string>());
       if (!raw || raw->size() <= kCursorTag.size() || raw->compare(0, kCursorTag.size(), kCursorTag) != 0) {

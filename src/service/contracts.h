@@ -106,6 +106,7 @@ struct DocumentListRequest {
   std::optional<std::string> tenant;       // only the operator may name another tenant
   std::optional<std::string> source_type, site, version;
   std::optional<std::string> q;            // substring of the id or title, 1..200 chars
+  std::optional<std::string> date_from, date_to;  // YYYY-MM-DD, date_to not before date_from
 };
 
 struct ParseLimits {

@@ -225,6 +225,10 @@ const ObjectSchema& DocumentListQuerySchema() {
           {.name = "q", .type = FieldType::kString, .min = 1, .max = 200,
            .description = "Keep documents whose id or title contains this text (ASCII letters case-insensitive; "
                           "1..200 characters)."},
+          {.name = "date_from", .type = FieldType::kString, .check = StringCheck::kDate, .normalize = false,
+           .description = "Keep documents dated (published, else updated) on or after this day (YYYY-MM-DD)."},
+          {.name = "date_to", .type = FieldType::kString, .check = StringCheck::kDate, .normalize = false,
+           .description = "Keep documents dated on or before this day (YYYY-MM-DD); not before date_from."},
       }};
   return schema;
 }

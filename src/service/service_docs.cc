@@ -140,6 +140,8 @@ ApiResult<std::string> Service::ListDocuments(const Identity& who, const Documen
   if (req.site) o.sites.push_back(*req.site);
   if (req.version) o.versions.push_back(*req.version);
   o.text = req.q.value_or("");
+  o.date_from = req.date_from;
+  o.date_to = req.date_to;
   Result<DocumentListing> r = engine_.ListDocuments(o);
   if (!r.ok()) return internal::FromStatus(r.status(), "limit", internal::LimitsOf::kCallerInput);
   json docs = json::array();

@@ -40,6 +40,9 @@ Where ListFilter(const DocumentListQuery& q) {
   if (!q.sites.empty()) add("site IN (SELECT value FROM json_each(?P))", JsonList(q.sites));
   if (!q.versions.empty()) add("version IN (SELECT value FROM json_each(?P))", JsonList(q.versions));
   if (!q.text.empty()) add("(instr(lower(id), ?P) > 0 OR instr(lower(title), ?P) > 0)", AsciiLower(q.text));
+  // Dates are day numbers; a row without one is NULL here and passes no bound.
+  if (q.date_from) add("coalesce(published, updated) >= CAST(?P AS INTEGER)", std::to_string(*q.date_from));
+  if (q.date_to) add("coalesce(published, updated) <= CAST(?P AS INTEGER)", std::to_string(*q.date_to));
   return w;
 }
 

@@ -72,6 +72,9 @@ struct DocumentListQuery {
   std::vector<std::string> sites;
   std::vector<std::string> versions;
   std::string text;                       // substring of the id or the title, ASCII case-insensitive; "" = any
+  // The document's date (published, else updated) within [date_from, date_to]; a document without
+  // a date never passes a date bound.
+  std::optional<DayNumber> date_from, date_to;
 };
 
 // A row of a page: the record, or (the row failed its checksum) nullopt and the error naming it.
