@@ -14,7 +14,8 @@ const { chromium } = await import('playwright-core');
 const { api, createKey, startServe } = await import('./lib/attest.mjs');
 const { corpus, HOSTILE_ID } = await import('./lib/corpus.mjs');
 const { startFakeLlm } = await import('./lib/fake_llm.mjs');
-const { ask, finishPage, launchBrowser, openPage, screenshot, screenshots, signIn, submitSearch, tid, waitForAnswer } =
+const { ask, clearScreenshots, finishPage, launchBrowser, openPage, screenshot, screenshots, signIn, submitSearch, tid,
+  waitForAnswer } =
   await import('./lib/browser.mjs');
 
 const PORT_QUESTION = 'What port does the Falcon server listen on by default?';
@@ -42,6 +43,7 @@ before(async () => {
   assert.equal(seeded.status, 200, seeded.text);
   assert.equal(seeded.json.added, corpus.length);
   chrome = await launchBrowser(chromium, env.chromium);
+  clearScreenshots();
 });
 
 after(async () => {

@@ -3,7 +3,7 @@
 // >= 400 except the ones a test expects, every visible control named, a CSP header on the page and no
 // inline script.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { lowContrastText } from './contrast.mjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,12 @@ export function screenshotDir() {
 }
 
 export const screenshots = [];
+
+// Removes the screenshots of an earlier run, so the folder shows this run's states only.
+export function clearScreenshots() {
+  const dir = screenshotDir();
+  for (const n of readdirSync(dir)) if (n.endsWith('.png')) rmSync(join(dir, n), { force: true });
+}
 
 export async function screenshot(page, name) {
   const path = join(screenshotDir(), `${name}.png`);
