@@ -1,5 +1,5 @@
 # Writes a C++ source that holds every file of the page's bundle (web/dist) as bytes, for
-# server/static_site.cc (docs/web.md, "Embedding"). Run by the build (cmake -P), never by hand:
+# server/static_site.cc (docs/web.md, "Embedding and serving"). Run by the build (cmake -P), never by hand:
 #   cmake -DDIST=<web/dist> -DOUT=<file.cc> -P cmake/embed_web.cmake
 # Names are relative to DIST ("index.html", "assets/app-<hash>.js"), sorted, so the output depends
 # only on the bundle's bytes.

@@ -1,4 +1,4 @@
-// The page's files over HTTP (docs/web.md, "Serving").
+// The page's files over HTTP (docs/web.md, "Embedding and serving"; docs/http_api.md, "The page").
 #include "server/static_site.h"
 
 #include <zlib.h>
