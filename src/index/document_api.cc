@@ -98,6 +98,25 @@ Status CheckBothCopies(const Snapshot& snapshot, const SearchFilter& who, const 
   return agree;
 }
 
+// The metadata a document read and a listing row both show (DocumentInfo, DocumentSummary).
+template <class Out>
+void CopyDocumentFields(const DocumentRecord& r, Out* out) {
+  out->id = r.id;
+  out->title = r.title;
+  out->url = r.url;
+  out->site = r.site;
+  out->version = r.version;
+  out->source_type = r.source_type;
+  out->language = r.language;
+  out->feed = r.feed;
+  out->access_label = r.access_label;
+  out->published = r.published ? FormatDate(*r.published) : "";
+  out->updated = r.updated ? FormatDate(*r.updated) : "";
+  out->acl_groups = r.acl_groups;
+  out->bytes = r.bytes;
+  out->created_snapshot = r.created.get();
+}
+
 }  // namespace
 
 bool Admits(const SearchFilter& who, const DocumentRecord& doc) {
@@ -121,22 +140,9 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   for (const ChunkRecord& c : chunks) ids.push_back(c.id);
   ATTEST_RETURN_IF_ERROR(CheckBothCopies(snapshot, who, r, ids));
   DocumentInfo info;
-  info.id = r.id;
+  CopyDocumentFields(r, &info);
   info.tenant = r.tenant;
-  info.title = r.title;
-  info.url = r.url;
-  info.site = r.site;
-  info.version = r.version;
-  info.source_type = r.source_type;
-  info.language = r.language;
-  info.feed = r.feed;
   info.sha256 = r.sha256;
-  info.published = r.published ? FormatDate(*r.published) : "";
-  info.updated = r.updated ? FormatDate(*r.updated) : "";
-  info.acl_groups = r.acl_groups;
-  info.access_label = r.access_label;
-  info.bytes = r.bytes;
-  info.created_snapshot = r.created.get();
   info.snapshot_version = snapshot.version().get();
   for (const ChunkRecord& c : chunks) {
     info.chunk_ids.push_back(c.id);
@@ -177,21 +183,8 @@ Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocume
     }
     const DocumentRecord& r = *row.record;
     DocumentSummary d;
-    d.id = r.id;
-    d.title = r.title;
-    d.url = r.url;
-    d.site = r.site;
-    d.version = r.version;
-    d.source_type = r.source_type;
-    d.language = r.language;
-    d.feed = r.feed;
-    d.access_label = r.access_label;
-    d.published = r.published ? FormatDate(*r.published) : "";
-    d.updated = r.updated ? FormatDate(*r.updated) : "";
-    d.acl_groups = r.acl_groups;
+    CopyDocumentFields(r, &d);
     d.chunks = r.chunk_count;
-    d.bytes = r.bytes;
-    d.created_snapshot = r.created.get();
     out.documents.push_back(std::move(d));
   }
   return out;
