@@ -206,6 +206,32 @@ TEST(ExtractiveWriterFocus, WithoutAQuestionSubjectClaimsAreTheQuotes) {
   for (const DraftClaim& c : d->claims) EXPECT_EQ(c.text, c.cites[0].quote);
 }
 
+TEST(ExtractiveWriterFocus, ASentenceThatOnlyRepeatsItsSourcesTitleIsNeverAClaim) {
+  // A note whose text starts by restating its title: the restatement is a label, so quoting it
+  // would "answer" any question about the note with a verbatim but empty claim.
+  std::vector<EvidencePassage> pack = {Passage("S1", "Sparrow dashboard note.", "", 1.0),
+                                       Passage("S2", "The Sparrow dashboard shows the queue depth of every topic.", "",
+                                               0.9)};
+  for (EvidencePassage& p : pack) p.title = "Sparrow dashboard note";
+  WriteArgs wa;
+  wa.pack = &pack;
+  wa.max_sentences = 3;
+  ExtractiveWriter w;
+  auto d = w.Write(wa);
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->claims.size(), 1u);
+  EXPECT_EQ(d->claims[0].cites[0].source, "S2");
+
+  // With nothing but the title echo there is nothing to say (the pipeline falls back).
+  pack.pop_back();
+  auto none = w.Write(wa);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->claims.empty());
+  // A sentence that adds a word to its title is a statement.
+  pack[0].text = "Sparrow dashboard note retired.";
+  EXPECT_EQ(w.Write(wa)->claims.size(), 1u);
+}
+
 DraftClaim Claim(const std::string& id, const std::string& text, const std::string& source, const std::string& quote) {
   return DraftClaim{id, text, {Citation{source, quote}}};
 }

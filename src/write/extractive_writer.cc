@@ -49,6 +49,9 @@ Result<Draft> ExtractiveWriter::Write(const WriteArgs& args) {
   std::vector<const EvidencePassage*> order, mentions, rest;
   for (const EvidencePassage& p : *args.pack) {
     if (p.flagged || p.text.empty()) continue;
+    // A sentence made only of its source's title words ("Sparrow dashboard note." in a note so
+    // titled) is a label, not a statement: quoting it verbatim answers nothing.
+    if (NamesOnlySubject(p.text, p.title)) continue;
     // A passage without a subject (a source without structure) keeps its place in the pack order;
     // an entry's term line alone ("max_wal_senders (integer)") never leads.
     if (p.subject.empty()) {
