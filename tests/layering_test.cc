@@ -28,6 +28,7 @@ const std::vector<std::string> kLayers = {
     "lexical",   // segment format, postings, BM25, top-k, lexical query
     "store",     // catalog, commits, snapshots, merges
     "net",       // HTTP client
+    "crawl",     // crawling: robots.txt, URL identity, sitemaps and feeds, the guarded fetcher
     "models",    // the model HTTP client shared by the embeddings, chat and rerank clients
     "embed",     // embedders (corpus-trained models, remote client)
     "vector",    // vector files and search; the vector leg's lifecycle
