@@ -7,6 +7,7 @@
 
 #include "ingest/source_reader.h"
 #include "common/strings.h"
+#include "ingest/gzip_reader.h"
 #include "ingest/text_util.h"
 
 namespace attest {
@@ -46,6 +47,17 @@ std::string Sniff(const fs::path& path) {
   if (std::ferror(f.get())) return "cannot read file";
   if (ingest::FindNul(buf) || ingest::FindInvalidUtf8(buf, /*allow_truncated_tail=*/true)) {
     return "binary file (unknown extension \"" + path.extension().string() + "\" and not UTF-8 text)";
+  }
+  return "";
+}
+
+// Decodes the first bytes of a ".gz" with no known inner extension: text or binary.
+std::string SniffGzip(const fs::path& path) {
+  Result<std::string> head = ingest::ReadGzipFile(path, kSniffBytes, /*prefix_only=*/true);
+  if (!head.ok()) return head.status().message();
+  if (ingest::FindNul(*head) || ingest::FindInvalidUtf8(*head, /*allow_truncated_tail=*/true)) {
+    return "binary file (gzip-compressed, unknown inner extension \"" + path.stem().extension().string() +
+           "\" and the decoded bytes are not UTF-8 text)";
   }
   return "";
 }
@@ -105,17 +117,23 @@ class Lister {
       Error(relative, "cannot stat: " + ec.message());
       return;
     }
-    std::optional<SourceFormat> format = FormatFromExtension(path);
+    const bool gzip = AsciiLower(path.extension().string()) == ".gz";
+    const fs::path inner = gzip ? path.stem() : path;  // "x.html.gz" -> "x.html"
+    std::optional<SourceFormat> format = FormatFromExtension(inner);
+    if (gzip && format == SourceFormat::kBeirJsonl) {
+      Error(relative, "gzip-compressed JSONL is not supported (decompress it first)");
+      return;
+    }
     if (!format) {
-      if (!explicit_root && IsSkippedAsset(path)) return;
-      const std::string problem = Sniff(path);
+      if (!explicit_root && IsSkippedAsset(inner)) return;
+      const std::string problem = gzip ? SniffGzip(path) : Sniff(path);
       if (!problem.empty()) {
         Error(relative, problem);
         return;
       }
       format = SourceFormat::kText;
     }
-    files_->push_back(SourceFile{path, relative, *format, size});
+    files_->push_back(SourceFile{path, relative, *format, size, gzip});
   }
 
   void Error(std::string file, std::string message) {

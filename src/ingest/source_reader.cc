@@ -5,6 +5,7 @@
 
 #include "common/file_util.h"
 #include "common/strings.h"
+#include "ingest/gzip_reader.h"
 #include "ingest/html_extractor.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/markdown_parser.h"
@@ -28,6 +29,28 @@ bool HasText(const ParsedDocument& doc) {
   return false;
 }
 
+// "x.html.gz" -> "x.html": a compressed page is the same document as the page.
+std::string WithoutGz(const std::string& name, bool gzip) {
+  if (gzip && name.size() > 3 && AsciiLower(name.substr(name.size() - 3)) == ".gz") {
+    return name.substr(0, name.size() - 3);
+  }
+  return name;
+}
+
+// The bytes of a whole-file document (decoded, for gzip), bounded by `max_bytes`.
+Result<std::string> ReadContent(const SourceFile& file, uint64_t max_bytes) {
+  if (file.gzip) return ingest::ReadGzipFile(file.path, max_bytes);
+  // ReadFileToString checks the size with fstat before reading anything.
+  Result<std::string> data = ReadFileToString(file.path, max_bytes);
+  if (!data.ok() && data.status().code() == StatusCode::kResourceExhausted) {
+    struct stat st{};
+    const uint64_t size = ::stat(file.path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : file.size;
+    return Status::ResourceExhausted("file is " + std::to_string(size) + " bytes, over the limit of " +
+                                     std::to_string(max_bytes) + " bytes");
+  }
+  return data;
+}
+
 }  // namespace
 
 void ParseSource(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
@@ -37,17 +60,9 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     ReadJsonlFile(file, options, on_doc, on_error);
     return;
   }
-  // ReadFileToString checks the size with fstat before reading anything.
-  Result<std::string> data = ReadFileToString(file.path, options.max_document_bytes);
+  Result<std::string> data = ReadContent(file, options.max_document_bytes);
   if (!data.ok()) {
-    if (data.status().code() == StatusCode::kResourceExhausted) {
-      struct stat st{};
-      const uint64_t size = ::stat(file.path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : file.size;
-      error("file is " + std::to_string(size) + " bytes, over the limit of " +
-            std::to_string(options.max_document_bytes) + " bytes");
-    } else {
-      error(data.status().message());
-    }
+    error(data.status().message());
     return;
   }
   if (std::string problem = CheckContent(*data); !problem.empty()) {
@@ -55,7 +70,7 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     return;
   }
   const std::string_view text = ingest::StripBom(*data);
-  const std::string filename = file.path.filename().string();
+  const std::string filename = WithoutGz(file.path.filename().string(), file.gzip);
 
   ParsedDocument doc;
   switch (file.format) {
@@ -88,8 +103,9 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     return;
   }
   const std::string canonical = doc.url;
-  doc.id = canonical.empty() ? file.relative : canonical;
-  if (doc.url.empty()) doc.url = file.relative;
+  const std::string relative = WithoutGz(file.relative, file.gzip);
+  doc.id = canonical.empty() ? relative : canonical;
+  if (doc.url.empty()) doc.url = relative;
   if (doc.site.empty()) doc.site = ingest::UrlHost(canonical);
   if (doc.site.empty()) doc.site = options.site;
   on_doc(std::move(doc), data->size());

@@ -27,8 +27,12 @@ std::string_view SourceFormatName(SourceFormat format);
 struct SourceFile {
   std::filesystem::path path;
   std::string relative;  // relative to the root argument, '/'-separated; a file root gives its filename
-  SourceFormat format = SourceFormat::kText;
-  uint64_t size = 0;
+  SourceFormat format = SourceFormat::kText;  // the format of the (decoded) content
+  uint64_t size = 0;                          // bytes on disk (compressed, for a gzip file)
+  // A gzip-compressed file ("x.html.gz"): decoded with zlib, the per-document cap applying to the
+  // decoded bytes, then parsed as `format`. Its document id and url drop the ".gz" (a page and its
+  // precompressed copy are the same document); `relative` keeps the name on disk for errors.
+  bool gzip = false;
 };
 
 struct SourceError {
@@ -44,7 +48,10 @@ struct SourceError {
 // name starts with '.', and skipping web assets that are never documents (.css, .js, images,
 // fonts; see kSkippedAssetExtensions in source_lister.cc). Symlinked directories are followed
 // once (cycles are cut). Formats by extension: .html .htm .xhtml; .md .markdown; .txt .text;
-// .jsonl .ndjson. Other files are sniffed: text -> kText, otherwise the error "binary file".
+// .jsonl .ndjson. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
+// with no known inner extension is decoded (its first 8 KiB) and sniffed; web assets such as
+// ".css.gz" are skipped like their uncompressed form; compressed JSONL is refused with an error.
+// Other files are sniffed: text -> kText, otherwise the error "binary file".
 // A missing root is an error naming it. Appends to `files` and `errors`.
 void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
                  std::vector<SourceError>* errors);
