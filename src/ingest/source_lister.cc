@@ -29,6 +29,7 @@ std::optional<SourceFormat> FormatFromExtension(const fs::path& path) {
   if (ext == ".md" || ext == ".markdown") return SourceFormat::kMarkdown;
   if (ext == ".txt" || ext == ".text") return SourceFormat::kText;
   if (ext == ".jsonl" || ext == ".ndjson") return SourceFormat::kBeirJsonl;
+  if (ext == ".pdf") return SourceFormat::kPdf;
   return std::nullopt;
 }
 
@@ -120,8 +121,10 @@ class Lister {
     const bool gzip = AsciiLower(path.extension().string()) == ".gz";
     const fs::path inner = gzip ? path.stem() : path;  // "x.html.gz" -> "x.html"
     std::optional<SourceFormat> format = FormatFromExtension(inner);
-    if (gzip && format == SourceFormat::kBeirJsonl) {
-      Error(relative, "gzip-compressed JSONL is not supported (decompress it first)");
+    if (gzip && format && *format != SourceFormat::kHtml && *format != SourceFormat::kMarkdown &&
+        *format != SourceFormat::kText) {
+      Error(relative, "gzip-compressed " + std::string(SourceFormatName(*format)) +
+                          " is not supported (decompress it first)");
       return;
     }
     if (!format) {
@@ -153,6 +156,7 @@ std::string_view SourceFormatName(SourceFormat format) {
     case SourceFormat::kMarkdown: return "markdown";
     case SourceFormat::kText: return "text";
     case SourceFormat::kBeirJsonl: return "beir-jsonl";
+    case SourceFormat::kPdf: return "pdf";
   }
   return "unknown";
 }

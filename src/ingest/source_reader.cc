@@ -38,7 +38,9 @@ std::string WithoutGz(const std::string& name, bool gzip) {
 }
 
 // The bytes of a whole-file document (decoded, for gzip), bounded by `max_bytes`.
-Result<std::string> ReadContent(const SourceFile& file, uint64_t max_bytes) {
+Result<std::string> ReadContent(const SourceFile& file, const SourceOptions& options) {
+  const uint64_t max_bytes = options.max_document_bytes;
+  if (file.format == SourceFormat::kPdf) return ExtractPdfText(file.path, options.pdf, max_bytes);
   if (file.gzip) return ingest::ReadGzipFile(file.path, max_bytes);
   // ReadFileToString checks the size with fstat before reading anything.
   Result<std::string> data = ReadFileToString(file.path, max_bytes);
@@ -60,7 +62,7 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     ReadJsonlFile(file, options, on_doc, on_error);
     return;
   }
-  Result<std::string> data = ReadContent(file, options.max_document_bytes);
+  Result<std::string> data = ReadContent(file, options);
   if (!data.ok()) {
     error(data.status().message());
     return;
@@ -94,6 +96,9 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     }
     case SourceFormat::kText:
       ParsePlainText(text, filename, &doc);
+      break;
+    case SourceFormat::kPdf:
+      ParsePdfText(text, filename, &doc);
       break;
     case SourceFormat::kBeirJsonl:
       return;  // handled above

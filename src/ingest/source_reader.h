@@ -1,4 +1,5 @@
-// Finding and parsing source files: HTML, Markdown, plain text and BEIR JSONL.
+// Finding and parsing source files: HTML, Markdown, plain text, BEIR JSONL, PDF (see pdf_reader.h),
+// and gzip-compressed HTML, Markdown and text.
 //
 // ListSources walks the given roots (files or directories) deterministically and classifies each
 // file by extension (or by sniffing its first bytes). ParseSource turns one file into
@@ -17,10 +18,11 @@
 
 #include "ingest/document.h"
 #include "ingest/html_limits.h"
+#include "ingest/pdf_reader.h"
 
 namespace attest {
 
-enum class SourceFormat { kHtml, kMarkdown, kText, kBeirJsonl };
+enum class SourceFormat { kHtml, kMarkdown, kText, kBeirJsonl, kPdf };
 
 std::string_view SourceFormatName(SourceFormat format);
 
@@ -48,9 +50,9 @@ struct SourceError {
 // name starts with '.', and skipping web assets that are never documents (.css, .js, images,
 // fonts; see kSkippedAssetExtensions in source_lister.cc). Symlinked directories are followed
 // once (cycles are cut). Formats by extension: .html .htm .xhtml; .md .markdown; .txt .text;
-// .jsonl .ndjson. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
+// .jsonl .ndjson; .pdf. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
 // with no known inner extension is decoded (its first 8 KiB) and sniffed; web assets such as
-// ".css.gz" are skipped like their uncompressed form; compressed JSONL is refused with an error.
+// ".css.gz" are skipped like their uncompressed form; compressed JSONL and PDF are refused.
 // Other files are sniffed: text -> kText, otherwise the error "binary file".
 // A missing root is an error naming it. Appends to `files` and `errors`.
 void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
@@ -68,6 +70,7 @@ struct SourceOptions {
   std::string site;                           // site label when no canonical URL gives a host
   HtmlLimits html;                            // checked before an HTML file reaches the parser
   JsonlLimits jsonl;                          // checked before a JSONL line reaches the parser
+  PdfLimits pdf;                              // the pdftotext child (max_document_bytes caps its text)
 };
 
 using DocumentSink = std::function<void(ParsedDocument&&, uint64_t source_bytes)>;
