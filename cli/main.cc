@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   };
 
   IngestArgs ia;
-  auto* ingest = app.add_subcommand("ingest", "ingest files or directories (HTML, Markdown, text, BEIR JSONL, PDF; gzip-compressed pages)");
+  auto* ingest = app.add_subcommand("ingest", "ingest files or directories (HTML, Markdown, text, BEIR JSONL, PDF, DOCX, ODT; gzip-compressed pages)");
   ingest->add_option("paths", ia.paths, "files or directories")->required();
   ingest->add_option("--tenant", ia.tenant, "tenant the documents belong to");
   ingest->add_option("--acl", ia.acl, "comma-separated ACL groups (default: public)");

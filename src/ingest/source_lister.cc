@@ -30,6 +30,8 @@ std::optional<SourceFormat> FormatFromExtension(const fs::path& path) {
   if (ext == ".txt" || ext == ".text") return SourceFormat::kText;
   if (ext == ".jsonl" || ext == ".ndjson") return SourceFormat::kBeirJsonl;
   if (ext == ".pdf") return SourceFormat::kPdf;
+  if (ext == ".docx") return SourceFormat::kDocx;
+  if (ext == ".odt") return SourceFormat::kOdt;
   return std::nullopt;
 }
 
@@ -157,6 +159,8 @@ std::string_view SourceFormatName(SourceFormat format) {
     case SourceFormat::kText: return "text";
     case SourceFormat::kBeirJsonl: return "beir-jsonl";
     case SourceFormat::kPdf: return "pdf";
+    case SourceFormat::kDocx: return "docx";
+    case SourceFormat::kOdt: return "odt";
   }
   return "unknown";
 }

@@ -9,6 +9,7 @@
 #include "ingest/html_extractor.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/markdown_parser.h"
+#include "ingest/office_reader.h"
 #include "ingest/text_parser.h"
 #include "ingest/text_util.h"
 
@@ -53,6 +54,44 @@ Result<std::string> ReadContent(const SourceFile& file, const SourceOptions& opt
   return data;
 }
 
+// Turns one whole-file source into `doc`; `source_bytes` is the size it was parsed from.
+Status ParseWholeFile(const SourceFile& file, const SourceOptions& options, ParsedDocument* doc,
+                      uint64_t* source_bytes) {
+  const std::string filename = WithoutGz(file.path.filename().string(), file.gzip);
+  if (file.format == SourceFormat::kDocx || file.format == SourceFormat::kOdt) {
+    *source_bytes = file.size;
+    const OfficeFormat format = file.format == SourceFormat::kDocx ? OfficeFormat::kDocx : OfficeFormat::kOdt;
+    return ReadOfficeDocument(file.path, format, {options.max_archive_entries, options.max_document_bytes}, filename,
+                              doc);
+  }
+  Result<std::string> data = ReadContent(file, options);
+  if (!data.ok()) return data.status();
+  *source_bytes = data->size();
+  if (std::string problem = CheckContent(*data); !problem.empty()) return Status::InvalidArgument(problem);
+  const std::string_view text = ingest::StripBom(*data);
+  switch (file.format) {
+    case SourceFormat::kHtml:
+      ATTEST_RETURN_IF_ERROR(ExtractHtml(text, doc, options.html));
+      if (doc->title.empty()) doc->title = filename;
+      break;
+    case SourceFormat::kMarkdown:
+      ATTEST_RETURN_IF_ERROR(ParseMarkdown(text, doc));
+      if (doc->title.empty()) doc->title = filename;
+      break;
+    case SourceFormat::kText:
+      ParsePlainText(text, filename, doc);
+      break;
+    case SourceFormat::kPdf:
+      ParsePdfText(text, filename, doc);
+      break;
+    case SourceFormat::kBeirJsonl:
+    case SourceFormat::kDocx:
+    case SourceFormat::kOdt:
+      return Status::Internal("unreachable format");  // handled before
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void ParseSource(const SourceFile& file, const SourceOptions& options, const DocumentSink& on_doc,
@@ -62,46 +101,11 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
     ReadJsonlFile(file, options, on_doc, on_error);
     return;
   }
-  Result<std::string> data = ReadContent(file, options);
-  if (!data.ok()) {
-    error(data.status().message());
-    return;
-  }
-  if (std::string problem = CheckContent(*data); !problem.empty()) {
-    error(std::move(problem));
-    return;
-  }
-  const std::string_view text = ingest::StripBom(*data);
-  const std::string filename = WithoutGz(file.path.filename().string(), file.gzip);
-
   ParsedDocument doc;
-  switch (file.format) {
-    case SourceFormat::kHtml: {
-      Status st = ExtractHtml(text, &doc, options.html);
-      if (!st.ok()) {
-        error(st.message());
-        return;
-      }
-      if (doc.title.empty()) doc.title = filename;
-      break;
-    }
-    case SourceFormat::kMarkdown: {
-      Status st = ParseMarkdown(text, &doc);
-      if (!st.ok()) {
-        error(st.message());
-        return;
-      }
-      if (doc.title.empty()) doc.title = filename;
-      break;
-    }
-    case SourceFormat::kText:
-      ParsePlainText(text, filename, &doc);
-      break;
-    case SourceFormat::kPdf:
-      ParsePdfText(text, filename, &doc);
-      break;
-    case SourceFormat::kBeirJsonl:
-      return;  // handled above
+  uint64_t source_bytes = 0;
+  if (Status st = ParseWholeFile(file, options, &doc, &source_bytes); !st.ok()) {
+    error(st.message());
+    return;
   }
   if (!HasText(doc)) {
     error("empty document: no text after extraction");
@@ -113,7 +117,7 @@ void ParseSource(const SourceFile& file, const SourceOptions& options, const Doc
   if (doc.url.empty()) doc.url = relative;
   if (doc.site.empty()) doc.site = ingest::UrlHost(canonical);
   if (doc.site.empty()) doc.site = options.site;
-  on_doc(std::move(doc), data->size());
+  on_doc(std::move(doc), source_bytes);
 }
 
 }  // namespace attest

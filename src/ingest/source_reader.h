@@ -1,5 +1,5 @@
 // Finding and parsing source files: HTML, Markdown, plain text, BEIR JSONL, PDF (see pdf_reader.h),
-// and gzip-compressed HTML, Markdown and text.
+// DOCX and ODT (see office_reader.h), and gzip-compressed HTML, Markdown and text.
 //
 // ListSources walks the given roots (files or directories) deterministically and classifies each
 // file by extension (or by sniffing its first bytes). ParseSource turns one file into
@@ -22,7 +22,7 @@
 
 namespace attest {
 
-enum class SourceFormat { kHtml, kMarkdown, kText, kBeirJsonl, kPdf };
+enum class SourceFormat { kHtml, kMarkdown, kText, kBeirJsonl, kPdf, kDocx, kOdt };
 
 std::string_view SourceFormatName(SourceFormat format);
 
@@ -50,9 +50,9 @@ struct SourceError {
 // name starts with '.', and skipping web assets that are never documents (.css, .js, images,
 // fonts; see kSkippedAssetExtensions in source_lister.cc). Symlinked directories are followed
 // once (cycles are cut). Formats by extension: .html .htm .xhtml; .md .markdown; .txt .text;
-// .jsonl .ndjson; .pdf. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
+// .jsonl .ndjson; .pdf; .docx; .odt. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
 // with no known inner extension is decoded (its first 8 KiB) and sniffed; web assets such as
-// ".css.gz" are skipped like their uncompressed form; compressed JSONL and PDF are refused.
+// ".css.gz" are skipped like their uncompressed form; compressed JSONL, PDF, DOCX, ODT are refused.
 // Other files are sniffed: text -> kText, otherwise the error "binary file".
 // A missing root is an error naming it. Appends to `files` and `errors`.
 void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
@@ -71,6 +71,7 @@ struct SourceOptions {
   HtmlLimits html;                            // checked before an HTML file reaches the parser
   JsonlLimits jsonl;                          // checked before a JSONL line reaches the parser
   PdfLimits pdf;                              // the pdftotext child (max_document_bytes caps its text)
+  uint64_t max_archive_entries = 10'000;      // DOCX/ODT: ZIP entries (max_document_bytes caps the XML)
 };
 
 using DocumentSink = std::function<void(ParsedDocument&&, uint64_t source_bytes)>;
