@@ -54,7 +54,7 @@ TEST(IngestGzip, ClassifiedByInnerExtensionAndSniffed) {
   WriteFile(dir / "a.html.gz", Gzip("<title>A page</title><p>alpha body</p>"));
   WriteFile(dir / "b.md.GZ", Gzip("# Bee\n\nbee body\n"));
   WriteFile(dir / "c.txt.gz", Gzip("see body\n"));
-  WriteFile(dir / "notes.gz", Gzip("plain notes without an inner extension\n"));
+  WriteFile(dir / "changelog.gz", Gzip("plain notes without an inner extension\n"));
   WriteFile(dir / "blob.gz", Gzip(std::string("\x7f" "ELF\0\0\1", 7)));
   WriteFile(dir / "style.css.gz", Gzip("p { color: red }"));
   WriteFile(dir / "d.jsonl.gz", Gzip("{}\n"));
@@ -63,13 +63,23 @@ TEST(IngestGzip, ClassifiedByInnerExtensionAndSniffed) {
   for (const auto& f : l.files) {
     got.push_back(f.relative + "=" + std::string(SourceFormatName(f.format)) + (f.gzip ? "+gz" : ""));
   }
-  EXPECT_EQ(got, (std::vector<std::string>{"a.html.gz=html+gz", "b.md.GZ=markdown+gz", "c.txt.gz=text+gz",
-                                           "notes.gz=text+gz"}));
-  ASSERT_EQ(l.errors.size(), 2u);
-  EXPECT_EQ(l.errors[0].file, "blob.gz");
-  EXPECT_NE(l.errors[0].message.find("binary file (gzip-compressed"), std::string::npos) << l.errors[0].message;
-  EXPECT_EQ(l.errors[1].file, "d.jsonl.gz");
-  EXPECT_NE(l.errors[1].message.find("gzip-compressed beir-jsonl is not supported"), std::string::npos);
+  // A ".gz" with no format extension inside is skipped in a walk (changelog.gz, blob.gz).
+  EXPECT_EQ(got, (std::vector<std::string>{"a.html.gz=html+gz", "b.md.GZ=markdown+gz", "c.txt.gz=text+gz"}));
+  ASSERT_EQ(l.errors.size(), 1u);
+  EXPECT_EQ(l.errors[0].file, "d.jsonl.gz");
+  EXPECT_NE(l.errors[0].message.find("gzip-compressed beir-jsonl is not supported"), std::string::npos);
+
+  // Named as roots, they are decoded and sniffed (like an uncompressed file named as a root).
+  Listed roots;
+  ListSources({dir / "changelog.gz", dir / "blob.gz", dir / "style.css.gz"}, &roots.files, &roots.errors);
+  ASSERT_EQ(roots.files.size(), 2u);
+  EXPECT_EQ(roots.files[0].relative, "changelog.gz");
+  EXPECT_EQ(roots.files[0].format, SourceFormat::kText);
+  EXPECT_TRUE(roots.files[0].gzip);
+  EXPECT_EQ(roots.files[1].relative, "style.css.gz");
+  ASSERT_EQ(roots.errors.size(), 1u);
+  EXPECT_EQ(roots.errors[0].file, "blob.gz");
+  EXPECT_NE(roots.errors[0].message.find("binary file (gzip-compressed"), std::string::npos) << roots.errors[0].message;
 }
 
 TEST(IngestGzip, DecodedDocumentKeepsTheIdOfTheUncompressedFile) {
@@ -79,7 +89,8 @@ TEST(IngestGzip, DecodedDocumentKeepsTheIdOfTheUncompressedFile) {
   WriteFile(dir / "packed/a.html.gz", Gzip(html));
   WriteFile(dir / "packed/notes.gz", Gzip("Notes title\n\nthe notes body\n"));
   const Listed plain = List(dir / "plain");
-  const Listed packed = List(dir / "packed");
+  Listed packed;
+  ListSources({dir / "packed" / "a.html.gz", dir / "packed" / "notes.gz"}, &packed.files, &packed.errors);
   ASSERT_EQ(plain.files.size(), 1u);
   ASSERT_EQ(packed.files.size(), 2u);
   const auto p = Parse(plain.files[0]);

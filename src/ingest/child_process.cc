@@ -37,6 +37,9 @@ void SetLimit(int resource, rlim_t value) {
   SetLimit(RLIMIT_NOFILE, static_cast<rlim_t>(limits.max_open_files));
   SetLimit(RLIMIT_CORE, 0);
   ::signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);  // a thread of the parent may block signals
   ::execv(argv[0], argv);
   ::_exit(127);
 }

@@ -99,11 +99,13 @@ class OfficeXml {
       stack_.emplace_back();
       return;
     }
-    if (stack_.empty()) return;
-    Para& p = stack_.back();
     if (name == kW + "t") {
       ++in_t_;
-    } else if (name == kW + "tab" || name == kW + "br" || name == kW + "cr") {
+      return;
+    }
+    if (stack_.empty()) return;
+    Para& p = stack_.back();
+    if (name == kW + "tab" || name == kW + "br" || name == kW + "cr") {
       p.text.push_back(' ');
     } else if (name == kW + "noBreakHyphen") {
       p.text.push_back('-');

@@ -131,6 +131,10 @@ class Lister {
     }
     if (!format) {
       if (!explicit_root && IsSkippedAsset(inner)) return;
+      // In a directory walk a ".gz" with no format extension inside is a compressed changelog,
+      // NEWS or copyright file (Debian's dh_compress leaves them in documentation folders), not a
+      // page: git-doc's changelog.gz is a 3 MB commit shortlog. Only a named root is sniffed.
+      if (!explicit_root && gzip) return;
       const std::string problem = gzip ? SniffGzip(path) : Sniff(path);
       if (!problem.empty()) {
         Error(relative, problem);

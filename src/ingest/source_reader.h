@@ -51,7 +51,8 @@ struct SourceError {
 // fonts; see kSkippedAssetExtensions in source_lister.cc). Symlinked directories are followed
 // once (cycles are cut). Formats by extension: .html .htm .xhtml; .md .markdown; .txt .text;
 // .jsonl .ndjson; .pdf; .docx; .odt. "<name>.<ext>.gz" is gzip-compressed and takes the format of <ext>; a ".gz"
-// with no known inner extension is decoded (its first 8 KiB) and sniffed; web assets such as
+// with no known inner extension is skipped in directory walks (compressed changelogs and the
+// like) and, named as a root, decoded (its first 8 KiB) and sniffed; web assets such as
 // ".css.gz" are skipped like their uncompressed form; compressed JSONL, PDF, DOCX, ODT are refused.
 // Other files are sniffed: text -> kText, otherwise the error "binary file".
 // A missing root is an error naming it. Appends to `files` and `errors`.
