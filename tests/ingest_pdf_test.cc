@@ -188,6 +188,17 @@ TEST(IngestPdf, FurnitureAndSinglePage) {
   EXPECT_EQ(blocks.find("P: 1\n"), std::string::npos) << blocks;
   EXPECT_EQ(blocks.find("- 2 -"), std::string::npos) << blocks;
   EXPECT_NE(blocks.find("H1: Page 2\nP: second page line\n"), std::string::npos) << blocks;
+
+  // A running header is dropped from the pages and becomes the title; lone bullets are dropped.
+  ParsedDocument three;
+  ParsePdfText("Cover line\n\nintro\n\f Storage Manual \n\nfirst item\n\n\u2022\n\nsecond item\n\f"
+               "Storage Manual\n\nmore\n\fStorage Manual\n\nend\n\f",
+               "file.pdf", &three);
+  EXPECT_EQ(three.title, "Storage Manual");
+  const std::string b3 = testing_ingest::BlocksToString(three);
+  EXPECT_EQ(b3.find("Storage Manual"), std::string::npos) << b3;
+  EXPECT_EQ(b3.find("\u2022"), std::string::npos) << b3;
+  EXPECT_NE(b3.find("P: first item\nP: second item\n"), std::string::npos) << b3;
 }
 
 }  // namespace

@@ -61,8 +61,11 @@ bool IsPageNumber(std::string_view line) {
   return digit;
 }
 
-// Drops bare page numbers and running headers/footers at the top and bottom of pages.
-void DropFurniture(std::vector<Page>* pages) {
+// Drops bare page numbers and running headers/footers at the top and bottom of pages. Returns
+// the running header found most often at the top of pages ("" if none): usually the title.
+std::string DropFurniture(std::vector<Page>* pages) {
+  std::string header;
+  int header_count = 0;
   for (int round = 0; round < 2; ++round) {  // twice: a footer may sit above a page number
     for (bool from_end : {false, true}) {
       std::map<std::string, int> count;
@@ -76,10 +79,23 @@ void DropFurniture(std::vector<Page>* pages) {
         const std::string line(Trim(p.lines[i]));
         const int seen = count[line];
         const bool running = pages->size() >= 3 && seen >= 3 && 2 * seen >= static_cast<int>(pages->size());
+        if (running && !from_end && round == 0 && seen > header_count && !IsPageNumber(line)) {
+          header = line;
+          header_count = seen;
+        }
         if (running || (pages->size() >= 2 && IsPageNumber(line))) p.lines.erase(p.lines.begin() + i);
       }
     }
   }
+  return header;
+}
+
+// A paragraph that is only a list bullet: pdftotext prints the bullet column apart from the text.
+bool IsLoneBullet(std::string_view text) {
+  for (std::string_view bullet : {"\u2022", "\u25e6", "\u25aa", "\u2023", "\u2043", "\u2013", "-", "*", "\u00b7"}) {
+    if (text == bullet) return true;
+  }
+  return false;
 }
 
 std::string JoinLines(const Page& page) {
@@ -114,7 +130,7 @@ Result<std::string> ExtractPdfText(const std::filesystem::path& path, const PdfL
 
 void ParsePdfText(std::string_view text, std::string_view fallback_title, ParsedDocument* doc) {
   std::vector<Page> pages = SplitPages(text);
-  DropFurniture(&pages);
+  const std::string running_header = DropFurniture(&pages);
   int nonblank_pages = 0;
   for (const Page& p : pages) nonblank_pages += EdgeLine(p, false) >= 0 ? 1 : 0;
   bool titled = false;
@@ -132,9 +148,12 @@ void ParsePdfText(std::string_view text, std::string_view fallback_title, Parsed
     if (nonblank_pages > 1) {
       doc->blocks.push_back(Block{BlockKind::kHeading, 1, "Page " + std::to_string(n + 1), ""});
     }
-    for (Block& b : page.blocks) doc->blocks.push_back(std::move(b));
+    for (Block& b : page.blocks) {
+      if (!IsLoneBullet(b.text)) doc->blocks.push_back(std::move(b));
+    }
   }
   if (!titled) doc->title = std::string(fallback_title);
+  if (!running_header.empty() && running_header.size() < 120) doc->title = running_header;
 }
 
 }  // namespace attest

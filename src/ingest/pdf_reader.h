@@ -9,7 +9,8 @@
 // each page of a multi-page PDF starts with a heading block "Page N" (so a passage is cited with
 // its page), its paragraphs follow as plain text (see text_parser.h). Running headers and footers
 // (the same first or last line on at least half of the pages, three or more) and bare page
-// numbers at the top or bottom of a page are dropped. Thread-safe.
+// numbers at the top or bottom of a page are dropped, and so are paragraphs that are only a list
+// bullet (pdftotext prints the bullet column apart from the item text). Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,10 @@ struct PdfLimits {
 Result<std::string> ExtractPdfText(const std::filesystem::path& path, const PdfLimits& limits,
                                    uint64_t max_text_bytes);
 
-// Blocks and title from pdftotext's output; the title is the first non-empty line when shorter
-// than 120 bytes, else `fallback_title`.
+// Blocks and title from pdftotext's output. The title is the running header seen at the top of
+// most pages when there is one (it is the document's name far more often than its first line,
+// which on a cover page is often an organisation or author), else the first non-empty line when
+// shorter than 120 bytes, else `fallback_title`.
 void ParsePdfText(std::string_view text, std::string_view fallback_title, ParsedDocument* doc);
 
 }  // namespace attest
