@@ -242,6 +242,25 @@ TEST(TextSimHashOnPostgresDocs, DistancesOfNearAndDifferentPages) {
       std::printf("%-15s %-22s %5d %5d %5d %5d %7.1f%%\n", name.c_str(), label, dist->Percentile(0.1),
                   dist->Percentile(0.5), dist->Percentile(0.9), dist->Percentile(1.0), 100 * within);
     }
+    // All pairs of real pages within distance 3, by the index and by the oracle.
+    NearDuplicateIndex index;
+    LinearNearDuplicateIndex oracle;
+    for (size_t i = 0; i < fp.size(); ++i) {
+      index.Add(i, fp[i]);
+      oracle.Add(i, fp[i]);
+    }
+    size_t pairs = 0;
+    for (size_t i = 0; i < fp.size(); ++i) {
+      const std::vector<NearDuplicateMatch> found = index.Find(fp[i]);
+      ASSERT_EQ(found, oracle.Find(fp[i]));
+      for (const NearDuplicateMatch& m : found) pairs += m.id > i ? 1 : 0;
+    }
+    int closest = 64;
+    for (size_t i = 0; i < fp.size(); ++i) {
+      for (size_t j = i + 1; j < fp.size(); ++j) closest = std::min(closest, HammingDistance(fp[i], fp[j]));
+    }
+    std::printf("%-15s pairs of distinct pages within 3: %zu of %zu; closest pair: %d bits\n", name.c_str(), pairs,
+                fp.size() * (fp.size() - 1) / 2, closest);
     if (f == SimHashOptions{}.features) {
       // The default must cluster most near copies and almost never join different pages.
       EXPECT_GE(changed.Within(3), 0.4) << name;
