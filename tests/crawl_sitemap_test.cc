@@ -180,6 +180,19 @@ TEST(CrawlSitemap, CdataAndEntities) {
   EXPECT_EQ(r.urls[1].loc, "https://docs.example.org/b?q=\xE2\x98\xBA&r=<");
 }
 
+TEST(CrawlSitemap, Utf16) {
+  const std::string utf8 = "<urlset><url><loc>https://u.example/\xC3\xA9</loc></url></urlset>";
+  std::string utf16 = "\xFF\xFE";  // little-endian with its byte order mark
+  for (const char c : std::string("<urlset><url><loc>https://u.example/")) utf16 += std::string{c, '\0'};
+  utf16 += std::string{'\xE9', '\0'};
+  for (const char c : std::string("</loc></url></urlset>")) utf16 += std::string{c, '\0'};
+  const SitemapResult r = ParseSitemap(utf16, "");
+  ASSERT_FALSE(r.error) << r.error->message;
+  ASSERT_EQ(r.urls.size(), 1u);
+  EXPECT_EQ(r.urls[0].loc, ParseSitemap(utf8, "").urls.at(0).loc);
+  EXPECT_EQ(DetectSeedKind(utf16, ""), SeedKind::kUrlset);
+}
+
 TEST(CrawlSitemap, Gzip) {
   const std::string gz = Gzip(std::string(kSpecUrlset));
   const SitemapResult r = ParseSitemap(gz, "http://www.example.com/sitemap.xml.gz");

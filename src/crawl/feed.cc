@@ -243,7 +243,7 @@ FeedResult ParseFeed(std::string_view bytes, std::string_view source_url, const 
   const DecodeReport decoded = DecodeCapped(bytes, limits.max_bytes, [&](std::string_view chunk) {
     chunk = skip.Consume(chunk);
     if (chunk.empty()) return true;
-    if (skip.first() != '<') {
+    if (!skip.xml()) {
       not_xml = true;
       return false;
     }

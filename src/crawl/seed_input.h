@@ -19,6 +19,9 @@ class LeadingSkipper {
   bool started() const { return started_; }
   // The first significant byte ('\0' before any).
   char first() const { return first_; }
+  // Whether the input is XML: it starts with '<' or with a UTF-16 byte order mark (expat reads
+  // UTF-16 itself).
+  bool xml() const { return first_ == '<' || first_ == '\xFF' || first_ == '\xFE'; }
   // A position measured from the first significant byte, made absolute.
   SeedPosition Absolute(SeedPosition p) const;
 

@@ -75,7 +75,7 @@ SeedKind DetectSeedKind(std::string_view bytes, std::string_view content_type) {
     return true;
   });
   SeedKind kind = SeedKind::kUnknown;
-  if (!head.empty() && head[0] == '<') {
+  if (skip.xml()) {
     RootProbe probe;
     XmlStream stream(probe);
     probe.Bind(stream);

@@ -258,7 +258,7 @@ SitemapResult ParseSitemap(std::string_view bytes, std::string_view source_url, 
   const DecodeReport decoded = DecodeCapped(bytes, limits.max_bytes, [&](std::string_view chunk) {
     chunk = skip.Consume(chunk);
     if (chunk.empty()) return true;
-    if (skip.first() != '<') {
+    if (!skip.xml()) {
       text_reader.Feed(chunk);
       return true;
     }
@@ -278,7 +278,7 @@ SitemapResult ParseSitemap(std::string_view bytes, std::string_view source_url, 
   }
   if (!skip.started()) {
     if (!decoded.error) out.error = SeedError{"empty sitemap", {}};
-  } else if (skip.first() != '<') {
+  } else if (!skip.xml()) {
     out.format = SitemapFormat::kText;
     text_reader.Finish();
   } else if (!decoded.truncated && !decoded.error) {
