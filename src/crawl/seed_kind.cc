@@ -36,9 +36,7 @@ SeedKind FromRoot(std::string_view ns, std::string_view local) {
   if (name == "sitemapindex") return SeedKind::kSitemapIndex;
   if (name == "urlset") return SeedKind::kUrlset;
   if (name == "rss" || name == "rdf") return SeedKind::kRss;
-  if (name == "feed" && (ns.empty() || ns.find("Atom") != std::string_view::npos || ns.find("atom") != std::string_view::npos)) {
-    return SeedKind::kAtom;
-  }
+  if (name == "feed" && ns == "http://www.w3.org/2005/Atom") return SeedKind::kAtom;  // Atom 1.0 only, as ParseFeed
   if (name == "html") return SeedKind::kHtml;
   return SeedKind::kUnknown;
 }

@@ -10,7 +10,7 @@ enum class SeedKind { kUnknown, kSitemapIndex, kUrlset, kTextSitemap, kRss, kAto
 std::string_view SeedKindName(SeedKind kind);
 
 // Decides from the bytes first (gzip inflated up to 64 KiB; a UTF-8 BOM and leading whitespace
-// skipped): XML is classified by its root element, read with the same guarded parser as the
+// skipped): XML is classified by its root element (Atom: a <feed> in the Atom 1.0 namespace), read with the same guarded parser as the
 // sitemap and feed readers (a DOCTYPE and comments may precede it); markup that is not well-formed
 // XML but contains "<html" or "<!doctype html" is HTML. Bytes that do not start with '<' are a text
 // sitemap when the first non-empty line is an absolute http(s) URL. The Content-Type
