@@ -171,7 +171,9 @@ TEST(CrawlRobotsTest, EncodingFollowsTheRfc) {
   const std::string slash = "User-agent: FooBot\nDisallow: /a%2Fb\n";
   EXPECT_FALSE(Allowed(slash, "FooBot", "/a%2fb"));
   EXPECT_TRUE(Allowed(slash, "FooBot", "/a/b"));
-  EXPECT_EQ(NormalizeRobotsPath("/a%7e%2f%zz b"), "/a~%2F%zz%20b");
+  EXPECT_EQ(NormalizeRobotsPath("/a%7e%2f%zz b"), "/a~%2F%25zz%20b");
+  EXPECT_EQ(NormalizeRobotsPath("/%%621"), "/%25b1");  // a stray '%' is the octet itself
+  EXPECT_FALSE(Allowed("user-agent: a\ndisallow: /a%zz\n", "a", "/a%25zz"));  // the same octets
 }
 
 TEST(CrawlRobotsTest, SpecialCharacters) {

@@ -45,7 +45,7 @@ std::string Normalize(std::string_view in) {
         continue;
       }
     }
-    if (c <= 0x20 || c >= 0x7F) {
+    if (c <= 0x20 || c >= 0x7F || c == '%') {
       AppendEscape(out, c);
     } else {
       out.push_back(static_cast<char>(c));

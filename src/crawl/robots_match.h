@@ -7,7 +7,9 @@
 //   so "/%62%61%7A" and "/baz" are the same path (the RFC's own example);
 // - any other percent-escape keeps its encoding with upper-case hex ("%2f" -> "%2F"), so an encoded
 //   reserved character ("%2F", "%3F") stays distinct from the raw one ("/", "?");
-// - everything else is kept as is. A '%' not followed by two hex digits is kept literally.
+// - a '%' not followed by two hex digits is the octet '%' itself and becomes "%25" (which keeps
+//   the normal form idempotent: "%%62" is "%25b", not "%b" that a second pass would read as 0xB1);
+// - everything else is kept as is.
 // In a pattern, '*' (any run of octets) and a final '$' (end of the path) are special; an encoded
 // "%2A" or "%24" is a literal star or dollar. A '$' that is not the last octet is a literal '$'.
 //
