@@ -58,8 +58,8 @@ struct FetcherOptions {
 
 struct FetchRequest {
   std::string url;
-  std::string if_none_match;      // sent as If-None-Match when non-empty
-  std::string if_modified_since;  // sent as If-Modified-Since when non-empty
+  std::string if_none_match = {};      // sent as If-None-Match when non-empty
+  std::string if_modified_since = {};  // sent as If-Modified-Since when non-empty
   int64_t timeout_ms = 0;         // 0 = FetcherOptions::timeout_ms
 };
 
