@@ -200,7 +200,8 @@ Result<FetchResponse> Fetcher::Fetch(const FetchRequest& request) const {
     if (options_.resolve) {
       const std::vector<std::string> addresses = options_.resolve(checked.host, checked.port);
       if (!addresses.empty()) {
-        std::string entry = checked.host + ":" + std::to_string(checked.port) + ":";
+        // "+": the entry ages out of the handle's DNS cache like an ordinary answer.
+        std::string entry = "+" + checked.host + ":" + std::to_string(checked.port) + ":";
         for (size_t i = 0; i < addresses.size(); ++i) {
           if (i > 0) entry += ',';
           entry += addresses[i].find(':') != std::string::npos ? "[" + addresses[i] + "]" : addresses[i];
