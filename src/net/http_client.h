@@ -61,7 +61,7 @@ struct HttpRequest {
   int64_t low_speed_seconds = 0;
   // Name-resolution overrides in libcurl's "HOST:PORT:ADDRESS[,ADDRESS]" form; they replace any
   // cached answer for that host and port. Addresses given here still pass the connect guard.
-  std::vector<std::string> resolve;
+  std::vector<std::string> resolve = {};
 };
 
 struct HttpResponse {
