@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "support/openai_test_server.h"
 
@@ -169,6 +171,35 @@ TEST(HttpClientTest, ConnectionRefusedIsATransientConnectFailure) {
   EXPECT_TRUE(IsTransientHttpFailure(failure));
   EXPECT_THAT(r.status().message(), HasSubstr("GET http://***@127.0.0.1:" + std::to_string(closed_port) + "/x"));
   EXPECT_EQ(r.status().message().find("pw"), std::string::npos);
+}
+
+TEST(HttpClientTest, ConnectGuardSeesEveryAddressAndCanRefuseIt) {
+  OpenAiTestServer server;
+  AddBytesRoute(server, "/small", 10);
+  std::vector<std::string> seen;
+  std::mutex mu;
+  HttpClientOptions options;
+  options.connect_guard = [&](const HttpPeer& peer) -> std::string {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(std::to_string(peer.bytes[0]) + "." + std::to_string(peer.bytes[3]) + ":" + std::to_string(peer.port));
+    return peer.bytes[3] == 1 ? "" : "refused_for_test";
+  };
+  HttpClient client(options);
+  auto ok = client.Send(Get(server.base_url() + "/small"));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->remote_address, "127.0.0.1");
+  // A name resolved (by override) to an address the guard refuses: never connected, kBlocked.
+  HttpRequest req = Get("http://guarded.test:" + std::to_string(server.port()) + "/small");
+  req.resolve = {"guarded.test:" + std::to_string(server.port()) + ":127.0.0.2"};
+  HttpFailure failure = HttpFailure::kNone;
+  std::string reason;
+  auto r = client.Send(req, &failure, &reason);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(failure, HttpFailure::kBlocked);
+  EXPECT_EQ(reason, "refused_for_test");
+  EXPECT_THAT(r.status().message(), HasSubstr("refused_for_test"));
+  const std::string port = std::to_string(server.port());
+  EXPECT_THAT(seen, ::testing::ElementsAre("127.1:" + port, "127.2:" + port));
 }
 
 TEST(HttpClientTest, RedactUrlRemovesOnlyCredentials) {

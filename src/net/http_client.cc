@@ -1,6 +1,9 @@
 #include "net/http_client.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -59,7 +62,41 @@ struct Transfer {
   size_t header_bytes = 0;
   bool too_large = false;
   bool aborted = false;
+  const std::function<std::string(const HttpPeer&)>* guard = nullptr;
+  std::string blocked_reason;  // the guard's first refusal
 };
+
+// Called by libcurl instead of socket(2) for every address it is about to connect to: this is the
+// address the connection will use, so a check here cannot be raced by a second DNS answer.
+curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, struct curl_sockaddr* address) {
+  auto* t = static_cast<Transfer*>(user);
+  if (purpose != CURLSOCKTYPE_IPCXN) return CURL_SOCKET_BAD;
+  if (t->guard != nullptr && *t->guard) {
+    HttpPeer peer;
+    std::string reason;
+    if (address->family == AF_INET && address->addrlen >= sizeof(sockaddr_in)) {
+      sockaddr_in in;
+      std::memcpy(&in, &address->addr, sizeof in);
+      std::memcpy(peer.bytes.data(), &in.sin_addr, 4);
+      peer.port = ntohs(in.sin_port);
+      reason = (*t->guard)(peer);
+    } else if (address->family == AF_INET6 && address->addrlen >= sizeof(sockaddr_in6)) {
+      sockaddr_in6 in6;
+      std::memcpy(&in6, &address->addr, sizeof in6);
+      peer.v6 = true;
+      std::memcpy(peer.bytes.data(), &in6.sin6_addr, 16);
+      peer.port = ntohs(in6.sin6_port);
+      reason = (*t->guard)(peer);
+    } else {
+      reason = "address_family_not_allowed";
+    }
+    if (!reason.empty()) {
+      if (t->blocked_reason.empty()) t->blocked_reason = std::move(reason);
+      return CURL_SOCKET_BAD;
+    }
+  }
+  return socket(address->family, address->socktype, address->protocol);
+}
 
 size_t OnBody(char* data, size_t size, size_t nmemb, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -118,6 +155,8 @@ HttpFailure ClassifyCurlError(CURLcode code) {
       return HttpFailure::kConnect;
     case CURLE_OPERATION_TIMEDOUT:
       return HttpFailure::kTimeout;
+    case CURLE_FILESIZE_EXCEEDED:
+      return HttpFailure::kBodyTooLarge;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
@@ -144,6 +183,8 @@ std::string_view FailureCause(HttpFailure failure) {
     case HttpFailure::kTls: return "TLS failure";
     case HttpFailure::kTransfer: return "transfer failed";
     case HttpFailure::kInvalidRequest: return "invalid request";
+    case HttpFailure::kBlocked: return "every address refused by the connect guard";
+    case HttpFailure::kBodyTooLarge: return "response too large";
     default: return "request failed";
   }
 }
@@ -205,17 +246,19 @@ void HttpClient::ReleaseHandle(void* handle) const {
   curl_easy_cleanup(curl);
 }
 
-Result<HttpResponse> HttpClient::Send(const HttpRequest& request, HttpFailure* failure) const {
-  return Perform(request, nullptr, failure);
+Result<HttpResponse> HttpClient::Send(const HttpRequest& request, HttpFailure* failure,
+                                      std::string* blocked_reason) const {
+  return Perform(request, nullptr, failure, blocked_reason);
 }
 
 Result<HttpResponse> HttpClient::SendStreaming(const HttpRequest& request, const HttpChunkCallback& on_chunk,
                                                HttpFailure* failure) const {
-  return Perform(request, &on_chunk, failure);
+  return Perform(request, &on_chunk, failure, nullptr);
 }
 
 Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpChunkCallback* on_chunk,
-                                         HttpFailure* failure) const {
+                                         HttpFailure* failure, std::string* blocked_reason) const {
+  if (blocked_reason != nullptr) blocked_reason->clear();
   HttpFailure local_failure = HttpFailure::kNone;
   HttpFailure& kind = failure != nullptr ? *failure : local_failure;
   kind = HttpFailure::kNone;
@@ -231,6 +274,9 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
     if (!ValidToken(h.name) || HasLineBreak(h.value)) return invalid("invalid header \"" + h.name + "\"");
   }
   if (request.timeout_ms < 0 || request.connect_timeout_ms < 0) return invalid("negative timeout");
+  for (const std::string& entry : request.resolve) {
+    if (HasLineBreak(entry)) return invalid("resolve entry contains a line break");
+  }
   if (g_curl_init_result != CURLE_OK) {
     kind = HttpFailure::kOther;
     return Status::Internal(where + ": curl_global_init failed: " + curl_easy_strerror(g_curl_init_result));
@@ -271,6 +317,7 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
   transfer.cap = options_.max_response_bytes;
   transfer.on_chunk = on_chunk;
   transfer.response = &response;
+  transfer.guard = &options_.connect_guard;
   char error_buffer[CURL_ERROR_SIZE] = {0};
 
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
@@ -287,6 +334,29 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &OnHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, &OnOpenSocket);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &transfer);
+  // libcurl 7.88 applies this only when the length is announced; OnBody counts the rest.
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options_.max_response_bytes));
+  if (!options_.use_environment_proxy) {
+    curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  }
+  if (request.low_speed_bytes_per_s > 0 && request.low_speed_seconds > 0) {
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(request.low_speed_bytes_per_s));
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.low_speed_seconds));
+  }
+  std::unique_ptr<curl_slist, CurlSlistDeleter> resolve;
+  for (const std::string& entry : request.resolve) {
+    curl_slist* next = curl_slist_append(resolve.get(), entry.c_str());
+    if (next == nullptr) {
+      kind = HttpFailure::kOther;
+      return Status::Internal(where + ": out of memory building resolve overrides");
+    }
+    (void)resolve.release();
+    resolve.reset(next);
+  }
+  if (resolve != nullptr) curl_easy_setopt(curl, CURLOPT_RESOLVE, resolve.get());
   if (request.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (request.method == "POST" || !request.body.empty()) {
@@ -309,6 +379,16 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
     kind = HttpFailure::kAborted;
     return Status::Cancelled(where + ": transfer aborted by the response consumer");
   }
+  if (rc != CURLE_OK && !transfer.blocked_reason.empty()) {
+    kind = HttpFailure::kBlocked;
+    if (blocked_reason != nullptr) *blocked_reason = transfer.blocked_reason;
+    return Status::IOError(where + ": " + std::string(FailureCause(kind)) + " (" + transfer.blocked_reason + ")");
+  }
+  if (rc == CURLE_FILESIZE_EXCEEDED) {
+    kind = HttpFailure::kBodyTooLarge;
+    return Status::ResourceExhausted(where + ": response larger than the " +
+                                     std::to_string(options_.max_response_bytes) + "-byte limit");
+  }
   if (rc != CURLE_OK) {
     kind = ClassifyCurlError(rc);
     std::string detail = error_buffer[0] != '\0' ? std::string(error_buffer) : curl_easy_strerror(rc);
@@ -324,6 +404,10 @@ Result<HttpResponse> HttpClient::Perform(const HttpRequest& request, const HttpC
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   response.status = static_cast<int>(status);
+  char* primary_ip = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_PRIMARY_IP, &primary_ip) == CURLE_OK && primary_ip != nullptr) {
+    response.remote_address = primary_ip;
+  }
   return response;
 }
 

@@ -13,6 +13,11 @@
 //   exceeding it fails with kResourceExhausted rather than growing without bound.
 // - Only http:// and https:// are allowed; redirects are not followed; "Expect: 100-continue" is
 //   disabled; gzip/deflate responses are accepted and decoded (the cap applies to decoded bytes).
+// - A connect guard (HttpClientOptions::connect_guard), when set, sees every address the client
+//   is about to open a socket to (libcurl's open-socket callback, after name resolution) and may
+//   refuse it; a request whose every address was refused fails with kBlocked and the guard's
+//   reason. Environment proxies can be ignored (use_environment_proxy = false) so that the
+//   address checked is the address of the server itself.
 //
 // Failures carry a domain code (kInvalidArgument: malformed request or URL; kIOError: DNS,
 // connect, timeout, TLS, send/receive; kResourceExhausted: body cap; kCancelled: callback abort).
@@ -23,6 +28,7 @@
 // calls) and returns it afterwards; libcurl is initialised once per process (std::call_once).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,12 +55,20 @@ struct HttpRequest {
   std::string body;            // sent as-is when non-empty (and always for POST)
   int64_t timeout_ms = 30000;  // whole transfer; 0 = no limit
   int64_t connect_timeout_ms = 10000;  // 0 = libcurl's default (300 s)
+  // Abort when fewer than low_speed_bytes_per_s bytes per second arrive for low_speed_seconds
+  // (both > 0 to take effect).
+  int64_t low_speed_bytes_per_s = 0;
+  int64_t low_speed_seconds = 0;
+  // Name-resolution overrides in libcurl's "HOST:PORT:ADDRESS[,ADDRESS]" form; they replace any
+  // cached answer for that host and port. Addresses given here still pass the connect guard.
+  std::vector<std::string> resolve = {};
 };
 
 struct HttpResponse {
   int status = 0;
   std::vector<HttpHeader> headers;  // as received, final response only
   std::string body;
+  std::string remote_address;  // numeric address of the peer the response came from
   // Value of the first header named `name` (case-insensitive), or nullopt.
   std::optional<std::string_view> Header(std::string_view name) const;
 };
@@ -70,16 +84,29 @@ enum class HttpFailure {
   kTransfer,        // connection reset, send or receive failure mid-transfer
   kBodyTooLarge,    // max_response_bytes exceeded
   kAborted,         // the streaming callback returned false
+  kBlocked,         // the connect guard refused every address of the host
   kOther,
 };
 
 // True for failures where sending the same request again may succeed (connect, timeout, transfer).
 bool IsTransientHttpFailure(HttpFailure failure);
 
+// The address a socket is about to be connected to (network byte order; IPv4 in bytes[0..3]).
+struct HttpPeer {
+  bool v6 = false;
+  std::array<uint8_t, 16> bytes{};
+  uint16_t port = 0;
+};
+
 struct HttpClientOptions {
   size_t max_response_bytes = size_t{64} << 20;  // 64 MiB
   std::string user_agent = "attest/" ATTEST_VERSION;
   size_t max_idle_handles = 8;  // easy handles (and their connections) kept for reuse
+  // Consulted before every socket the client opens; empty = connect anywhere.
+  std::function<std::string(const HttpPeer&)> connect_guard = nullptr;
+  // false: ignore http_proxy/https_proxy/all_proxy from the environment (CURLOPT_PROXY "" and
+  // CURLOPT_NOPROXY "*"), so every connection goes straight to the server's own address.
+  bool use_environment_proxy = true;
 };
 
 // Receives one chunk of a streamed 2xx body; return false to abort the transfer.
@@ -92,8 +119,10 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // When `failure` is non-null it is set to the failure kind (kNone on success).
-  Result<HttpResponse> Send(const HttpRequest& request, HttpFailure* failure = nullptr) const;
+  // When `failure` is non-null it is set to the failure kind (kNone on success); when
+  // `blocked_reason` is non-null it receives the connect guard's first refusal (empty if none).
+  Result<HttpResponse> Send(const HttpRequest& request, HttpFailure* failure = nullptr,
+                            std::string* blocked_reason = nullptr) const;
   Result<HttpResponse> SendStreaming(const HttpRequest& request, const HttpChunkCallback& on_chunk,
                                      HttpFailure* failure = nullptr) const;
 
@@ -101,7 +130,7 @@ class HttpClient {
 
  private:
   Result<HttpResponse> Perform(const HttpRequest& request, const HttpChunkCallback* on_chunk,
-                               HttpFailure* failure) const;
+                               HttpFailure* failure, std::string* blocked_reason) const;
   void* AcquireHandle() const;
   void ReleaseHandle(void* handle) const;
 
