@@ -7,15 +7,10 @@
 
 #include <charconv>
 
+#include "common/strings.h"
+
 namespace attest::http::wire {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool Decode(std::string_view in, bool plus_is_space, std::string& out) {
   out.clear();
@@ -24,7 +19,7 @@ bool Decode(std::string_view in, bool plus_is_space, std::string& out) {
     char c = in[i];
     if (c == '%') {
       if (i + 2 >= in.size()) return false;
-      int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
+      int hi = HexDigitValue(in[i + 1]), lo = HexDigitValue(in[i + 2]);
       if (hi < 0 || lo < 0) return false;
       out.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;

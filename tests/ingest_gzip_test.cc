@@ -37,18 +37,6 @@ Listed List(const std::filesystem::path& dir) {
   return l;
 }
 
-testing_ingest::Parsed Parse(const SourceFile& f, const SourceOptions& options = {}) {
-  testing_ingest::Parsed p;
-  ParseSource(
-      f, options,
-      [&](ParsedDocument&& d, uint64_t b) {
-        p.docs.push_back(std::move(d));
-        p.bytes.push_back(b);
-      },
-      [&](SourceError&& e) { p.errors.push_back(std::move(e)); });
-  return p;
-}
-
 TEST(IngestGzip, ClassifiedByInnerExtensionAndSniffed) {
   const auto dir = MakeTempDir();
   WriteFile(dir / "a.html.gz", Gzip("<title>A page</title><p>alpha body</p>"));
@@ -93,8 +81,8 @@ TEST(IngestGzip, DecodedDocumentKeepsTheIdOfTheUncompressedFile) {
   ListSources({dir / "packed" / "a.html.gz", dir / "packed" / "notes.gz"}, &packed.files, &packed.errors);
   ASSERT_EQ(plain.files.size(), 1u);
   ASSERT_EQ(packed.files.size(), 2u);
-  const auto p = Parse(plain.files[0]);
-  const auto q = Parse(packed.files[0]);
+  const auto p = testing_ingest::ParseSourceFile(plain.files[0]);
+  const auto q = testing_ingest::ParseSourceFile(packed.files[0]);
   ASSERT_EQ(p.docs.size(), 1u);
   ASSERT_EQ(q.docs.size(), 1u) << (q.errors.empty() ? "" : q.errors[0].ToString());
   EXPECT_EQ(q.docs[0].id, "a.html");
@@ -104,7 +92,7 @@ TEST(IngestGzip, DecodedDocumentKeepsTheIdOfTheUncompressedFile) {
   EXPECT_EQ(testing_ingest::BlocksToString(q.docs[0]), testing_ingest::BlocksToString(p.docs[0]));
   EXPECT_EQ(q.bytes[0], html.size());  // decoded bytes
 
-  const auto n = Parse(packed.files[1]);
+  const auto n = testing_ingest::ParseSourceFile(packed.files[1]);
   ASSERT_EQ(n.docs.size(), 1u);
   EXPECT_EQ(n.docs[0].id, "notes");
   EXPECT_EQ(n.docs[0].title, "Notes title");
@@ -118,7 +106,7 @@ TEST(IngestGzip, BombStopsAtTheDecodedCap) {
   WriteFile(dir / "bomb.txt.gz", packed);
   SourceOptions options;
   options.max_document_bytes = 1u << 20;
-  const auto p = Parse(SourceFile{dir / "bomb.txt.gz", "bomb.txt.gz", SourceFormat::kText, packed.size(), true},
+  const auto p = testing_ingest::ParseSourceFile(SourceFile{dir / "bomb.txt.gz", "bomb.txt.gz", SourceFormat::kText, packed.size(), true},
                        options);
   EXPECT_TRUE(p.docs.empty());
   ASSERT_EQ(p.errors.size(), 1u);
@@ -152,7 +140,7 @@ TEST(IngestGzip, DamagedTruncatedAndConcatenatedStreams) {
 
   const auto dir = MakeTempDir();
   WriteFile(dir / "bad.txt.gz", "not gzip at all");
-  const auto p = Parse(SourceFile{dir / "bad.txt.gz", "bad.txt.gz", SourceFormat::kText, 15, true});
+  const auto p = testing_ingest::ParseSourceFile(SourceFile{dir / "bad.txt.gz", "bad.txt.gz", SourceFormat::kText, 15, true});
   ASSERT_EQ(p.errors.size(), 1u);
   EXPECT_NE(p.errors[0].message.find("gzip"), std::string::npos) << p.errors[0].message;
 }

@@ -36,9 +36,9 @@ struct Parsed {
   std::vector<SourceError> errors;
 };
 
-inline Parsed ParseFile(const std::filesystem::path& path, SourceFormat format, const SourceOptions& options = {}) {
+// Parses a listed source file (its format, size and gzip flag as given).
+inline Parsed ParseSourceFile(const SourceFile& f, const SourceOptions& options = {}) {
   Parsed p;
-  SourceFile f{path, path.filename().string(), format, std::filesystem::file_size(path)};
   ParseSource(
       f, options,
       [&](ParsedDocument&& d, uint64_t b) {
@@ -47,6 +47,11 @@ inline Parsed ParseFile(const std::filesystem::path& path, SourceFormat format, 
       },
       [&](SourceError&& e) { p.errors.push_back(std::move(e)); });
   return p;
+}
+
+inline Parsed ParseFile(const std::filesystem::path& path, SourceFormat format, const SourceOptions& options = {}) {
+  return ParseSourceFile(SourceFile{path, path.filename().string(), format, std::filesystem::file_size(path)},
+                         options);
 }
 
 // Writes `content` to a fresh file named `name` in `dir` and parses it.

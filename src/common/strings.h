@@ -18,6 +18,9 @@ std::string_view Trim(std::string_view s, std::string_view chars = kAsciiWhitesp
 // `s` with ASCII letters lower-cased (other bytes, UTF-8 included, unchanged; no locale).
 std::string AsciiLower(std::string_view s);
 
+// The value of a hexadecimal digit (0-9, a-f, A-F), or -1 for any other character.
+int HexDigitValue(char c);
+
 // Whether CollapseWhitespace treats U+00A0 (no-break space) as whitespace.
 enum class Nbsp {
   kKeep,      // U+00A0 is text: kept as is (the chunker and the planner see exactly what was written)

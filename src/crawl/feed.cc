@@ -20,11 +20,6 @@ constexpr size_t kMaxFieldBytes = 64 * 1024;
 
 enum class Field { kNone, kTitle, kLink, kGuid, kId, kPubDate, kDcDate, kUpdated, kPublished, kLastBuildDate };
 
-std::string Quote(std::string_view s) {
-  if (s.size() > 80) return "'" + std::string(s.substr(0, 77)) + "...'";
-  return "'" + std::string(s) + "'";
-}
-
 std::string_view Attr(const std::vector<XmlAttribute>& attrs, std::string_view ns, std::string_view local) {
   for (const XmlAttribute& a : attrs) {
     if (a.ns == ns && a.local == local) return a.value;
@@ -137,7 +132,7 @@ class FeedReader final : public XmlHandler {
   std::string ResolveHref(std::string_view href) {
     href = Trim(href);
     if (std::optional<std::string> r = ResolveUriReference(bases_.back().second, href)) return std::move(*r);
-    Note("relative link " + Quote(href) + " has no absolute base; returned as written");
+    Note("relative link " + QuoteForNote(href) + " has no absolute base; returned as written");
     return std::string(href);
   }
 
@@ -162,7 +157,7 @@ class FeedReader final : public XmlHandler {
     }
     if (auto d = ParseRfc3339(value)) return d;
     if (auto d = ParseW3cDatetime(value)) return d;
-    Note("date " + Quote(value) + " not understood; dropped");
+    Note("date " + QuoteForNote(value) + " not understood; dropped");
     return std::nullopt;
   }
 
@@ -261,14 +256,7 @@ FeedResult ParseFeed(std::string_view bytes, std::string_view source_url, const 
   } else if (!decoded.truncated && !decoded.error) {
     stream.Feed({}, true);
   }
-  if (stream.error()) {
-    out.error = SeedError{stream.error()->message, skip.Absolute(stream.error()->position)};
-  } else if (decoded.error) {
-    out.error = SeedError{*decoded.error, SeedPosition{0, 0, decoded.decoded_bytes}};
-  }
-  for (const std::string& entity : stream.unloaded_entities()) {
-    out.ignored.Add("external entity " + Quote(entity) + " not loaded", {});
-  }
+  FinishSeedRead(stream, skip, decoded, &out.error, &out.ignored);
   return out;
 }
 

@@ -2,15 +2,10 @@
 
 #include <vector>
 
+#include "common/strings.h"
+
 namespace attest {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool IsUnreserved(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -32,8 +27,8 @@ std::string Normalize(std::string_view in) {
   for (size_t i = 0; i < in.size(); ++i) {
     const auto c = static_cast<unsigned char>(in[i]);
     if (c == '%' && i + 2 < in.size()) {
-      const int hi = HexValue(in[i + 1]);
-      const int lo = HexValue(in[i + 2]);
+      const int hi = HexDigitValue(in[i + 1]);
+      const int lo = HexDigitValue(in[i + 2]);
       if (hi >= 0 && lo >= 0) {
         const auto octet = static_cast<unsigned char>(hi * 16 + lo);
         if (IsUnreserved(octet)) {

@@ -54,4 +54,21 @@ SeedPosition LeadingSkipper::Absolute(SeedPosition p) const {
   return p;
 }
 
+std::string QuoteForNote(std::string_view s) {
+  if (s.size() > 80) return "'" + std::string(s.substr(0, 77)) + "...'";
+  return "'" + std::string(s) + "'";
+}
+
+void FinishSeedRead(const XmlStream& stream, const LeadingSkipper& skip, const DecodeReport& decoded,
+                    std::optional<SeedError>* error, SeedNotes* ignored) {
+  if (stream.error()) {
+    *error = SeedError{stream.error()->message, skip.Absolute(stream.error()->position)};
+  } else if (decoded.error) {
+    *error = SeedError{*decoded.error, SeedPosition{0, 0, decoded.decoded_bytes}};
+  }
+  for (const std::string& entity : stream.unloaded_entities()) {
+    ignored->Add("external entity " + QuoteForNote(entity) + " not loaded", {});
+  }
+}
+
 }  // namespace attest

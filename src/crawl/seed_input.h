@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,13 @@ class LeadingSkipper {
   uint64_t skipped_lines_ = 0;
   uint64_t skipped_columns_ = 0;  // bytes skipped on the line of the first significant byte
 };
+
+// A value quoted in a note: in single quotes, cut to 80 characters.
+std::string QuoteForNote(std::string_view s);
+
+// The end of a sitemap or feed read, shared by both parsers: the error of the XML stream (at its
+// absolute position) or else of the gzip decoding, and the external entities left unloaded, as notes.
+void FinishSeedRead(const XmlStream& stream, const LeadingSkipper& skip, const DecodeReport& decoded,
+                    std::optional<SeedError>* error, SeedNotes* ignored);
 
 }  // namespace attest

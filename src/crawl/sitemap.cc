@@ -18,11 +18,6 @@ bool IsSitemapNamespace(std::string_view ns) {
          ns.find("google.com/schemas/sitemap/") != std::string_view::npos;
 }
 
-std::string Quote(std::string_view s) {
-  if (s.size() > 80) return "'" + std::string(s.substr(0, 77)) + "...'";
-  return "'" + std::string(s) + "'";
-}
-
 std::optional<ChangeFreq> ParseChangeFreq(std::string_view text) {
   const std::string v = AsciiLower(Trim(text));
   static constexpr std::pair<std::string_view, ChangeFreq> kNames[] = {
@@ -119,21 +114,21 @@ class SitemapXmlReader final : public XmlHandler {
         } else if (auto r = ParseRfc3339(value)) {
           entry_.lastmod = r;
         } else if (!value.empty()) {
-          Note("<lastmod> " + Quote(value) + " is not a W3C Datetime; dropped");
+          Note("<lastmod> " + QuoteForNote(value) + " is not a W3C Datetime; dropped");
         }
         break;
       case Field::kChangefreq:
         if (auto f = ParseChangeFreq(value)) {
           entry_.changefreq = *f;
         } else {
-          Note("<changefreq> " + Quote(value) + " is not one of the protocol's values; dropped");
+          Note("<changefreq> " + QuoteForNote(value) + " is not one of the protocol's values; dropped");
         }
         break;
       case Field::kPriority:
         if (auto p = ParsePriority(value)) {
           entry_.priority = p;
         } else {
-          Note("<priority> " + Quote(value) + " is not a number from 0.0 to 1.0; dropped");
+          Note("<priority> " + QuoteForNote(value) + " is not a number from 0.0 to 1.0; dropped");
         }
         break;
       default:
@@ -211,7 +206,7 @@ class TextReader {
     if (url.size() >= limits_.max_loc_chars) {
       out_.ignored.Add("line longer than " + std::to_string(limits_.max_loc_chars) + " characters skipped", where);
     } else if (!StartsWithHttp(url)) {
-      out_.ignored.Add("line " + Quote(url) + " is not an absolute http(s) URL; skipped", where);
+      out_.ignored.Add("line " + QuoteForNote(url) + " is not an absolute http(s) URL; skipped", where);
     } else if (out_.urls.size() >= limits_.max_entries) {
       if (out_.entries_over_limit++ == 0) {
         out_.ignored.Add("URLs beyond the limit of " + std::to_string(limits_.max_entries) + " per file ignored",
@@ -284,14 +279,7 @@ SitemapResult ParseSitemap(std::string_view bytes, std::string_view source_url, 
   } else if (!decoded.truncated && !decoded.error) {
     stream.Feed({}, true);
   }
-  if (stream.error()) {
-    out.error = SeedError{stream.error()->message, skip.Absolute(stream.error()->position)};
-  } else if (decoded.error) {
-    out.error = SeedError{*decoded.error, SeedPosition{0, 0, decoded.decoded_bytes}};
-  }
-  for (const std::string& entity : stream.unloaded_entities()) {
-    out.ignored.Add("external entity " + Quote(entity) + " not loaded", {});
-  }
+  FinishSeedRead(stream, skip, decoded, &out.error, &out.ignored);
   return out;
 }
 

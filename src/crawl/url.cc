@@ -4,12 +4,12 @@
 #include <array>
 #include <cstring>
 
+#include "common/strings.h"
 #include "crawl/url_host.h"
 
 namespace attest {
 namespace {
 
-using url_internal::HexValue;
 using url_internal::IsHexDigit;
 using url_internal::IsUnreserved;
 
@@ -52,7 +52,7 @@ std::optional<UrlError> NormalizeComponent(std::string_view text, Component kind
       if (i + 2 >= text.size() || !IsHexDigit(text[i + 1]) || !IsHexDigit(text[i + 2])) {
         return UrlError{UrlErrorCode::kBadPercentEncoding, base + i, "'%' not followed by two hex digits"};
       }
-      const auto b = static_cast<unsigned char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      const auto b = static_cast<unsigned char>(HexDigitValue(text[i + 1]) * 16 + HexDigitValue(text[i + 2]));
       if (b == 0) return UrlError{UrlErrorCode::kNulByte, base + i, "%00 is refused"};
       if (IsUnreserved(static_cast<char>(b))) {
         out->push_back(static_cast<char>(b));

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace attest::url_internal {
 namespace {
 
@@ -91,12 +93,6 @@ const UIDNA* Idna() {
 
 bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
 bool IsUnreserved(char c) { return IsAlpha(c) || IsDigit(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
 
 HostParse ParseHost(std::string_view text) {
@@ -114,7 +110,7 @@ HostParse ParseHost(std::string_view text) {
       if (i + 2 >= text.size() || !IsHexDigit(text[i + 1]) || !IsHexDigit(text[i + 2])) {
         return Fail(UrlErrorCode::kBadPercentEncoding, "bad percent-encoding in host");
       }
-      const char b = static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      const char b = static_cast<char>(HexDigitValue(text[i + 1]) * 16 + HexDigitValue(text[i + 2]));
       if (b == '\0') return Fail(UrlErrorCode::kNulByte, "%00 in host");
       decoded += b;
       i += 2;

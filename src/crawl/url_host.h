@@ -20,7 +20,6 @@ struct HostParse {
 HostParse ParseHost(std::string_view text);
 
 bool IsHexDigit(char c);
-int HexValue(char c);
 bool IsUnreserved(char c);
 
 }  // namespace attest::url_internal
