@@ -150,6 +150,7 @@ struct ServeArgs {
   std::string web_dir;                // "" = the page embedded in the binary (docs/web.md)
   bool no_web = false;                // no page at /
   std::string audit_log;              // default <data>/audit.jsonl
+  std::string events_config;          // connectors of POST /v1/events ("" = the events routes are off)
   size_t audit_queue = 65536;         // audit records held in memory (then 503 audit_unavailable)
   std::string manifest_key_env = "ATTEST_MANIFEST_KEY";
   bool report_access_filtered = false;  // say filtered_by_access to readers (an oracle: off by default)

@@ -204,6 +204,9 @@ int main(int argc, char** argv) {
                     "instead of the bundle embedded in the binary; for developing the page");
   serve->add_flag("--no-web", va.no_web, "serve the API only: no page at /");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
+  serve->add_option("--events-config", va.events_config,
+                    "JSON file of the connectors that may POST /v1/events (name, tenant, secret_env); enables the "
+                    "events routes and <data>/events.db (docs/http_api.md, \"Events\")");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
   serve->add_option("--audit-queue", va.audit_queue,

@@ -13,6 +13,8 @@
 #include "service/audit_log.h"
 #include "service/authenticator.h"
 #include "service/conversation_store.h"
+#include "service/event_config.h"
+#include "service/event_log.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
 #include "service/service_internal.h"
@@ -175,7 +177,43 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     conversations = std::move(no_conversations);
   }
 
+  // Pushed events: the connectors (secrets from the environment) and the durable log.
+  std::unique_ptr<service::WebhookVerifier> webhooks;
+  std::unique_ptr<service::EventLog> event_log;
+  if (!a.events_config.empty()) {
+    auto text = ReadFileToString(a.events_config, 1 << 20);
+    if (!text.ok()) {
+      std::fprintf(stderr, "attest: --events-config: %s\n", text.status().message().c_str());
+      return kExitUsage;
+    }
+    auto config = service::ParseEventsConfig(*text, [](const std::string& name) -> std::optional<std::string> {
+      const char* v = std::getenv(name.c_str());
+      return v ? std::optional<std::string>(v) : std::nullopt;
+    });
+    if (!config.ok()) {
+      std::fprintf(stderr, "attest: --events-config %s: %s\n", a.events_config.c_str(),
+                   config.status().message().c_str());
+      return kExitUsage;
+    }
+    auto opened = service::EventLog::Open(std::filesystem::path(g.data_dir) / "events.db");
+    if (!opened.ok()) {
+      std::fprintf(stderr, "attest: %s\n", opened.status().ToString().c_str());
+      return kExitFailure;
+    }
+    event_log = std::move(opened).value();
+    // Deliveries (idempotency keys) and finished events are kept 7 days (docs/http_api.md, "Events").
+    const int64_t week_ago_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    (std::chrono::system_clock::now() - std::chrono::hours(24 * 7)).time_since_epoch())
+                                    .count();
+    if (auto purged = event_log->Purge(week_ago_ms); !purged.ok()) {
+      spdlog::warn("events.db: purge: {}", purged.status().ToString());
+    }
+    webhooks = std::make_unique<service::WebhookVerifier>(std::move(config->connectors), config->tolerance, nullptr);
+  }
+
   service::ServiceOptions so;
+  so.event_log = event_log.get();
+  so.webhooks = webhooks.get();
   so.default_deadline_ms = a.deadline_ms;
   so.caches = !a.no_cache;
   so.conversations = conversations->get();

@@ -22,6 +22,8 @@ int HttpStatusOf(service::ApiErrorCode code) {
     case C::kConflict: return 409;
     case C::kPayloadTooLarge: return 413;
     case C::kUnsupportedMediaType: return 415;
+    case C::kUnsupportedEventType:
+    case C::kIdempotencyConflict: return 422;
     case C::kRateLimited:
     case C::kQuotaExceeded: return 429;
     case C::kHeadersTooLarge: return 431;

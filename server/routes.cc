@@ -184,6 +184,52 @@ http::Handler Bulk(RouteContext* ctx, const char* route, Fn fn) {
   };
 }
 
+
+// POST /v1/events and GET /v1/events/{seq}: a connector authenticates by its Standard Webhooks
+// signature over the body (GET: over the empty body); the rate limit is its own.
+std::optional<Identity> AdmitConnector(Call& c) {
+  const http::Request& q = c.ex->request();
+  service::WebhookHeaders h{q.Header("webhook-id"), q.Header("webhook-timestamp"), q.Header("webhook-signature")};
+  ApiResult<Identity> who = c.ctx->service->AuthenticateConnector(h, q.body);
+  if (!who.ok()) {
+    c.Fail(who.error());
+    return std::nullopt;
+  }
+  auto d = c.ctx->limiter->Acquire(who.value().credential_id);
+  if (!d.allowed) {
+    c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
+    http::Response r = ErrorResponse(
+        ApiError{ApiErrorCode::kRateLimited, "rate limit exceeded for this connector", ""}, c.rc.request_id, c.version);
+    r.headers.emplace_back("Retry-After", std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))));
+    c.ex->Respond(std::move(r));
+    return std::nullopt;
+  }
+  return std::move(who).value();
+}
+
+// ?wait_ms=N (0..kMaxEventWaitMs), the only query parameter of the events routes.
+ApiResult<uint32_t> WaitMs(const http::Request& q) {
+  uint32_t wait = 0;
+  for (const auto& [name, value] : q.query) {
+    if (name != "wait_ms") return ApiError{ApiErrorCode::kInvalidRequest, "unknown query parameter '" + name + "'", name};
+    if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(value) > service::kMaxEventWaitMs) {
+      return ApiError{ApiErrorCode::kInvalidRequest, "wait_ms must be an integer in 0..10000", "wait_ms"};
+    }
+    wait = static_cast<uint32_t>(std::stoul(value));
+  }
+  return wait;
+}
+
+void ReplyEvents(Call& c, const service::EventsReply& reply) {
+  http::Response resp;
+  resp.status = reply.pending ? 202 : 200;
+  resp.body = reply.body;
+  resp.headers = c.Headers();
+  if (reply.replayed) resp.headers.emplace_back("Idempotent-Replayed", "true");
+  c.ex->Respond(std::move(resp));
+}
+
 }  // namespace
 
 http::Router BuildRoutes(RouteContext* ctx) {
@@ -252,6 +298,44 @@ http::Router BuildRoutes(RouteContext* ctx) {
             return c.ctx->service->DeleteDocument(who, id, tenant, c.rc);
           });
         }));
+
+  // Pushed events (docs/http_api.md, "Events"): signed by a connector; waiting never holds a worker.
+  r.Add("POST", "/v1/events", P::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/v1/events");
+    std::optional<Identity> who = AdmitConnector(c);
+    if (!who) return;
+    auto wait = WaitMs(c.ex->request());
+    if (!wait.ok()) return c.Fail(wait.error());
+    auto reply = c.ctx->service->PostEvents(*who, c.ex->request().Header("webhook-id"), c.ex->request().body,
+                                            c.ctx->limits, c.rc);
+    if (!reply.ok()) return c.Fail(reply.error());
+    if (reply.value().replayed || !reply.value().pending || wait.value() == 0) return ReplyEvents(c, reply.value());
+    const uint64_t last = reply.value().last_seq;
+    c.ctx->service->WhenEventsDone(last, std::chrono::milliseconds(wait.value()),
+                                   [c, first = std::move(reply).value()]() mutable {
+                                     auto now = c.ctx->service->RefreshEvents(first);
+                                     if (!now.ok()) return ReplyEvents(c, first);
+                                     ReplyEvents(c, now.value());
+                                   });
+  });
+  r.Add("GET", "/v1/events/{seq}", P::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {
+    Call c = Begin(ctx, std::move(ex), "/v1/events/{seq}");
+    const bool signed_by_connector = !c.ex->request().Header("webhook-signature").empty();
+    std::optional<Identity> who = signed_by_connector ? AdmitConnector(c) : Admit(c);
+    if (!who) return;
+    const std::string raw = c.ex->request().params.at("seq");
+    if (raw.empty() || raw.size() > 19 || raw.find_first_not_of("0123456789") != std::string::npos) {
+      return c.Fail(ApiError{ApiErrorCode::kInvalidRequest, "seq must be a positive integer", "seq"});
+    }
+    const uint64_t seq = std::stoull(raw);
+    auto wait = WaitMs(c.ex->request());
+    if (!wait.ok()) return c.Fail(wait.error());
+    auto respond = [c, who = *who, seq]() mutable { c.Reply(c.ctx->service->GetEvent(who, seq, c.rc)); };
+    // Check access before waiting: a caller learns nothing by waiting on another tenant's event.
+    auto first = c.ctx->service->GetEvent(*who, seq, c.rc);
+    if (!first.ok() || wait.value() == 0) return c.Reply(std::move(first));
+    c.ctx->service->WhenEventsDone(seq, std::chrono::milliseconds(wait.value()), std::move(respond));
+  });
 
   // Unauthenticated operational routes.
   r.Add("GET", "/healthz", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {

@@ -37,7 +37,7 @@ http::Router BuildRoutes(RouteContext* ctx);
 // The HTTP status of each ApiErrorCode: the one table (server/error_response.cc; docs/design.md,
 // "Errors"). 400 invalid_json/invalid_request/bad_http, 401 unauthorized, 403 forbidden,
 // 404 not_found, 405 method_not_allowed, 408 timeout, 409 conflict, 413 payload_too_large (the
-// caller's input only), 415 unsupported_media_type, 429 rate_limited/quota_exceeded,
+// caller's input only), 415 unsupported_media_type, 422 unsupported_event_type/idempotency_conflict, 429 rate_limited/quota_exceeded,
 // 431 headers_too_large, 499 cancelled, 500 internal/corrupt_document, 501 not_implemented,
 // 502 upstream_error (a model server failed), 503 overloaded/unavailable/storage_full/
 // audit_unavailable/vector_leg_unavailable/model_unavailable (a model server is rate limiting or

@@ -63,7 +63,9 @@ TEST(ErrorTable, WireNamesAndStatusesClientsKnow) {
       {"storage_full", 503},      {"audit_unavailable", 503},      {"vector_leg_unavailable", 503},
       {"deadline_exceeded", 504}, {"internal", 500},               {"corrupt_document", 500},
       // New with typed codes: a model server's failure.
-      {"model_unavailable", 503}, {"upstream_error", 502}};
+      {"model_unavailable", 503}, {"upstream_error", 502},
+      // POST /v1/events.
+      {"unsupported_event_type", 422}, {"idempotency_conflict", 422}};
   EXPECT_EQ(known.size(), size_t(service::kApiErrorCodeCount));
   for (const auto& [name, status] : known) {
     auto code = service::ApiErrorCodeFromName(name);

@@ -32,6 +32,8 @@ std::string_view ApiErrorCodeName(ApiErrorCode code) {
     case C::kUpstreamError: return "upstream_error";
     case C::kDeadlineExceeded: return "deadline_exceeded";
     case C::kInternal: return "internal";
+    case C::kUnsupportedEventType: return "unsupported_event_type";
+    case C::kIdempotencyConflict: return "idempotency_conflict";
     case C::kCorruptDocument: return "corrupt_document";
   }
   return "";
@@ -77,6 +79,9 @@ std::string_view ApiErrorCodeDescription(ApiErrorCode code) {
       return "a model server failed or answered something unusable; field \"model\"; not the caller's fault";
     case C::kDeadlineExceeded: return "a deadline passed before the work finished (the request's or a model's)";
     case C::kInternal: return "a bug in the server; the detail is logged with the request id";
+    case C::kUnsupportedEventType: return "an event's type is not one the server knows; `field` names it";
+    case C::kIdempotencyConflict:
+      return "the webhook-id was already used with another body: a repeat must resend the same bytes";
     case C::kCorruptDocument: return "stored data failed a check and was not served";
   }
   return "";

@@ -39,6 +39,8 @@ enum class ApiErrorCode : int {
   kUpstreamError,            // a model server failed or answered something unusable (field "model")
   kDeadlineExceeded,         // a deadline passed before the work finished (a request's or a model's)
   kInternal,                 // a bug; the detail is logged, not shown
+  kUnsupportedEventType,     // POST /v1/events: an event type the server does not know (field names it)
+  kIdempotencyConflict,      // POST /v1/events: a webhook-id seen before with another body
   kCorruptDocument,          // stored data failed a check: refused, never served
 };
 inline constexpr int kApiErrorCodeCount = static_cast<int>(ApiErrorCode::kCorruptDocument) + 1;

@@ -85,8 +85,9 @@ const ObjectSchema& FeedbackSchema();
 const ObjectSchema& DocumentListQuerySchema();
 std::vector<const ObjectSchema*> AllRequestSchemas();  // every body table, for the OpenAPI components
 
-// Reads a request body: UTF-8, JSON, duplicate keys, nesting depth, top level an object.
-ApiResult<nlohmann::json> ParseJsonBody(std::string_view body);
+// Reads a request body: UTF-8, JSON, duplicate keys, nesting depth, top level an object (or an
+// array when `allow_array`: a CloudEvents JSON batch).
+ApiResult<nlohmann::json> ParseJsonBody(std::string_view body, bool allow_array = false);
 
 // Validates `object` (must be a JSON object) against `schema`. On success returns a new object
 // holding only known fields, with aliases renamed to the canonical name, nulls of optional fields

@@ -434,7 +434,7 @@ ApiResult<std::string> ValidateString(std::string_view value, const FieldSpec& s
   return s;
 }
 
-ApiResult<json> ParseJsonBody(std::string_view body) {
+ApiResult<json> ParseJsonBody(std::string_view body, bool allow_array) {
   try {
     if (Trim(body).empty()) {
       return ApiError{ApiErrorCode::kInvalidJson, "the request body is empty; expected a JSON object", ""};
@@ -454,8 +454,9 @@ ApiResult<json> ParseJsonBody(std::string_view body) {
       return ApiError{ApiErrorCode::kInvalidJson, "the request body is not valid JSON (byte offset " +
                                           std::to_string(sax.error_offset()) + "): " + sax.error_text(), ""};
     }
-    if (!sax.root().is_object()) {
-      return InvalidField("", std::string("the request body must be a JSON object, got ") + TypeName(sax.root()));
+    if (!sax.root().is_object() && !(allow_array && sax.root().is_array())) {
+      return InvalidField("", std::string("the request body must be a JSON object") + (allow_array ? " or array" : "") +
+                                  ", got " + TypeName(sax.root()));
     }
     return std::move(sax.root());
   } catch (const std::exception& e) {

@@ -22,7 +22,15 @@ Service::Service(Engine& engine, Authenticator& auth, Registry& metrics, AuditLo
       options_(std::move(options)),
       retrieval_cache_(options_.retrieval_cache_bytes, options_.retrieval_cache_ttl),
       answer_cache_(options_.answer_cache_bytes, options_.answer_cache_ttl),
-      feedback_limiter_(options_.feedback_rate) {}
+      feedback_limiter_(options_.feedback_rate) {
+  if (options_.event_log) {
+    EventApplierOptions ao;
+    ao.clock = options_.clock;
+    ao.invalidate_chunks = [this](const std::vector<uint64_t>& chunks) { answer_cache_.InvalidateChunks(chunks); };
+    event_applier_ = std::make_unique<EventApplier>(*options_.event_log, engine_, metrics_, std::move(ao));
+    event_applier_->Start();  // applies what a previous process left queued
+  }
+}
 
 Service::~Service() = default;
 
@@ -229,6 +237,11 @@ void Service::RefreshGauges() {
     metrics_.GetGauge("attest_audit_writable", "1 while audit writes succeed, 0 from a failed write until one succeeds")
         ->Set(h.writing ? 1 : 0);
     metrics_.GetCounter("attest_audit_refused_total", "Requests refused because the audit log was full");
+  }
+  if (options_.event_log) {
+    if (auto queued = options_.event_log->QueuedCount(); queued.ok()) {
+      metrics_.GetGauge("attest_events_queue_depth", "Pushed events durable but not yet applied")->Set(double(*queued));
+    }
   }
   if (options_.conversations) {
     if (auto c = options_.conversations->Counts(); c.ok()) {

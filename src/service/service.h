@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,11 +34,14 @@
 #include "service/authenticator.h"
 #include "service/contracts.h"
 #include "service/conversation_store.h"
+#include "service/event_applier.h"
+#include "service/event_log.h"
 #include "service/identity.h"
 #include "service/keyed_locks.h"
 #include "service/metrics.h"
 #include "service/rate_limiter.h"
 #include "service/result_cache.h"
+#include "service/webhook_signature.h"
 
 namespace attest::service {
 
@@ -76,7 +80,24 @@ struct ServiceOptions {
   std::string llm_model;                    // part of the answer cache key
   std::string embedder;                     // echoed in versions
   std::string manifest_key;                 // HMAC key for answer manifests ("" = unsigned)
+  // Pushed events (POST /v1/events): the durable log and the connectors' verifier (both borrowed;
+  // either null = the events routes answer 404). The Service runs the applier over the log.
+  EventLog* event_log = nullptr;
+  const WebhookVerifier* webhooks = nullptr;
+  const Clock* clock = nullptr;             // wall time of events (received, applied); null = real
 };
+
+// The answer to POST /v1/events: whether events are still queued (202) or every one has its
+// outcome (200), whether this is the first answer replayed for a repeated webhook-id, the body,
+// and the greatest sequence number in it (what a waiter waits for).
+struct EventsReply {
+  bool pending = false;
+  bool replayed = false;
+  std::string body;
+  uint64_t last_seq = 0;
+};
+
+inline constexpr uint32_t kMaxEventWaitMs = 10000;  // ?wait_ms= of the events routes
 
 class Service {
  public:
@@ -101,6 +122,21 @@ class Service {
   // GET /v1/me: the caller's own identity as a page needs it to choose its views (tenant, user,
   // admin, operator, groups, clearance, credential method); never a secret, a hash or a key id.
   ApiResult<std::string> Me(const Identity& who, const RequestContext& ctx) const;
+
+  // Pushed events (docs/http_api.md, "Events"). AuthenticateConnector checks the Standard
+  // Webhooks headers against the configured connectors and returns the connector's identity
+  // (tenant from the configuration, admin of it, method "webhook", user = the connector's name).
+  bool events_enabled() const { return options_.event_log && options_.webhooks; }
+  ApiResult<Identity> AuthenticateConnector(const WebhookHeaders& headers, std::string_view body);
+  ApiResult<EventsReply> PostEvents(const Identity& connector, const std::string& webhook_id, std::string_view body,
+                                    const ParseLimits& limits, const RequestContext& ctx);
+  // `reply` with each event's current state (after a wait); pending when any is still queued.
+  ApiResult<EventsReply> RefreshEvents(const EventsReply& reply);
+  // GET /v1/events/{seq}: the event's state, for its connector or an admin of its tenant.
+  ApiResult<std::string> GetEvent(const Identity& who, uint64_t seq, const RequestContext& ctx);
+  // Calls `callback` once every event up to `seq` has an outcome, or after `timeout` (never on the
+  // caller's thread while waiting: no request thread is held).
+  void WhenEventsDone(uint64_t seq, std::chrono::milliseconds timeout, std::function<void()> callback);
 
   // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
   nlohmann::json Versions() const;
@@ -148,6 +184,8 @@ class Service {
   AnswerCache answer_cache_;
   RateLimiter feedback_limiter_;
   KeyedLocks thread_locks_;  // one message of a thread at a time
+  // Last member: stopped first, while the caches it invalidates still exist.
+  std::unique_ptr<EventApplier> event_applier_;
 };
 
 }  // namespace attest::service
