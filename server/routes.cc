@@ -309,7 +309,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
     auto reply = c.ctx->service->PostEvents(*who, c.ex->request().Header("webhook-id"), c.ex->request().body,
                                             c.ctx->limits, c.rc);
     if (!reply.ok()) return c.Fail(reply.error());
-    if (reply.value().replayed || !reply.value().pending || wait.value() == 0) return ReplyEvents(c, reply.value());
+    if (!reply.value().pending || wait.value() == 0) return ReplyEvents(c, reply.value());
     const uint64_t last = reply.value().last_seq;
     c.ctx->service->WhenEventsDone(last, std::chrono::milliseconds(wait.value()),
                                    [c, first = std::move(reply).value()]() mutable {
