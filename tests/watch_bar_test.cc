@@ -150,7 +150,9 @@ TEST_F(WatchBarTest, ChangesAndDeletesAreSearchableWithinTwoSeconds) {
     ASSERT_TRUE(WaitUntil([&] { return Finds(word, id); })) << "change " << i << " (" << id << ") never searchable";
     change_ms.push_back(Ms(t0));
     files.push_back({id, word});
-    if (edit) EXPECT_FALSE(Finds(seed_words_[i / 2], id)) << "the edited file's old text is still found";
+    if (edit) {
+      EXPECT_FALSE(Finds(seed_words_[i / 2], id)) << "the edited file's old text is still found";
+    }
   }
 
   // 50 deletes. Each file's answer is asked for first (so a cached answer citing it exists).
