@@ -78,16 +78,18 @@ class WatchBarTest : public ::testing::Test {
     ASSERT_NE(server_->port(), 0) << server_->child().out();
     // The folder is brought in line in the background: wait for the last seed page.
     ASSERT_TRUE(WaitUntil([&] { return Finds(seed_words_.back(), "seed_" + std::to_string(kSeedFiles - 1) + ".md"); }))
-        << "the initial sync did not make the seed pages searchable";
+        << "the initial sync did not make the seed pages searchable: "
+        << Call(server_->port(), "POST", "/v1/search", reader_, json{{"query", seed_words_.back()}}.dump()).body;
   }
 
   bool Finds(const std::string& word, const std::string& doc_id) {
-    auto r = Call(server_->port(), "POST", "/v1/search", reader_, json{{"query", word}, {"k", 10}}.dump());
+    auto r = Call(server_->port(), "POST", "/v1/search", reader_, json{{"query", word}, {"top_k", 10}}.dump());
     if (r.status != 200) {
       ADD_FAILURE() << "search: " << r.status << " " << r.body;
       return false;
     }
-    for (const auto& h : Body(r)["hits"]) {
+    const json body = Body(r);
+    for (const auto& h : body["hits"]) {
       if (h.value("doc_id", "") == doc_id) return true;
     }
     return false;
