@@ -15,6 +15,10 @@ namespace CLI {
 class App;
 }
 
+namespace attest {
+struct FolderWatchOptions;  // src/watch/folder_watcher.h
+}
+
 namespace attest::cli {
 
 inline constexpr int kExitOk = 0;
@@ -74,6 +78,20 @@ struct IngestArgs {
   bool json = false;
 };
 
+// `attest watch DIR...` (cli/watch_command.cc, docs/watch.md).
+struct WatchArgs {
+  std::vector<std::string> dirs;
+  std::string tenant;
+  std::string acl;           // comma-separated groups
+  std::string label;         // access label ("" = the lowest level)
+  std::string source_type;
+  std::string version;
+  std::string site;
+  uint32_t debounce_ms = 50;     // quiet time after a file's last event
+  uint32_t max_delay_ms = 500;   // a file that keeps changing is applied at least this often
+  bool json = false;             // one JSON object per change
+};
+
 struct SearchArgs {
   std::string query;
   size_t k = 10;
@@ -108,6 +126,12 @@ struct EvalArgs {
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);
+int RunWatch(const GlobalArgs& g, const WatchArgs& a);
+// Registers the document flags of `watch` (--tenant, --acl ...); `prefix` "watch-" names them for
+// `serve --watch` (--watch-tenant, --watch-acl ...).
+void AddWatchFlags(CLI::App* cmd, WatchArgs* a, const std::string& prefix);
+// The watcher's options from the flags: maps in <data>/watch (src/watch/folder_watcher.h).
+FolderWatchOptions MakeWatchOptions(const GlobalArgs& g, const WatchArgs& a);
 int RunSearch(const GlobalArgs& g, const SearchArgs& a);
 int RunStats(const GlobalArgs& g, bool json);
 int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& tenant);
@@ -128,6 +152,7 @@ struct AskArgs {
 };
 
 struct ServeArgs {
+  WatchArgs watch;                    // --watch DIR (repeatable) and the --watch-* flags
   std::string host = "127.0.0.1";
   uint16_t port = 8080;               // 0 = pick a free port (printed)
   unsigned io_threads = 2;

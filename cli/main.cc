@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   // when they wait: spinning threads starve the others on a loaded machine (a 2 s training once
   // took 92 s). An explicit setting in the environment wins.
   setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
-  CLI::App app{"attest - a grounded answer engine (ingest, search, ask, check, eval, serve)"};
+  CLI::App app{"attest - a grounded answer engine (ingest, watch, search, ask, check, eval, serve)"};
   app.require_subcommand(1);
   app.fallthrough();  // global options such as --data may follow the subcommand
   app.set_version_flag("--version", std::string("attest ") + ATTEST_VERSION);
@@ -80,6 +80,14 @@ int main(int argc, char** argv) {
   ingest->add_option("--batch-docs", ia.batch_docs, "documents per atomic commit")->check(CLI::Range(1, 1000000));
   ingest->add_flag("--print-acks", ia.print_acks, "print 'ack <id>' for each document once it is durable");
   ingest->add_flag("--json", ia.json, "print the summary as JSON");
+
+  WatchArgs wa;
+  auto* watch = app.add_subcommand(
+      "watch", "keep the index in line with folders: ingest them, then follow created, changed, moved and deleted "
+               "files (inotify) until SIGINT/SIGTERM, with the ids `ingest` gives (docs/watch.md)");
+  watch->add_option("dirs", wa.dirs, "directories to watch")->required();
+  AddWatchFlags(watch, &wa, "");
+  watch->add_flag("--json", wa.json, "print each change as a JSON object");
 
   SearchArgs sa;
   auto* search = app.add_subcommand("search", "search: BM25, vector or hybrid, with filters");
@@ -207,6 +215,10 @@ int main(int argc, char** argv) {
   serve->add_option("--events-config", va.events_config,
                     "JSON file of the connectors that may POST /v1/events (name, tenant, secret_env); enables the "
                     "events routes and <data>/events.db (docs/http_api.md, \"Events\")");
+  serve->add_option("--watch", va.watch.dirs,
+                    "keep the index in line with this folder (repeatable) on a background thread, as `attest watch` "
+                    "does; its documents take the --watch-* flags");
+  AddWatchFlags(serve, &va.watch, "watch-");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
   serve->add_option("--audit-queue", va.audit_queue,
@@ -231,6 +243,7 @@ int main(int argc, char** argv) {
 
   g.data_dir_given = app.get_option("--data")->count() > 0;
   if (*ingest) return RunIngest(g, ia);
+  if (*watch) return RunWatch(g, wa);
   if (*search) return RunSearch(g, sa);
   if (*stats) return RunStats(g, stats_json);
   if (*del) return RunDelete(g, delete_id, delete_tenant);

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/serve_watch.h"
 #include "common/file_util.h"
 #include "server/routes.h"
 #include "server/static_site.h"
@@ -292,10 +293,21 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: cannot listen on %s:%u: %s\n", a.host.c_str(), unsigned(a.port), st.ToString().c_str());
     return kExitFailure;
   }
+  std::unique_ptr<ServeWatch> watch;
+  if (!a.watch.dirs.empty()) {
+    auto opened = ServeWatch::Open(g, a.watch, **engine, svc, metrics);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "attest: --watch: %s\n", opened.status().message().c_str());
+      return kExitFailure;
+    }
+    watch = std::move(opened).value();
+    watch->Start();  // brings the index in line in the background; searches run meanwhile
+  }
   std::printf("attest: listening on http://%s:%u (revocation delay %u ms)\n", a.host.c_str(), unsigned(srv->port()),
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
   srv->Run();
+  watch.reset();  // stops the watcher before the engine closes
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) spdlog::warn("background vector work: {}", v.ToString());

@@ -118,8 +118,24 @@ struct EngineOptions {
   const Clock* clock = nullptr;
 };
 
+// One document an ingestion committed, and the source file it came from (IngestOptions::on_document).
+struct IngestedDocument {
+  enum class Outcome { kAdded, kReplaced, kUnchanged };
+  std::string file;                        // relative to its root, as ListSources names it ("a/b.html")
+  std::string id;
+  Outcome outcome = Outcome::kAdded;
+  std::vector<ChunkId> superseded_chunks;  // kReplaced: the chunks of the version it replaced
+};
+
 struct IngestOptions {
   std::vector<std::string> paths;  // files or directories (recursed)
+  // Instead of `paths` (which must then be empty): exactly these files, named relative to the
+  // directory `root` ('/'-separated), each listed and identified as `paths = {root}` would list and
+  // identify it (the same skips of hidden files and web assets, the same ids). A file the walk of
+  // `root` would skip is left out silently; a missing one is an issue. For re-ingesting the files
+  // of a folder that changed (`attest watch`, docs/watch.md).
+  std::string root;
+  std::vector<std::string> files;
   std::string tenant;              // "" = default tenant
   std::vector<std::string> acl_groups;  // empty = public
   std::string access_label;        // "" = unlabelled (the lowest level); else one of access_levels
@@ -131,6 +147,10 @@ struct IngestOptions {
   std::function<void(const std::vector<std::string>& committed_ids)> on_commit;
   // Progress: bytes of source processed so far out of the total.
   std::function<void(uint64_t done_bytes, uint64_t total_bytes)> on_progress;
+  // Called after each commit, once per document it made durable (identical re-ingests included),
+  // with the file it came from and what the commit did to it. A document that two files of one
+  // ingestion produce is reported for both. Set, each commit first reads the versions it replaces.
+  std::function<void(const IngestedDocument& doc)> on_document;
 };
 
 struct IngestIssue {

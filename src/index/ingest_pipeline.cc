@@ -35,6 +35,7 @@ struct WorkUnit {
 
 struct UnitResult {
   std::vector<PreparedDocument> docs;
+  std::string file;  // the unit's file, relative to its root
   std::vector<IngestIssue> issues;
   uint64_t bytes = 0;
 };
@@ -84,6 +85,29 @@ class ReorderBuffer {
   uint64_t next_take_ GUARDED_BY(mu_) = 0;
 };
 
+// What committing `batch` on top of `before` does to each of its documents (by position), for
+// IngestOptions::on_document: new, replacing a version with another digest (whose chunks are
+// superseded), or identical.
+Result<std::vector<IngestedDocument>> DescribeBatch(const Snapshot& before, const WriteBatch& batch) {
+  std::vector<IngestedDocument> out(batch.upserts.size());
+  for (size_t i = 0; i < batch.upserts.size(); ++i) {
+    const DocumentRecord& rec = batch.upserts[i].record;
+    out[i].id = rec.id;
+    auto old = before.FindDocument(DocumentKey{rec.tenant, rec.id});
+    if (!old.ok()) {
+      if (old.status().code() != StatusCode::kNotFound) return old.status();
+      out[i].outcome = IngestedDocument::Outcome::kAdded;
+    } else if (old->sha256 == rec.sha256) {
+      out[i].outcome = IngestedDocument::Outcome::kUnchanged;
+    } else {
+      out[i].outcome = IngestedDocument::Outcome::kReplaced;
+      ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, before.ChunksOfDocument(old->num));
+      for (const ChunkRecord& c : chunks) out[i].superseded_chunks.push_back(c.id);
+    }
+  }
+  return out;
+}
+
 IngestIssue ToIssue(SourceError&& e) { return IngestIssue{std::move(e.file), e.line, std::move(e.message)}; }
 
 }  // namespace
@@ -92,10 +116,16 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
   const auto t0 = std::chrono::steady_clock::now();
   IngestReport report;
 
-  std::vector<std::filesystem::path> roots(options.paths.begin(), options.paths.end());
   std::vector<SourceFile> files;
   std::vector<SourceError> list_errors;
-  ListSources(roots, &files, &list_errors);
+  if (!options.root.empty()) {
+    if (!options.paths.empty()) return Status::InvalidArgument("ingest: give either paths or root and files, not both");
+    ListSourcesUnder(options.root, options.files, &files, &list_errors);
+  } else {
+    if (!options.files.empty()) return Status::InvalidArgument("ingest: files need the root they are relative to");
+    std::vector<std::filesystem::path> roots(options.paths.begin(), options.paths.end());
+    ListSources(roots, &files, &list_errors);
+  }
   for (auto& e : list_errors) report.issues.push_back(ToIssue(std::move(e)));
   report.files = files.size();
   uint64_t total_bytes = 0;
@@ -158,6 +188,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
       while (auto unit = units.Pop()) {
         UnitResult r;
         r.bytes = unit->bytes;
+        r.file = unit->file->relative;
         uint64_t line_no = 0;  // the JSONL line being parsed (0 for a whole file)
         auto on_doc = [&](ParsedDocument&& doc, uint64_t source_bytes) {
           PreparedDocument p = args.indexer->Prepare(doc, defaults, source_bytes);
@@ -193,12 +224,17 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
   WriteBatch batch;
   batch.bulk_first_segment = bulk_first;
   std::unordered_map<std::string, size_t> batch_index;  // doc id -> position in batch (last one wins)
+  std::vector<std::pair<std::string, size_t>> claims;     // on_document: (file, position in batch)
   uint64_t batch_bytes = 0, done_bytes = 0;
   auto commit = [&]() -> Status {
     if (batch.upserts.empty()) return Status::Ok();
     std::vector<std::string> ids;
     ids.reserve(batch.upserts.size());
     for (const auto& d : batch.upserts) ids.push_back(d.record.id);
+    std::vector<IngestedDocument> ingested;
+    if (options.on_document) {
+      ATTEST_ASSIGN_OR_RETURN(ingested, DescribeBatch(*args.store->Pin(), batch));
+    }
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, args.store->Commit(std::move(batch)));
     report.added += cr.added;
     report.replaced += cr.replaced;
@@ -210,6 +246,12 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     batch_index.clear();
     batch_bytes = 0;
     if (options.on_commit) options.on_commit(ids);
+    for (auto& [file, position] : claims) {
+      IngestedDocument d = ingested[position];
+      d.file = std::move(file);
+      options.on_document(d);
+    }
+    claims.clear();
     return Status::Ok();
   };
   for (uint64_t seq = 0;; ++seq) {
@@ -223,6 +265,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
       ++report.documents_seen;
       batch_bytes += d.record.bytes;
       auto [it, inserted] = batch_index.try_emplace(d.record.id, batch.upserts.size());
+      if (options.on_document) claims.emplace_back(r.file, it->second);
       if (inserted) {
         batch.upserts.push_back(std::move(d));
       } else {

@@ -83,6 +83,32 @@ class Lister {
     }
   }
 
+  // One file named relative to a walked root, listed as the walk would list it.
+  void Under(const fs::path& root, const std::string& relative) {
+    size_t start = 0;
+    bool plain = !relative.empty() && relative[0] != '/';
+    while (plain && start <= relative.size()) {
+      const size_t slash = std::min(relative.find('/', start), relative.size());
+      const std::string_view part(relative.data() + start, slash - start);
+      if (part.empty() || part == "." || part == "..") plain = false;
+      if (plain && !WalkedName(part)) return;  // hidden: the walk never gets there
+      start = slash + 1;
+    }
+    if (!plain) {
+      Error(relative, "not a relative path inside the root");
+      return;
+    }
+    const fs::path path = root / relative;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      Error(relative, "no such file or directory");
+      return;
+    }
+    if (!fs::is_regular_file(st)) return;  // a directory or a special file: not listed by the walk
+    File(path, relative, /*explicit_root=*/false);
+  }
+
  private:
   void Directory(const fs::path& dir, const std::string& prefix) {
     std::error_code ec;
@@ -178,6 +204,12 @@ void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<So
                  std::vector<SourceError>* errors) {
   Lister lister(files, errors);
   for (const auto& root : roots) lister.Root(root);
+}
+
+void ListSourcesUnder(const std::filesystem::path& root, const std::vector<std::string>& relatives,
+                      std::vector<SourceFile>* files, std::vector<SourceError>* errors) {
+  Lister lister(files, errors);
+  for (const std::string& relative : relatives) lister.Under(root, relative);
 }
 
 }  // namespace attest

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ingest/document.h"
@@ -58,6 +59,17 @@ struct SourceError {
 // A missing root is an error naming it. Appends to `files` and `errors`.
 void ListSources(const std::vector<std::filesystem::path>& roots, std::vector<SourceFile>* files,
                  std::vector<SourceError>* errors);
+
+// Lists the files `relatives` ('/'-separated, relative to the directory `root`) exactly as the walk
+// of ListSources({root}) would list them: the same `relative` names and formats, the same skips (a
+// name starting with '.' anywhere on the path, web assets, a ".gz" with no known inner extension),
+// in the order given. A missing file is an error naming it; a name that is not a plain relative
+// path ("", "..", an absolute path) is an error too.
+void ListSourcesUnder(const std::filesystem::path& root, const std::vector<std::string>& relatives,
+                      std::vector<SourceFile>* files, std::vector<SourceError>* errors);
+
+// Whether a directory walk enters or lists an entry of this name (not "" and not starting with '.').
+inline bool WalkedName(std::string_view name) { return !name.empty() && name[0] != '.'; }
 
 // Limits on one line of a BEIR JSONL file, checked by a scan before the JSON parser runs.
 struct JsonlLimits {

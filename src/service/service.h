@@ -145,6 +145,10 @@ class Service {
   // Why the service should not receive traffic now (empty = ready): the model of a tenant with an
   // active embedder cannot be loaded, the audit log cannot be written or is full.
   std::vector<std::string> NotReadyReasons() const;
+  // Documents changed outside the documents routes (a watched folder): answers citing these chunks
+  // (of replaced or deleted versions) leave the answer cache. Retrieval entries are keyed by
+  // snapshot and need nothing.
+  void DocumentsChanged(const std::vector<ChunkId>& superseded_chunks);
   // Publishes the caches' and the engine's counters as gauges (called before rendering /metrics).
   void RefreshGauges();
 

@@ -82,6 +82,10 @@ ApiResult<std::string> Service::PutDocuments(const Identity& who, std::vector<Do
       .dump();
 }
 
+void Service::DocumentsChanged(const std::vector<ChunkId>& superseded_chunks) {
+  if (!superseded_chunks.empty()) answer_cache_.InvalidateChunks(ChunkNumbers(superseded_chunks));
+}
+
 ApiResult<std::string> Service::GetDocument(const Identity& who, const std::string& id, const std::string& tenant_param,
                                             const RequestContext& ctx) {
   auto tenant = EffectiveTenant(who, tenant_param.empty() ? std::nullopt : std::optional<std::string>(tenant_param));
