@@ -74,6 +74,12 @@ Result<DocumentSpec> RefreshSpec(const DocumentRecord& stored, const FetchRespon
   // The page's own dates first: parse it once without dates to see what it says.
   auto parsed = ParseDocumentSpec(spec);
   if (!parsed.ok()) return Status::InvalidArgument("unparseable_page: " + parsed.status().message());
+  // A page that lost its text (an error page served as 200, a script-only shell) would leave a
+  // title-only document behind: the stored text is kept instead.
+  const bool has_text = std::any_of(parsed->blocks.begin(), parsed->blocks.end(), [](const Block& b) {
+    return std::any_of(b.text.begin(), b.text.end(), [](unsigned char c) { return !std::isspace(c); });
+  });
+  if (!has_text) return Status::InvalidArgument("empty_page: no text after extraction");
   spec.published = parsed->published ? FormatDate(*parsed->published) : DayOf(stored.published);
   if (parsed->updated) {
     spec.updated = FormatDate(*parsed->updated);

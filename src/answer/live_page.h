@@ -30,8 +30,9 @@ Result<PageText> PageTextOf(const FetchResponse& page);
 // The spec that puts `page` back as a new version of `stored` (docs/answer.md, "Live fetch"):
 // identity and access from the stored row, never from the page; `published` is the page's own
 // date (<meta>, <time>) else the stored one; `updated` is the page's own date, else its
-// Last-Modified header (an HTTP-date), else the stored one. kInvalidArgument when the body cannot
-// be parsed (no text, invalid UTF-8, an unsupported type): the stored document stays as it is.
+// Last-Modified header (an HTTP-date), else the stored one. kInvalidArgument "<code>: <detail>"
+// when the body cannot be used (unsupported_content_type, unparseable_feed, unparseable_page:
+// invalid UTF-8 or a NUL byte, empty_page: no text): the stored document stays as it is.
 Result<DocumentSpec> RefreshSpec(const DocumentRecord& stored, const FetchResponse& page);
 
 }  // namespace attest
