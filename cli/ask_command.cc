@@ -17,6 +17,37 @@
 
 namespace attest::cli {
 
+namespace {
+
+std::string Age(int64_t seconds) {
+  if (seconds < 120) return std::to_string(seconds) + " s";
+  if (seconds < 2 * 3600) return std::to_string(seconds / 60) + " min";
+  if (seconds < 2 * 86400) return std::to_string(seconds / 3600) + " h";
+  return std::to_string(seconds / 86400) + " days";
+}
+
+// The freshness lines under "as of": the newest cited source, the index lag, what live fetch did.
+void PrintFreshness(const AnswerResult& r) {
+  const AnswerFreshness& f = r.freshness;
+  std::string line;
+  if (!f.newest_source_date.empty()) line = "newest cited source " + f.newest_source_date;
+  if (!f.newest_fetched_at.empty()) line += (line.empty() ? "" : ", ") + std::string("fetched ") + f.newest_fetched_at;
+  if (f.index_lag_seconds >= 0) line += (line.empty() ? "" : "; ") + std::string("index last changed ") + Age(f.index_lag_seconds) + " ago";
+  if (!line.empty()) std::printf("%s\n", line.c_str());
+  const LiveFetchReport& l = r.live_fetch;
+  if (l.decision == "fetched") {
+    std::printf("live fetch: %u of %u pages arrived, %u refreshed, %u unchanged, %u failed (%.0f ms)\n", l.succeeded,
+                l.attempted, l.refreshed, l.unchanged, l.failed, l.ms);
+  } else if (l.decision != "off") {
+    std::printf("live fetch: %s (%s)\n", l.decision.c_str(), l.detail.c_str());
+  }
+  for (const std::string& d : r.degraded) {
+    if (d.rfind("live_fetch: ", 0) == 0) std::printf("  %s\n", d.c_str());
+  }
+}
+
+}  // namespace
+
 int RunAsk(const GlobalArgs& g, const AskArgs& a) {
   AskOptions ao;
   ao.question = a.question;
@@ -38,11 +69,18 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
     return kExitUsage;
   }
   if (const char* key = std::getenv(a.manifest_key_env.c_str())) ao.manifest_key = key;
-  auto eo = MakeEngineOptions(g, /*read_only=*/true);
+  // Live fetch puts refreshed pages back: the data directory is then opened for writing.
+  auto eo = MakeEngineOptions(g, /*read_only=*/!a.live.enabled);
   if (!eo.ok()) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
     return kExitUsage;
   }
+  auto live = MakeLiveFetchOptions(a.live);
+  if (!live.ok()) {
+    std::fprintf(stderr, "attest: %s\n", live.status().message().c_str());
+    return kExitUsage;
+  }
+  eo->live_fetch = std::move(live).value();
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(), engine.status().ToString().c_str());
@@ -132,6 +170,7 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
     }
   }
   std::printf("\nas of %s (snapshot %llu)\n", r->as_of.c_str(), static_cast<unsigned long long>(r->snapshot_version));
+  PrintFreshness(*r);
   if (a.explain) {
     std::printf("\nplan: %s\n", r->plan_json.c_str());
     for (const auto& c : r->claims) {

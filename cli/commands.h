@@ -135,6 +135,16 @@ FolderWatchOptions MakeWatchOptions(const GlobalArgs& g, const WatchArgs& a);
 int RunSearch(const GlobalArgs& g, const SearchArgs& a);
 int RunStats(const GlobalArgs& g, bool json);
 int RunDelete(const GlobalArgs& g, const std::string& id, const std::string& tenant);
+// Live fetch at question time (docs/answer.md, "Live fetch"): the flags of `ask` and `serve`.
+struct LiveFetchArgs {
+  bool enabled = false;              // --live-fetch
+  std::string hosts;                 // --live-fetch-hosts: comma-separated names, "*.domain", or "any"
+  size_t max_urls = 3;
+  double over_fetch = 2.0;
+  uint32_t timeout_ms = 2000;
+  int64_t max_age_seconds = 86400;
+};
+
 struct AskArgs {
   std::string question;
   std::string tenant;
@@ -149,6 +159,7 @@ struct AskArgs {
   uint32_t deadline_ms = 0;        // planning + retrieval + reranking budget; 0 = none
   std::string judge = "builtin";   // or "llm": the chat model also judges support
   bool stream = false;             // print each streamed sentence as the sentence gate decides it (stderr)
+  LiveFetchArgs live;
 };
 
 struct ServeArgs {
@@ -196,9 +207,17 @@ struct ServeArgs {
   uint32_t read_timeout_ms = 30000;
   size_t bulk_queue = 64;
   size_t bulk_queue_per_tenant = 16;          // 0 = no per-tenant bound
+  LiveFetchArgs live;
 };
 // The conversation and feedback options of `serve` (cli/serve_command.cc).
 void AddConversationOptions(CLI::App* serve, ServeArgs* args);
+
+// Registers the --live-fetch flags on `ask` or `serve` (cli/live_fetch_options.cc).
+void AddLiveFetchFlags(CLI::App& command, LiveFetchArgs& a);
+// The engine's live fetch options from the flags: the guarded fetcher with its page cache and the
+// default SSRF policy (no address exempted, ports 80 and 443). Off (no fetcher) without
+// --live-fetch; kInvalidArgument naming the flag for bad values.
+Result<LiveFetchOptions> MakeLiveFetchOptions(const LiveFetchArgs& a);
 
 // Registers the transport flags of `serve` (cli/serve_command.cc).
 void AddServeTransportFlags(CLI::App& serve, ServeArgs& a);

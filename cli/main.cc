@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
                 "llm writer: print each sentence to stderr as it streams, verified or retracted by the sentence gate");
   ask->add_option("--manifest", aa.manifest_out, "write the evidence manifest to this file");
   ask->add_option("--manifest-key-env", aa.manifest_key_env, "variable holding the HMAC key")->capture_default_str();
+  AddLiveFetchFlags(*ask, aa.live);
 
   std::string manifest_path, manifest_key_env = "ATTEST_MANIFEST_KEY";
   auto* verify_manifest = app.add_subcommand("verify-manifest", "check an answer's evidence manifest file");
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
   AddWatchFlags(serve, &va.watch, "watch-");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
+  AddLiveFetchFlags(*serve, va.live);
   serve->add_option("--audit-queue", va.audit_queue,
                     "audit records held in memory while the file cannot take them; beyond, requests get 503 "
                     "audit_unavailable")

@@ -106,6 +106,12 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
   eo->background_vectors = true;  // ingestion through the API never blocks on training
+  auto live = MakeLiveFetchOptions(a.live);
+  if (!live.ok()) {
+    std::fprintf(stderr, "attest: %s\n", live.status().message().c_str());
+    return kExitUsage;
+  }
+  eo->live_fetch = std::move(live).value();
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),

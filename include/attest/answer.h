@@ -79,6 +79,9 @@ struct AskOptions {
   // Before writing: abstain (`no_confident_answer`) when the best source covers less than this
   // share of the question's IDF-weighted terms (docs/answer.md, "Evidence").
   double min_evidence_coverage = 0.25;
+  // Live fetch (EngineOptions::live_fetch) may run for this question when the engine has it
+  // configured; false = never for this call.
+  bool live_fetch = true;
   const AnswerEvents* events = nullptr;  // borrowed; may be null
 };
 
@@ -110,6 +113,9 @@ struct AnswerSource {
   bool cited = false;
   bool flagged = false;       // the injection screen flagged it: shown, never cited
   std::string flag_reason;
+  // When Attest obtained the text of this source's document (ISO 8601 UTC): the commit of the
+  // version read, or a later live fetch that found it unchanged; "" when unknown.
+  std::string fetched_at;
 };
 
 struct AnswerHop {
@@ -132,6 +138,32 @@ struct AnswerabilityReport {
   std::string reason;                    // in words: what the best claim lacks ("" when nothing)
 };
 
+// What live fetch did for an answer (docs/answer.md, "Live fetch").
+struct LiveFetchReport {
+  // off (not configured or not asked), not_needed (the question does not ask for current
+  // information), fresh (the newest readable source is recent enough), no_candidates (no page of
+  // the feed or the top results may be fetched), no_budget (the deadline left no time), fetched.
+  std::string decision = "off";
+  std::string detail;                      // in words
+  std::vector<std::string> urls;           // fetches started, in priority order
+  uint32_t attempted = 0;                  // fetches started
+  uint32_t succeeded = 0;                  // pages that arrived in time (2xx)
+  uint32_t refreshed = 0;                  // ... whose document changed (a new version)
+  uint32_t unchanged = 0;                  // ... whose document was already current
+  uint32_t failed = 0;                     // errors, non-2xx answers, pages that could not be put
+  std::map<std::string, uint32_t> failures;  // by reason (crawl/fetcher.h reasons, http_<status>, ...)
+  std::vector<std::string> refreshed_ids;  // documents given a new version
+  double ms = 0;
+};
+
+// How current the answer's sources and index are (docs/answer.md, "Freshness").
+struct AnswerFreshness {
+  std::string newest_source_date;  // YYYY-MM-DD: the newest published/updated date among cited sources
+  std::string newest_source;       // the source id carrying it ("" when no cited source is dated)
+  std::string newest_fetched_at;   // ISO 8601 UTC: the most recent fetched_at among cited sources
+  int64_t index_lag_seconds = -1;  // now minus the commit time of the snapshot read (as_of); -1 unknown
+};
+
 struct AnswerResult {
   AnswerOutcome outcome = AnswerOutcome::kFallback;
   std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
@@ -151,6 +183,8 @@ struct AnswerResult {
   std::string standalone;
   uint64_t snapshot_version = 0;
   std::string as_of;                  // commit time of that snapshot, ISO 8601 UTC
+  AnswerFreshness freshness;
+  LiveFetchReport live_fetch;
   std::map<std::string, double> timings_ms;  // per stage
   AnswerabilityReport answerability;
   uint64_t dropped_claims = 0;        // claims removed by verification

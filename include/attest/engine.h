@@ -26,6 +26,7 @@ struct AnswerResult;  // attest/answer.h
 class Embedder;       // src/embed/embedder.h
 class ChatModel;      // src/llm/chat_model.h
 class Reranker;       // src/rerank/reranker.h
+class CachedFetcher;  // src/crawl/cached_fetcher.h
 
 // Which embedder makes the vector leg's vectors (docs/embedders.md).
 enum class EmbedderKind {
@@ -89,6 +90,24 @@ struct ModelClients {
   std::shared_ptr<const Reranker> reranker;
 };
 
+// Live fetch at question time (docs/answer.md, "Live fetch"): when a question needs current
+// information and the newest source the caller may read is older than `max_age_seconds`, the pages
+// of the tenant's version feed and of the top results are fetched again (never other URLs) and put
+// back under the same id, ACL, access label and tenant; the answer then reads the new snapshot.
+struct LiveFetchOptions {
+  // The guarded fetcher and its page cache, built by the adapter with the SSRF policy on
+  // (crawl/fetcher.h, crawl/cached_fetcher.h: MakeCachedFetcher). Null = live fetch off.
+  std::shared_ptr<CachedFetcher> fetcher;
+  // Hosts whose pages may be refreshed: exact names ("docs.example.org") or "*.example.org" for
+  // its subdomains; compared with the URL's normalized host. Empty = none, unless any_public_host.
+  std::vector<std::string> allowed_hosts;
+  bool any_public_host = false;       // any host the SSRF guard admits
+  size_t max_urls = 3;                // pages refreshed per answer at most
+  double over_fetch = 2.0;            // fetches started = ceil(max_urls * over_fetch); proceed once max_urls arrived
+  uint32_t timeout_ms = 2000;         // per fetch, and the longest live fetch waits (within the answer's deadline)
+  int64_t max_age_seconds = 86400;    // a newest source younger than this is fresh enough: no fetch
+};
+
 struct EngineOptions {
   std::string data_dir = "attest-data";
   bool read_only = false;          // search/stats only; works while another process ingests
@@ -116,6 +135,7 @@ struct EngineOptions {
   // clients sleep and date with (null = RealClock()).
   ModelClients models;
   const Clock* clock = nullptr;
+  LiveFetchOptions live_fetch;     // off unless a fetcher is given
 };
 
 // One document an ingestion committed, and the source file it came from (IngestOptions::on_document).
@@ -293,6 +313,14 @@ struct EngineStats {
   std::string vector_index;        // "hnsw", "flat" or "ivfpq": the kind of the active embedder's files
 };
 
+// How current the index is, for /metrics (docs/http_api.md, "Metrics").
+struct FreshnessStats {
+  int64_t last_commit_unix_ms = 0;  // commit time of the latest snapshot (0 = nothing committed yet)
+  bool live_fetch = false;          // a live fetcher is configured
+  // The live fetcher's page cache (crawl/cached_fetcher.h), cumulative.
+  uint64_t page_cache_hits = 0, page_cache_revalidated = 0, page_cache_misses = 0;
+};
+
 // A document given in memory (the HTTP API's documents routes), as opposed to files on disk.
 struct DocumentSpec {
   std::string id;                        // stable per tenant: putting the same id again replaces it
@@ -442,6 +470,8 @@ class Engine {
   virtual Status CheckVectorLeg(const std::optional<std::string>& tenant) const = 0;
   // Hits and misses of the query-embedding cache (keyed by text and embedder identity).
   virtual std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const = 0;
+  // The latest commit time and the live fetcher's page cache counters.
+  virtual Result<FreshnessStats> Freshness() const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

@@ -61,7 +61,22 @@ nlohmann::json SourceJson(const AnswerSource& source) {
                       {"cited", s.cited},   {"flagged", s.flagged}};
   if (s.flagged) j["flag_reason"] = s.flag_reason;
   if (!s.subject.empty()) j["subject"] = s.subject;
+  j["fetched_at"] = s.fetched_at;
   return j;
+}
+
+nlohmann::json FreshnessJson(const AnswerResult& r) {
+  const LiveFetchReport& l = r.live_fetch;
+  nlohmann::json live = {{"decision", l.decision}, {"detail", l.detail},       {"urls", l.urls},
+                         {"attempted", l.attempted}, {"succeeded", l.succeeded}, {"refreshed", l.refreshed},
+                         {"unchanged", l.unchanged}, {"failed", l.failed},       {"failures", l.failures},
+                         {"refreshed_ids", l.refreshed_ids}, {"ms", l.ms}};
+  return {{"as_of", r.as_of},
+          {"index_lag_seconds", r.freshness.index_lag_seconds},
+          {"newest_source_date", r.freshness.newest_source_date},
+          {"newest_source", r.freshness.newest_source},
+          {"newest_fetched_at", r.freshness.newest_fetched_at},
+          {"live_fetch", live}};
 }
 
 void SealManifest(const AskOptions& options, AnswerResult* r) {
@@ -131,6 +146,7 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
                       {"standalone", r.standalone},
                       {"snapshot_version", r.snapshot_version},
                       {"as_of", r.as_of},
+                      {"freshness", FreshnessJson(r)},
                       {"timings_ms", r.timings_ms},
                       {"dropped_claims", r.dropped_claims},
                       {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},

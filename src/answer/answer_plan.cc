@@ -41,12 +41,13 @@ Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& 
   }
   ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
                           PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
-  PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}, {}};
+  PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}, {}, {}};
   out.filter = FilterOf(options, out.plan);
   if (out.plan.resolved_version.empty()) {
     ATTEST_ASSIGN_OR_RETURN(VersionResolution vr, ResolveVersion(ctx, out.plan, out.filter));
     out.plan.resolved_version = vr.version;
     out.resolved_version_date = vr.date;
+    out.feed_docs = std::move(vr.feed_docs);
     if (!vr.warning.empty()) out.warnings.push_back(vr.warning);
   }
   return out;

@@ -105,6 +105,9 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
     if (h.feed == "versions") {
       feeds.push_back(h.chunk_id);
       feed_hits.push_back(&h);
+      if (std::find(out.feed_docs.begin(), out.feed_docs.end(), h.doc_id) == out.feed_docs.end()) {
+        out.feed_docs.push_back(h.doc_id);
+      }
     } else if (!h.version.empty() && (best.empty() || CompareVersions(h.version, best) > 0)) {
       best = h.version;
     }

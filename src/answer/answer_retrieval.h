@@ -45,6 +45,7 @@ struct VersionResolution {
   // release-notes source of that version among the hits; "" otherwise.
   std::string date;
   std::string warning;   // set when an authoritative feed names a newer version than any source
+  std::vector<std::string> feed_docs;  // ids of the version feeds read (live fetch refreshes them first)
 };
 
 // "latest" resolves to the newest version present in the index for the plan's entities (searched

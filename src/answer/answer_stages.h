@@ -68,6 +68,7 @@ struct PlannedAnswer {
   SourceHierarchy hierarchy;   // from AskOptions::source_hierarchy_json or the defaults
   std::vector<std::string> warnings;  // a stale-sources warning from version resolution
   std::string resolved_version_date;  // when version resolution found it ("" = unknown)
+  std::vector<std::string> feed_docs;  // the version feeds version resolution read
 };
 
 // Plans the question after the earlier turns of its thread (a follow-up inherits the previous

@@ -157,4 +157,11 @@ PageCacheStats CachedFetcher::stats() const {
   return s;
 }
 
+std::shared_ptr<CachedFetcher> MakeCachedFetcher(FetcherOptions fetcher_options, PageCacheOptions cache_options) {
+  auto fetcher = std::make_shared<Fetcher>(std::move(fetcher_options));
+  // The deleter holds the Fetcher the cache refers to, so both go together.
+  return std::shared_ptr<CachedFetcher>(new CachedFetcher(*fetcher, std::move(cache_options)),
+                                        [fetcher](CachedFetcher* cache) { delete cache; });
+}
+
 }  // namespace attest

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -84,5 +85,9 @@ class CachedFetcher {
   Lru lru_ GUARDED_BY(mu_);
   PageCacheStats stats_ GUARDED_BY(mu_);
 };
+
+// A CachedFetcher that owns its Fetcher (what the adapters hand to the engine as
+// EngineOptions::live_fetch.fetcher): the Fetcher lives as long as the last copy of the pointer.
+std::shared_ptr<CachedFetcher> MakeCachedFetcher(FetcherOptions fetcher_options, PageCacheOptions cache_options = {});
 
 }  // namespace attest

@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "answer/answer_pipeline.h"
+#include "answer/live_fetch.h"
+#include "answer/live_page.h"
 #include "attest/answer.h"
 #include "common/thread_annotations.h"
 #include "index/document_api.h"
@@ -47,6 +49,9 @@ class EngineImpl final : public Engine {
       ATTEST_RETURN_IF_ERROR(vectors_->AfterIngest());
     }
     ATTEST_RETURN_IF_ERROR(BuildModelClients());
+    if (options_.live_fetch.fetcher != nullptr) {
+      live_ = std::make_unique<LiveFetcher>(options_.live_fetch, options_.clock);
+    }
     return Status::Ok();
   }
 
@@ -134,6 +139,22 @@ class EngineImpl final : public Engine {
   Result<AnswerResult> Ask(const AskOptions& given) const override {
     AskOptions options = given;
     ResolveClearance(options_.access_levels, &options.filter);
+    // Live fetch first (docs/answer.md, "Live fetch"): it may put refreshed pages, so the answer
+    // pins the snapshot after it.
+    LiveFetchOutcome live;
+    if (live_ != nullptr && options.live_fetch) {
+      std::shared_ptr<const Snapshot> before = store_->Pin();
+      AnswerContext plan_ctx;
+      plan_ctx.snapshot = before.get();
+      plan_ctx.analyzer = &analyzer_;
+      live = live_->Run(plan_ctx, options, [this, &options](const std::vector<ArrivedPage>& pages) {
+        return RefreshPages(options.filter, pages);
+      });
+      if (options.deadline_ms > 0) {
+        options.deadline_ms = static_cast<uint32_t>(
+            std::max<int64_t>(1, int64_t{options.deadline_ms} - static_cast<int64_t>(live.report.ms)));
+      }
+    }
     std::shared_ptr<const Snapshot> snap = store_->Pin();  // every round of this answer reads it
     VectorLegInput vin;
     std::shared_ptr<const VectorView> view;
@@ -155,6 +176,12 @@ class EngineImpl final : public Engine {
     ctx.reranker = reranker_.get();
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
+    r.live_fetch = std::move(live.report);
+    r.degraded.insert(r.degraded.end(), live.notices.begin(), live.notices.end());
+    const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
+    FillFreshness(*snap, options.filter.tenant,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count(),
+                  live_.get(), &r);
     r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
               double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
     return r;
@@ -269,6 +296,80 @@ class EngineImpl final : public Engine {
     return {vectors_->query_cache().hits(), vectors_->query_cache().misses()};
   }
 
+  Result<FreshnessStats> Freshness() const override {
+    FreshnessStats out;
+    ATTEST_ASSIGN_OR_RETURN(out.last_commit_unix_ms, store_->Pin()->CommittedAtUnixMs());
+    out.live_fetch = live_ != nullptr;
+    if (live_ != nullptr) {
+      const PageCacheStats s = live_->cache_stats();
+      out.page_cache_hits = s.hits;
+      out.page_cache_revalidated = s.revalidated;
+      out.page_cache_misses = s.misses;
+    }
+    return out;
+  }
+
+  // Puts the pages live fetch brought back (answer/live_fetch.h): each as a new version of the
+  // document it was fetched for, from that document's latest row (identity and access from the row,
+  // never from the page), only while `who` still reads it. The rows are read again under the write
+  // lock: a document deleted, re-put or re-permissioned meanwhile is left alone ("document_changed").
+  RefreshOutcome RefreshPages(const SearchFilter& who, const std::vector<ArrivedPage>& pages) const {
+    RefreshOutcome out;
+    if (options_.read_only) {
+      for (const ArrivedPage& p : pages) out.failed.emplace_back(p.candidate.url, "read_only");
+      return out;
+    }
+    // Parsing and analysis before the lock, as in PutDocuments.
+    std::shared_ptr<const Snapshot> latest = store_->Pin();
+    WriteBatch batch;
+    std::vector<std::pair<DocNum, std::string>> basis;  // per upsert: the row it refreshes, its URL
+    for (const ArrivedPage& p : pages) {
+      auto rec = latest->FindDocument(DocumentKey{who.tenant, p.candidate.doc_id});
+      if (!rec.ok() || !Admits(who, *rec) || rec->url != p.candidate.url) {
+        out.failed.emplace_back(p.candidate.url, "document_changed");
+        continue;
+      }
+      auto spec = RefreshSpec(*rec, p.response);
+      auto parsed = spec.ok() ? ParseDocumentSpec(*spec) : Result<ParsedDocument>(spec.status());
+      if (!parsed.ok()) {
+        out.failed.emplace_back(p.candidate.url, parsed.status().message());
+        continue;
+      }
+      DocumentDefaults defaults;
+      defaults.tenant = rec->tenant;
+      defaults.acl_groups = rec->acl_groups;
+      defaults.access_label = rec->access_label;
+      batch.upserts.push_back(indexer_.Prepare(*parsed, defaults, spec->text.size()));
+      basis.emplace_back(rec->num, p.candidate.url);
+    }
+    if (batch.upserts.empty()) return out;
+    MutexLock lock(write_mu_);
+    std::shared_ptr<const Snapshot> before = store_->Pin();
+    WriteBatch changed;
+    for (size_t i = 0; i < batch.upserts.size(); ++i) {
+      PreparedDocument& prepared = batch.upserts[i];
+      auto now = before->FindDocument(DocumentKey{prepared.record.tenant, prepared.record.id});
+      if (!now.ok() || now->num != basis[i].first) {
+        out.failed.emplace_back(basis[i].second, "document_changed");
+      } else if (now->sha256 == prepared.record.sha256) {
+        out.unchanged_ids.push_back(prepared.record.id);
+      } else {
+        out.refreshed_ids.push_back(prepared.record.id);
+        changed.upserts.push_back(std::move(prepared));
+      }
+    }
+    if (changed.upserts.empty()) return out;
+    auto cr = store_->Commit(std::move(changed));
+    if (!cr.ok()) {
+      for (const std::string& id : out.refreshed_ids) out.failed.emplace_back(id, "commit_failed: " + cr.status().message());
+      out.refreshed_ids.clear();
+      return out;
+    }
+    Status v = vectors_->AfterIngest();
+    if (!v.ok()) spdlog::warn("vectors not updated after a live fetch: {}", v.ToString());
+    return out;
+  }
+
  private:
   EngineOptions options_;
   Analyzer analyzer_;
@@ -279,7 +380,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<LlmWriter> llm_writer_;
   std::unique_ptr<LlmJudge> judge_;
   std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
-  Mutex write_mu_;                      // PutDocuments / Delete
+  mutable Mutex write_mu_;              // PutDocuments / Delete / live fetch's refresh
+  std::unique_ptr<LiveFetcher> live_;   // null = live fetch off
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

@@ -38,7 +38,7 @@ constexpr const char* kSseDescription =
     "- `retract`: {sentence_id, reason} a sent sentence is withdrawn (unsupported, off_topic, access revoked, deleted).\n"
     "- `replace`: {sentence_id, text} a sent sentence is replaced by a corrected one.\n"
     "- `notice`: {code, message, chunk_ids?} e.g. the corpus moved during the answer and cited chunks changed.\n"
-    "- `done`: {answer_id, outcome, snapshot_version, as_of, answer, tokens:{prompt, completion}, cost, timings_ms, "
+    "- `done`: {answer_id, outcome, snapshot_version, as_of, freshness, answer, tokens:{prompt, completion}, cost, timings_ms, "
     "dropped_claims, retracted, degraded, warnings, standalone, resolved_version, resolved_version_date, cached, "
     "request_id, versions, fallback_reason?, results?, thread?} the last event (`thread` on messages of a thread; "
     "warnings are also sent as `notice` events with code warning). An error after the stream started is sent as "
@@ -157,7 +157,29 @@ void AddAnswerSchemas(json* out) {
        {"cited", Bool("Cited by a kept claim.")}, {"flagged", Bool("Flagged by the injection screen: never cited.")},
        {"flag_reason", Str("Why it was flagged.")},
        {"subject", Str("What the passage is about from its source's structure (definition term, table row "
-                       "header or heading); absent when unknown.")}});
+                       "header or heading); absent when unknown.")},
+       {"fetched_at", Str("When Attest obtained the text of this source's document, ISO 8601 UTC: the commit of "
+                          "the version read, or a later live fetch that found it unchanged; \"\" when unknown.")}});
+  schemas["LiveFetch"] = Object(
+      {{"decision", Str("off, not_needed, fresh, no_candidates, no_budget or fetched.")},
+       {"detail", Str("The decision in words.")},
+       {"urls", ArrayOf({{"type", "string"}}, "Stored URLs fetched again, in priority order.")},
+       {"attempted", Int("Fetches started.")},
+       {"succeeded", Int("Pages that arrived in time (2xx).")},
+       {"refreshed", Int("Documents given a new version.")},
+       {"unchanged", Int("Documents found current.")},
+       {"failed", Int("Fetches refused or failed, and pages that could not be put.")},
+       {"failures", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}},
+                     {"description", "Failures by reason (the fetcher's reasons, http_<status>, ...)."}}},
+       {"refreshed_ids", ArrayOf({{"type", "string"}}, "Documents given a new version.")},
+       {"ms", Num("Time live fetch took.")}});
+  schemas["Freshness"] = Object(
+      {{"as_of", Str("Commit time of the snapshot read, ISO 8601 UTC (the index's last commit when the answer started).")},
+       {"index_lag_seconds", Int("Now minus as_of; -1 when unknown.")},
+       {"newest_source_date", Str("The newest published/updated date (YYYY-MM-DD) among cited sources, \"\" when none is dated.")},
+       {"newest_source", Str("The source id carrying newest_source_date.")},
+       {"newest_fetched_at", Str("The most recent fetched_at among cited sources, ISO 8601 UTC.")},
+       {"live_fetch", Ref("LiveFetch")}});
   schemas["AnswerResponse"] = Object(
       {{"answer_id", Str("Id to give to /v1/feedback.")},
        {"request_id", Str("Echoed or assigned request id.")},
@@ -178,6 +200,7 @@ void AddAnswerSchemas(json* out) {
        {"standalone", Str("The planner's standalone question: in a thread, the follow-up rewritten to stand alone.")},
        {"snapshot_version", Int("The pinned snapshot every retrieval round read.")},
        {"as_of", Str("Commit time of that snapshot, ISO 8601 UTC.")},
+       {"freshness", Ref("Freshness")},
        {"timings_ms", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
        {"dropped_claims", Int("Claims removed by verification.")},
        {"tokens", Object({{"prompt", Int("Prompt tokens.")}, {"completion", Int("Completion tokens.")}})},

@@ -2,6 +2,7 @@
 #include "service/service.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -227,6 +228,24 @@ void Service::RefreshGauges() {
   metrics_.GetGauge("attest_embedding_cache_hits", "Query-embedding cache hits (text + embedder identity)")->Set(double(hits));
   metrics_.GetGauge("attest_embedding_cache_misses", "Query-embedding cache misses")->Set(double(misses));
   metrics_.GetGauge("attest_snapshot_version", "The latest index snapshot")->Set(double(engine_.CurrentSnapshot()));
+  if (auto f = engine_.Freshness(); f.ok()) {
+    // Index lag: how long since the index last changed (docs/http_api.md, "Metrics").
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count();
+    metrics_.GetGauge("attest_index_last_commit_timestamp_seconds", "Commit time of the latest index snapshot")
+        ->Set(double(f->last_commit_unix_ms) / 1000.0);
+    metrics_.GetGauge("attest_index_lag_seconds", "Seconds since the latest index commit (now - last commit)")
+        ->Set(f->last_commit_unix_ms > 0 ? double(std::max<int64_t>(0, now_ms - f->last_commit_unix_ms)) / 1000.0 : 0.0);
+    if (f->live_fetch) {
+      auto page = [&](const char* result, uint64_t n) {
+        metrics_.GetGauge("attest_page_cache_requests", "Live fetch page cache lookups by result (cumulative)",
+                          {{"result", result}})->Set(double(n));
+      };
+      page("hit", f->page_cache_hits);
+      page("revalidated", f->page_cache_revalidated);
+      page("miss", f->page_cache_misses);
+    }
+  }
   if (audit_) {
     metrics_.GetGauge("attest_audit_records_written", "Audit records written")->Set(double(audit_->written()));
     const AuditHealth h = audit_->health();

@@ -90,6 +90,7 @@ json DoneEvent(const json& body, size_t retracted) {
   json done = {{"answer_id", body["answer_id"]},
                {"snapshot_version", body["snapshot_version"]},
                {"as_of", body["as_of"]},
+               {"freshness", body.value("freshness", json::object())},
                {"outcome", body["outcome"]},
                {"tokens", body["tokens"]},
                {"cost", body["cost"]},
@@ -132,6 +133,26 @@ void Service::ObserveAnswer(const AnswerResult& r) {
   for (const std::string& d : r.degraded) {
     const std::string reason = d.substr(0, d.find(':'));
     metrics_.GetCounter("attest_degraded_total", "Optional stages skipped or failed, by reason", {{"reason", reason}})->Add();
+  }
+  const LiveFetchReport& live = r.live_fetch;
+  if (live.decision != "off") {
+    metrics_.GetCounter("attest_live_fetch_decisions_total", "Live fetch decisions, by decision",
+                        {{"decision", live.decision}})->Add();
+  }
+  auto live_count = [&](const char* result, uint32_t n) {
+    if (n == 0) return;
+    metrics_.GetCounter("attest_live_fetch_pages_total",
+                        "Live fetch pages: attempted, succeeded, refreshed (changed), unchanged, failed",
+                        {{"result", result}})->Add(double(n));
+  };
+  live_count("attempted", live.attempted);
+  live_count("succeeded", live.succeeded);
+  live_count("refreshed", live.refreshed);
+  live_count("unchanged", live.unchanged);
+  live_count("failed", live.failed);
+  for (const auto& [reason, n] : live.failures) {
+    metrics_.GetCounter("attest_live_fetch_failures_total", "Live fetch failures, by reason", {{"reason", reason}})
+        ->Add(double(n));
   }
   if (!r.blocked_citations.empty()) {
     metrics_.GetCounter("attest_blocked_citations_total", "Citations of ids the writer was never given")

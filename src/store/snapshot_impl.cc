@@ -70,6 +70,16 @@ Result<int64_t> SnapshotImpl::CommittedAtUnixMs() const {
   return cat.CommittedAt(state_->version);
 }
 
+Result<int64_t> SnapshotImpl::VersionCommittedAtUnixMs(SnapshotVersion v) const {
+  if (v.get() > state_->version.get()) {
+    return Status::InvalidArgument("snapshot " + std::to_string(v.get()) + " is after snapshot " +
+                                   std::to_string(state_->version.get()));
+  }
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  return cat.CommittedAt(v);
+}
+
 Result<DocumentRecord> SnapshotImpl::FindDocument(const DocumentKey& key) const {
   ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
   Catalog cat(lease.db());

@@ -31,6 +31,7 @@ class SnapshotImpl final : public Snapshot {
   Result<DocumentPage> ListDocuments(const DocumentListQuery& query) const override;
   Result<StoreStats> Stats() const override;
   Result<int64_t> CommittedAtUnixMs() const override;
+  Result<int64_t> VersionCommittedAtUnixMs(SnapshotVersion v) const override;
   const std::map<std::string, EmbedderRecord>& embedders() const override { return state_->embedders; }
 
  private:

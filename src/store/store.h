@@ -117,6 +117,9 @@ class Snapshot {
   virtual Result<StoreStats> Stats() const = 0;
   // When this snapshot was committed (Unix milliseconds): the "as of" time of answers read from it.
   virtual Result<int64_t> CommittedAtUnixMs() const = 0;
+  // When snapshot `v` (at or before this one) was committed: a document version's "fetched at"
+  // is the commit of DocumentRecord::created (docs/answer.md, "Freshness").
+  virtual Result<int64_t> VersionCommittedAtUnixMs(SnapshotVersion v) const = 0;
   // The embedders whose vectors this snapshot's vector leg uses, by tenant (docs/store_format.md,
   // "embedders"): each tenant's chunks are embedded by its own model. A tenant without one has no
   // vector leg yet.

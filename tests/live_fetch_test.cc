@@ -1,0 +1,579 @@
+// Live fetch at question time (src/answer/live_fetch.h, docs/answer.md "Live fetch"): the decision
+// (when, which URLs, how many), the page -> document refresh, and the engine end to end against a
+// loopback site: a stale page refreshed and cited with its new date, "latest" following a release
+// list as it changes, the deadline with a slow server, the SSRF guard (a server of ours on
+// 127.0.0.2 never connected to), pages that fail or are gone, and the caller's access.
+#include "answer/live_fetch.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "answer/live_page.h"
+#include "attest/answer.h"
+#include "attest/engine.h"
+#include "crawl/address_policy.h"
+#include "crawl/cached_fetcher.h"
+#include "plan/query_plan.h"
+#include "support/fake_clock.h"
+#include "support/loopback_test_server.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using testing_support::FakeClock;
+using testing_support::LoopbackConnection;
+using testing_support::LoopbackRequest;
+using testing_support::LoopbackTestServer;
+using testing_support::TempDir;
+
+constexpr int64_t kDay = 86400000;
+
+QueryPlan Plan(const std::string& question) {
+  auto p = PlanQuestion(PlanArgs{question, "2026-12-01", nullptr}, PlannerConfig::Defaults());
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return p.ok() ? *p : QueryPlan{};
+}
+
+// --- the decision ---
+
+TEST(LiveFetchDecision, CurrentInformationIsAskedByLatestCurrentAndWindowsEndingNow) {
+  EXPECT_TRUE(NeedsCurrentInformation(Plan("What is the latest version of ExampleDB?")));
+  EXPECT_TRUE(NeedsCurrentInformation(Plan("What is the current release of ExampleDB?")));
+  EXPECT_TRUE(NeedsCurrentInformation(Plan("What changed in ExampleDB this month?")));
+  EXPECT_FALSE(NeedsCurrentInformation(Plan("What does max_wal_senders set?")));
+  EXPECT_FALSE(NeedsCurrentInformation(Plan("What did ExampleDB 16 add?")));
+}
+
+TEST(LiveFetchDecision, HostsAreAllowedExactlyByWildcardOrAnyPublic) {
+  LiveFetchOptions o;
+  o.allowed_hosts = {"docs.example.org", "*.example.net"};
+  EXPECT_TRUE(HostAllowed(o, "docs.example.org"));
+  EXPECT_FALSE(HostAllowed(o, "www.docs.example.org"));
+  EXPECT_FALSE(HostAllowed(o, "example.org"));
+  EXPECT_TRUE(HostAllowed(o, "a.example.net"));
+  EXPECT_TRUE(HostAllowed(o, "a.b.example.net"));
+  EXPECT_FALSE(HostAllowed(o, "example.net"));
+  EXPECT_FALSE(HostAllowed(o, "badexample.net"));
+  o.allowed_hosts.clear();
+  EXPECT_FALSE(HostAllowed(o, "docs.example.org"));
+  o.any_public_host = true;
+  EXPECT_TRUE(HostAllowed(o, "docs.example.org"));
+}
+
+LiveCandidate Cand(const std::string& id, const std::string& url, int64_t newest_ms, bool feed = false) {
+  return LiveCandidate{id, url, feed, newest_ms};
+}
+
+TEST(LiveFetchDecision, FetchesOnlyWhenNeededAndTheNewestSourceIsTooOld) {
+  LiveFetchOptions o;
+  o.allowed_hosts = {"docs.example.org"};
+  o.max_age_seconds = 86400;
+  const int64_t now = 1'800'000'000'000;
+  LiveDecisionInput in;
+  in.options = &o;
+  in.now_ms = now;
+  in.candidates = {Cand("a", "https://docs.example.org/a", now - 3 * kDay)};
+  in.needs_current = false;
+  EXPECT_EQ(DecideLiveFetch(in).decision, "not_needed");
+  in.needs_current = true;
+  LiveDecision d = DecideLiveFetch(in);
+  EXPECT_EQ(d.decision, "fetch");
+  ASSERT_EQ(d.fetch.size(), 1u);
+  EXPECT_EQ(d.needed, 1u);
+  // One source younger than the maximum age makes the readable sources fresh enough.
+  in.candidates.push_back(Cand("b", "https://docs.example.org/b", now - kDay / 2));
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fresh");
+  // Exactly at the maximum age is still fresh; a millisecond older is not.
+  in.candidates = {Cand("a", "https://docs.example.org/a", now - kDay)};
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fresh");
+  in.candidates = {Cand("a", "https://docs.example.org/a", now - kDay - 1)};
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
+  // Nothing to refresh.
+  in.candidates.clear();
+  EXPECT_EQ(DecideLiveFetch(in).decision, "no_candidates");
+  // Undated sources (newest 0) are stale.
+  in.candidates = {Cand("a", "https://docs.example.org/a", 0)};
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
+}
+
+TEST(LiveFetchDecision, OverFetchesFeedsFirstWithinTheBudgetOfUrls) {
+  LiveFetchOptions o;
+  o.any_public_host = true;
+  o.max_urls = 3;
+  o.over_fetch = 2.0;
+  const int64_t now = 1'800'000'000'000;
+  LiveDecisionInput in;
+  in.options = &o;
+  in.now_ms = now;
+  in.needs_current = true;
+  in.candidates.push_back(Cand("feed", "https://rel.example.org/releases", now - 10 * kDay, /*feed=*/true));
+  for (int i = 0; i < 10; ++i) {
+    in.candidates.push_back(Cand("r" + std::to_string(i), "https://docs.example.org/" + std::to_string(i), now - 5 * kDay));
+  }
+  LiveDecision d = DecideLiveFetch(in);
+  ASSERT_EQ(d.decision, "fetch");
+  ASSERT_EQ(d.fetch.size(), 6u);  // ceil(3 * 2.0)
+  EXPECT_EQ(d.needed, 3u);
+  EXPECT_EQ(d.fetch[0].doc_id, "feed");
+  EXPECT_EQ(d.fetch[1].doc_id, "r0");
+  EXPECT_EQ(d.fetch[5].doc_id, "r4");
+  o.over_fetch = 1.5;
+  EXPECT_EQ(DecideLiveFetch(in).fetch.size(), 5u);  // ceil(4.5)
+  o.over_fetch = 0.5;                               // below 1 means no over-fetch
+  EXPECT_EQ(DecideLiveFetch(in).fetch.size(), 3u);
+  o.max_urls = 20;
+  d = DecideLiveFetch(in);
+  EXPECT_EQ(d.fetch.size(), 11u);
+  EXPECT_EQ(d.needed, 11u);  // never more than what was started
+}
+
+TEST(LiveFetchDecision, RefusesUrlsThatAreNotHttpOrNotOnAnAllowedHost) {
+  LiveFetchOptions o;
+  o.allowed_hosts = {"docs.example.org"};
+  const int64_t now = 1'800'000'000'000;
+  LiveDecisionInput in;
+  in.options = &o;
+  in.now_ms = now;
+  in.needs_current = true;
+  in.candidates = {Cand("file", "docs/guide.md", 0),                          // a file path: skipped quietly
+                   Cand("ftp", "ftp://docs.example.org/x", 0),                // not http(s): skipped quietly
+                   Cand("other", "https://evil.example.com/x", 0),            // host not allowed
+                   Cand("octal", "http://0177.0.0.1/x", 0),                   // a spelling the URL parser refuses
+                   Cand("ok", "https://docs.example.org/ok", 0)};
+  LiveDecision d = DecideLiveFetch(in);
+  ASSERT_EQ(d.decision, "fetch");
+  ASSERT_EQ(d.fetch.size(), 1u);
+  EXPECT_EQ(d.fetch[0].doc_id, "ok");
+  ASSERT_EQ(d.notices.size(), 2u);
+  EXPECT_EQ(d.notices[0], "live_fetch: https://evil.example.com/x: host_not_allowed");
+  EXPECT_EQ(d.notices[1], "live_fetch: http://0177.0.0.1/x: invalid_url: AmbiguousIpv4");
+  in.candidates.pop_back();
+  EXPECT_EQ(DecideLiveFetch(in).decision, "no_candidates");
+}
+
+// --- a fetched page as a new version of the stored document ---
+
+DocumentRecord Stored() {
+  DocumentRecord r;
+  r.tenant = "acme";
+  r.id = "download";
+  r.url = "https://docs.example.org/download.html";
+  r.title = "ExampleDB download";
+  r.site = "docs.example.org";
+  r.published = ParseDate("2024-01-02");
+  r.updated = ParseDate("2025-01-10");
+  r.version = "";
+  r.source_type = "docs";
+  r.language = "en";
+  r.acl_groups = {"staff"};
+  r.access_label = "internal";
+  r.feed = "";
+  return r;
+}
+
+FetchResponse Page(const std::string& type, const std::string& body,
+                   std::vector<HttpHeader> extra = {}) {
+  FetchResponse p;
+  p.url = p.final_url = "https://docs.example.org/download.html";
+  p.status = 200;
+  p.headers = {{"Content-Type", type}};
+  for (auto& h : extra) p.headers.push_back(std::move(h));
+  p.body = body;
+  return p;
+}
+
+TEST(LivePage, KeepsTheStoredIdentityAndAccessAndTakesThePagesDates) {
+  const FetchResponse page = Page("text/html; charset=utf-8",
+                                  "<html><head><title>Other title</title>"
+                                  "<link rel=\"canonical\" href=\"https://elsewhere.example.com/x\">"
+                                  "<meta property=\"article:modified_time\" content=\"2026-11-20T10:00:00Z\">"
+                                  "</head><body><p>The current release is 18.0.</p></body></html>");
+  auto spec = RefreshSpec(Stored(), page);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->id, "download");
+  EXPECT_EQ(spec->tenant, "acme");
+  EXPECT_EQ(spec->acl_groups, std::vector<std::string>{"staff"});
+  EXPECT_EQ(spec->access_label, "internal");
+  EXPECT_EQ(spec->url, "https://docs.example.org/download.html");  // not the page's canonical claim
+  EXPECT_EQ(spec->title, "ExampleDB download");
+  EXPECT_EQ(spec->source_type, "docs");
+  EXPECT_EQ(spec->content_type, "html");
+  EXPECT_EQ(spec->updated, "2026-11-20");    // the page's own date
+  EXPECT_EQ(spec->published, "2024-01-02");  // the page gives none: the stored one
+}
+
+TEST(LivePage, LastModifiedDatesAPageWithoutDatesAndUnsupportedTypesAreRefused) {
+  auto spec = RefreshSpec(Stored(), Page("text/plain", "The current release is 18.0.",
+                                         {{"Last-Modified", "Fri, 20 Nov 2026 08:00:00 GMT"}}));
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->content_type, "text");
+  EXPECT_EQ(spec->updated, "2026-11-20");
+  spec = RefreshSpec(Stored(), Page("text/plain", "The current release is 18.0."));
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->updated, "2025-01-10");  // nothing newer said: the stored date
+  auto pdf = RefreshSpec(Stored(), Page("application/pdf", "%PDF-1.4"));
+  ASSERT_FALSE(pdf.ok());
+  EXPECT_EQ(pdf.status().message(), "unsupported_content_type: application/pdf");
+  auto empty = RefreshSpec(Stored(), Page("text/html", "<html><body></body></html>"));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(), "empty_page: no text after extraction");
+  auto nul = RefreshSpec(Stored(), Page("text/plain", std::string("a\0b", 3)));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.status().message().rfind("unparseable_page: ", 0), 0u) << nul.status().message();
+}
+
+TEST(LivePage, AReleaseFeedBecomesAReleaseListVersionResolutionReads) {
+  const std::string rss =
+      "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>ExampleDB releases</title>"
+      "<item><title>ExampleDB 18 released</title><link>https://docs.example.org/18</link>"
+      "<pubDate>Fri, 20 Nov 2026 08:00:00 GMT</pubDate></item>"
+      "<item><title>ExampleDB 17.2 released</title><link>https://docs.example.org/17.2</link>"
+      "<pubDate>Mon, 01 Sep 2025 08:00:00 GMT</pubDate></item></channel></rss>";
+  auto text = PageTextOf(Page("application/rss+xml", rss));
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(text->content_type, "text");
+  EXPECT_EQ(text->text,
+            "ExampleDB releases\n\nExampleDB 18 released (2026-11-20)\n\nExampleDB 17.2 released (2025-09-01)\n\n");
+  EXPECT_EQ(VersionsInFeed(text->text), (std::vector<std::string>{"18", "17.2"}));
+  EXPECT_EQ(FeedReleaseDate(text->text, "18"), "2026-11-20");
+}
+
+// --- the engine against a loopback site ---
+
+// A site on 127.0.0.1 whose pages the test sets, and a server of ours on 127.0.0.2 (same port)
+// that live fetch must never reach.
+class LiveFetchEngineTest : public ::testing::Test {
+ protected:
+  LiveFetchEngineTest() : internal_("127.0.0.2", site_.port()) {}
+
+  void Serve(const std::string& path, int status, const std::string& type, std::function<std::string()> body,
+             std::vector<std::pair<std::string, std::string>> headers = {}) {
+    site_.Route(path, [status, type, body, headers](const LoopbackRequest&, LoopbackConnection& c) {
+      auto h = headers;
+      h.emplace_back("Content-Type", type);
+      c.Write(LoopbackTestServer::Response(status, h, body()));
+    });
+  }
+
+  LiveFetchOptions Live() {
+    FetcherOptions fo;
+    fo.policy.allow = {*ParseCidr("127.0.0.1/32")};
+    fo.policy.allowed_ports = {80, 443, static_cast<uint16_t>(site_.port())};
+    fo.connect_timeout_ms = 2000;
+    fo.timeout_ms = 5000;
+    LiveFetchOptions live;
+    live.fetcher = MakeCachedFetcher(fo, PageCacheOptions{});
+    live.allowed_hosts = {"127.0.0.1"};
+    live.max_urls = 3;
+    live.timeout_ms = 3000;
+    live.max_age_seconds = 86400;
+    return live;
+  }
+
+  void Open(LiveFetchOptions live) {
+    EngineOptions eo;
+    eo.data_dir = dir_.str("data");
+    eo.embedder.kind = EmbedderKind::kNone;
+    eo.threads = 1;
+    eo.clock = &clock_;
+    eo.live_fetch = std::move(live);
+    auto e = Engine::Open(eo);
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(e).value();
+  }
+
+  DocumentSpec Doc(const std::string& id, const std::string& path, const std::string& html) {
+    DocumentSpec d;
+    d.id = id;
+    d.url = site_.base_url() + path;
+    d.content_type = "html";
+    d.text = html;
+    return d;
+  }
+
+  void Put(const std::vector<DocumentSpec>& docs) {
+    auto r = engine_->PutDocuments(docs);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+
+  // Every stored page is committed now; the clock moves 30 days on, so they are a month old.
+  void AgeTheIndex() { clock_.SleepFor(std::chrono::hours(24 * 30)); }
+
+  AnswerResult Ask(const std::string& question, std::optional<std::vector<std::string>> groups = std::nullopt,
+                   uint32_t deadline_ms = 0) {
+    AskOptions ao;
+    ao.question = question;
+    ao.filter.groups = std::move(groups);
+    ao.deadline_ms = deadline_ms;
+    auto r = engine_->Ask(ao);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : AnswerResult{};
+  }
+
+  static bool HasNotice(const AnswerResult& r, const std::string& prefix) {
+    for (const std::string& d : r.degraded) {
+      if (d.rfind(prefix, 0) == 0) return true;
+    }
+    return false;
+  }
+  static std::string Degraded(const AnswerResult& r) {
+    std::string s;
+    for (const std::string& d : r.degraded) s += d + "\n";
+    return s;
+  }
+
+  LoopbackTestServer site_{"127.0.0.1"};
+  LoopbackTestServer internal_;
+  FakeClock clock_;
+  TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+};
+
+const char* kOldDownload =
+    "<html><head><title>ExampleDB download</title></head><body><h1>Download ExampleDB</h1>"
+    "<p>The current release of ExampleDB is 17.2, with binaries for Linux.</p></body></html>";
+const char* kNewDownload =
+    "<html><head><title>ExampleDB download</title>"
+    "<meta property=\"article:modified_time\" content=\"2026-11-20T10:00:00Z\"></head><body>"
+    "<h1>Download ExampleDB</h1><p>The current release of ExampleDB is 18.0, with binaries for Linux.</p></body></html>";
+
+TEST_F(LiveFetchEngineTest, AStalePageIsRefreshedAndTheAnswerCitesTheNewTextWithItsDate) {
+  Serve("/download.html", 200, "text/html", [] { return std::string(kNewDownload); });
+  Open(Live());
+  DocumentSpec d = Doc("download", "/download.html", kOldDownload);
+  d.updated = "2025-01-10";
+  d.acl_groups = {"staff"};
+  d.access_label = "internal";
+  Put({d});
+  const uint64_t before = engine_->CurrentSnapshot();
+  AgeTheIndex();
+
+  AnswerResult r = Ask("What is the current release of ExampleDB?", std::vector<std::string>{"staff"});
+  EXPECT_EQ(r.live_fetch.decision, "fetched") << r.live_fetch.detail;
+  EXPECT_EQ(r.live_fetch.attempted, 1u);
+  EXPECT_EQ(r.live_fetch.succeeded, 1u);
+  EXPECT_EQ(r.live_fetch.refreshed, 1u);
+  EXPECT_EQ(r.live_fetch.refreshed_ids, std::vector<std::string>{"download"});
+  EXPECT_GT(r.snapshot_version, before);  // the answer read the snapshot with the refreshed page
+  ASSERT_EQ(r.outcome, AnswerOutcome::kAnswer) << r.text << "\n" << Degraded(r);
+  EXPECT_NE(r.text.find("18.0"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("17.2"), std::string::npos) << r.text;
+  bool cited = false;
+  for (const AnswerSource& s : r.sources) {
+    if (!s.cited) continue;
+    cited = true;
+    EXPECT_EQ(s.doc_id, "download");
+    EXPECT_NE(s.text.find("18.0"), std::string::npos);
+    EXPECT_FALSE(s.fetched_at.empty());
+  }
+  EXPECT_TRUE(cited);
+  EXPECT_EQ(r.freshness.newest_source_date, "2026-11-20");
+  EXPECT_FALSE(r.freshness.newest_fetched_at.empty());
+  EXPECT_GE(r.freshness.index_lag_seconds, 0);
+
+  // The stored document is the refreshed page, under the same id and access.
+  SearchFilter admin;
+  auto doc = engine_->GetDocument(admin, "download");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_NE(doc->text.find("18.0"), std::string::npos);
+  EXPECT_EQ(doc->updated, "2026-11-20");
+  EXPECT_EQ(doc->acl_groups, std::vector<std::string>{"staff"});
+  EXPECT_EQ(doc->access_label, "internal");
+  EXPECT_EQ(doc->url, site_.base_url() + "/download.html");
+
+  // Asked again: the page is unchanged (served from the page cache), nothing is re-indexed.
+  const uint64_t after = engine_->CurrentSnapshot();
+  AnswerResult again = Ask("What is the current release of ExampleDB?", std::vector<std::string>{"staff"});
+  EXPECT_EQ(again.live_fetch.decision, "fetched");
+  EXPECT_EQ(again.live_fetch.unchanged, 1u);
+  EXPECT_EQ(again.live_fetch.refreshed, 0u);
+  EXPECT_EQ(engine_->CurrentSnapshot(), after);
+  auto stats = engine_->Freshness();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_TRUE(stats->live_fetch);
+  EXPECT_EQ(stats->page_cache_misses, 1u);
+  EXPECT_EQ(stats->page_cache_hits, 1u);
+  EXPECT_EQ(site_.requests(), 1);
+}
+
+TEST_F(LiveFetchEngineTest, FreshSourcesAndQuestionsWithoutRecencyFetchNothing) {
+  Serve("/download.html", 200, "text/html", [] { return std::string(kNewDownload); });
+  Open(Live());
+  Put({Doc("download", "/download.html", kOldDownload)});
+  AnswerResult r = Ask("What is the current release of ExampleDB?");
+  EXPECT_EQ(r.live_fetch.decision, "fresh") << r.live_fetch.detail;  // committed just now
+  AgeTheIndex();
+  r = Ask("Which binaries does the ExampleDB download offer?");
+  EXPECT_EQ(r.live_fetch.decision, "not_needed");
+  AskOptions ao;
+  ao.question = "What is the current release of ExampleDB?";
+  ao.live_fetch = false;
+  auto off = engine_->Ask(ao);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->live_fetch.decision, "off");
+  EXPECT_EQ(site_.accepted(), 0);
+}
+
+TEST_F(LiveFetchEngineTest, LatestFollowsTheReleaseListAsItChanges) {
+  std::atomic<int> served{17};
+  Serve("/releases.html", 200, "text/html", [&served] {
+    return served.load() == 18
+               ? std::string("<html><body><p>ExampleDB releases: 18 (released 2026-11-20), 17 (released "
+                             "2025-09-01), 16 (released 2024-09-01)</p></body></html>")
+               : std::string("<html><body><p>ExampleDB releases: 17 (released 2025-09-01), 16 (released "
+                             "2024-09-01)</p></body></html>");
+  });
+  Open(Live());
+  DocumentSpec feed = Doc("releases", "/releases.html",
+                          "<html><body><p>ExampleDB releases: 17 (released 2025-09-01), 16 (released "
+                          "2024-09-01)</p></body></html>");
+  feed.title = "ExampleDB releases";
+  feed.feed = "versions";
+  Put({feed});
+
+  AskOptions ao;
+  ao.question = "What is the latest version of ExampleDB?";
+  ao.live_fetch = false;
+  auto r = engine_->Ask(ao);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->resolved_version, "17");
+
+  // The feed re-put with a new release: "latest" follows it.
+  DocumentSpec newer = feed;
+  newer.text = "<html><body><p>ExampleDB releases: 17.1 (released 2025-11-01), 17 (released 2025-09-01)</p></body></html>";
+  Put({newer});
+  r = engine_->Ask(ao);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->resolved_version, "17.1");
+  EXPECT_EQ(r->resolved_version_date, "2025-11-01");
+
+  // The site publishes 18; the stored list is a month old: live fetch refreshes the feed first.
+  served = 18;
+  AgeTheIndex();
+  AnswerResult live = Ask("What is the latest version of ExampleDB?");
+  EXPECT_EQ(live.live_fetch.decision, "fetched") << live.live_fetch.detail << "\n" << Degraded(live);
+  ASSERT_FALSE(live.live_fetch.urls.empty());
+  EXPECT_EQ(live.live_fetch.urls[0], site_.base_url() + "/releases.html");
+  EXPECT_EQ(live.live_fetch.refreshed_ids, std::vector<std::string>{"releases"});
+  EXPECT_EQ(live.resolved_version, "18");
+  EXPECT_EQ(live.resolved_version_date, "2026-11-20");
+  auto doc = engine_->GetDocument(SearchFilter{}, "releases");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(doc->feed, "versions");  // still the authoritative feed
+}
+
+TEST_F(LiveFetchEngineTest, ASlowServerDoesNotHoldTheAnswerPastItsDeadline) {
+  site_.Route("/download.html", [](const LoopbackRequest&, LoopbackConnection& c) {
+    for (int i = 0; i < 50 && !c.stopping(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    c.Write(LoopbackTestServer::Response(200, {{"Content-Type", "text/html"}}, kNewDownload));
+  });
+  Open(Live());
+  Put({Doc("download", "/download.html", kOldDownload)});
+  AgeTheIndex();
+  const auto t0 = std::chrono::steady_clock::now();
+  AnswerResult r = Ask("What is the current release of ExampleDB?", std::nullopt, /*deadline_ms=*/400);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 1500) << "the answer waited for the slow page";
+  EXPECT_EQ(r.live_fetch.decision, "fetched");
+  EXPECT_EQ(r.live_fetch.succeeded, 0u);
+  EXPECT_TRUE(HasNotice(r, "live_fetch: " + site_.base_url() + "/download.html: ")) << Degraded(r);
+  // The answer still comes, from the stored page.
+  ASSERT_EQ(r.outcome, AnswerOutcome::kAnswer) << Degraded(r);
+  EXPECT_NE(r.text.find("17.2"), std::string::npos);
+}
+
+TEST_F(LiveFetchEngineTest, ADocumentPointingAtANonGlobalAddressIsNeverFetched) {
+  LiveFetchOptions live = Live();
+  live.any_public_host = true;  // the host list does not stop it: the SSRF guard must
+  Open(std::move(live));
+  const std::string internal_url = "http://127.0.0.2:" + std::to_string(site_.port()) + "/admin";
+  DocumentSpec d = Doc("download", "/download.html", kOldDownload);
+  d.url = internal_url;
+  Put({d});
+  internal_.Route("/admin", [](const LoopbackRequest&, LoopbackConnection& c) {
+    c.Write(LoopbackTestServer::Response(200, {{"Content-Type", "text/html"}}, kNewDownload));
+  });
+  AgeTheIndex();
+  AnswerResult r = Ask("What is the current release of ExampleDB?");
+  EXPECT_EQ(r.live_fetch.decision, "fetched");
+  EXPECT_EQ(r.live_fetch.failed, 1u);
+  EXPECT_EQ(r.live_fetch.failures["address_not_global:loopback"], 1u);
+  EXPECT_TRUE(HasNotice(r, "live_fetch: " + internal_url + ": address_not_global:loopback")) << Degraded(r);
+  EXPECT_EQ(internal_.accepted(), 0);
+  auto doc = engine_->GetDocument(SearchFilter{}, "download");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_NE(doc->text.find("17.2"), std::string::npos);
+}
+
+TEST_F(LiveFetchEngineTest, PagesThatFailOrAreGoneLeaveTheStoredDocuments) {
+  Serve("/download.html", 404, "text/html", [] { return std::string("<html><body>gone</body></html>"); });
+  Serve("/mirror.html", 500, "text/html", [] { return std::string("oops"); });
+  Serve("/binary.html", 200, "application/octet-stream", [] { return std::string("\x01\x02", 2); });
+  Open(Live());
+  Put({Doc("download", "/download.html", kOldDownload),
+       Doc("mirror", "/mirror.html",
+           "<html><body><p>The current release of ExampleDB is 17.2 on the mirror.</p></body></html>"),
+       Doc("binary", "/binary.html",
+           "<html><body><p>The current release of ExampleDB is 17.2 as a binary.</p></body></html>")});
+  const uint64_t before = engine_->CurrentSnapshot();
+  AgeTheIndex();
+  AnswerResult r = Ask("What is the current release of ExampleDB?");
+  EXPECT_EQ(r.live_fetch.attempted, 3u);
+  EXPECT_EQ(r.live_fetch.failed, 3u);
+  EXPECT_EQ(r.live_fetch.failures["http_404"], 1u);
+  EXPECT_EQ(r.live_fetch.failures["http_500"], 1u);
+  EXPECT_EQ(r.live_fetch.failures["unsupported_content_type"], 1u);
+  EXPECT_TRUE(HasNotice(r, "live_fetch: " + site_.base_url() + "/download.html: http_404")) << Degraded(r);
+  EXPECT_EQ(engine_->CurrentSnapshot(), before);
+  for (const char* id : {"download", "mirror", "binary"}) {
+    auto doc = engine_->GetDocument(SearchFilter{}, id);
+    ASSERT_TRUE(doc.ok()) << id;
+    EXPECT_NE(doc->text.find("17.2"), std::string::npos) << id;
+  }
+  EXPECT_EQ(r.outcome, AnswerOutcome::kAnswer) << Degraded(r);
+}
+
+TEST_F(LiveFetchEngineTest, ACallerRefreshesOnlyWhatItReadsAndAccessIsKept) {
+  Serve("/public.html", 200, "text/html", [] {
+    return std::string("<html><body><p>The current release of ExampleDB is 18.0 for everyone.</p></body></html>");
+  });
+  Serve("/staff.html", 200, "text/html", [] {
+    return std::string("<html><body><p>The current release of ExampleDB is 18.0-staff internally.</p></body></html>");
+  });
+  Open(Live());
+  DocumentSpec pub = Doc("public", "/public.html",
+                         "<html><body><p>The current release of ExampleDB is 17.2 for everyone.</p></body></html>");
+  DocumentSpec staff = Doc("staff", "/staff.html",
+                           "<html><body><p>The current release of ExampleDB is 17.2-staff internally.</p></body></html>");
+  staff.acl_groups = {"staff"};
+  Put({pub, staff});
+  AgeTheIndex();
+
+  AnswerResult r = Ask("What is the current release of ExampleDB?", std::vector<std::string>{"visitors"});
+  EXPECT_EQ(r.live_fetch.urls, std::vector<std::string>{site_.base_url() + "/public.html"});
+  EXPECT_EQ(r.live_fetch.refreshed_ids, std::vector<std::string>{"public"});
+  for (const LoopbackRequest& req : site_.recorded()) EXPECT_NE(req.path, "/staff.html");
+  auto hidden = engine_->GetDocument(SearchFilter{}, "staff");
+  ASSERT_TRUE(hidden.ok());
+  EXPECT_NE(hidden->text.find("17.2-staff"), std::string::npos);  // not refreshed for a visitor
+
+  AnswerResult s = Ask("What is the current release of ExampleDB?", std::vector<std::string>{"staff"});
+  EXPECT_EQ(s.live_fetch.refreshed_ids, std::vector<std::string>{"staff"}) << s.live_fetch.detail;
+  auto refreshed = engine_->GetDocument(SearchFilter{}, "staff");
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_NE(refreshed->text.find("18.0-staff"), std::string::npos);
+  EXPECT_EQ(refreshed->acl_groups, std::vector<std::string>{"staff"});
+  SearchFilter visitor;
+  visitor.groups = std::vector<std::string>{"visitors"};
+  EXPECT_EQ(engine_->GetDocument(visitor, "staff").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace attest
