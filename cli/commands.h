@@ -260,4 +260,13 @@ class AuthCommands {
 };
 std::unique_ptr<AuthCommands> RegisterAuthCommands(CLI::App& app);
 
+// `crawl` (cli/crawl_command.cc): registered on the app before parsing; Run() after.
+class CrawlCommand {
+ public:
+  virtual ~CrawlCommand() = default;
+  virtual bool Selected() const = 0;
+  virtual int Run(const GlobalArgs& g) = 0;
+};
+std::unique_ptr<CrawlCommand> RegisterCrawlCommand(CLI::App& app);
+
 }  // namespace attest::cli

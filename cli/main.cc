@@ -229,6 +229,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 24))
       ->capture_default_str();
   auto auth_commands = RegisterAuthCommands(app);
+  auto crawl_command = RegisterCrawlCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -257,5 +258,6 @@ int main(int argc, char** argv) {
   if (*check) return RunCheck(g, check_files, check_json);
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
   if (auth_commands->Selected()) return auth_commands->Run(g);
+  if (crawl_command->Selected()) return crawl_command->Run(g);
   return kExitUsage;
 }

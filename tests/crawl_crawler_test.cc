@@ -1,0 +1,383 @@
+// The crawl loop against a small site of ours on loopback (LoopbackTestServer): robots.txt and
+// scope, conditional revisits (304 = nothing re-indexed), a changed page, a deleted page,
+// Retry-After and the per-host rate, near-duplicate mirrors, rel=canonical and version aliases,
+// and resuming a pass that a crash left with pages "fetching".
+#include "crawl/crawler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "support/loopback_test_server.h"
+#include "text/analyzer.h"
+#include "text/simhash.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using std::chrono::milliseconds;
+using testing_support::LoopbackConnection;
+using testing_support::LoopbackRequest;
+using testing_support::LoopbackTestServer;
+using testing_support::TempDir;
+
+std::string PageHtml(const std::string& title, const std::string& text, const std::vector<std::string>& links,
+                     const std::string& head_extra = "") {
+  std::string html = "<html><head><title>" + title + "</title>" + head_extra + "</head><body><h1>" + title +
+                     "</h1><p>" + text + "</p><ul>";
+  for (const std::string& l : links) html += "<li><a href=\"" + l + "\">" + l + "</a></li>";
+  return html + "</ul></body></html>";
+}
+
+// A long paragraph of distinct words, so pages are far apart in SimHash unless copied.
+std::string Words(const std::string& topic, int n) {
+  static const char* kWords[] = {"replication", "vacuum", "checkpoint", "index", "planner", "tuple",   "buffer",
+                                 "segment",     "lock",   "snapshot",   "trigger", "schema", "cursor", "sequence",
+                                 "partition",   "backup", "restore",    "archive", "logical", "standby"};
+  std::string out = topic;
+  uint64_t x = std::hash<std::string>{}(topic);
+  for (int i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    out += " ";
+    out += kWords[(x >> 33) % 20];
+    out += std::to_string((x >> 40) % 50);
+  }
+  return out + ".";
+}
+
+struct Served {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/html; charset=utf-8";
+  std::vector<std::pair<std::string, std::string>> headers;
+  int fail_times = 0;          // answer fail_status this many times first
+  int fail_status = 503;
+  std::string retry_after;     // with the failures
+};
+
+struct Logged {
+  std::chrono::steady_clock::time_point at;
+  std::string path;
+  int status = 0;
+  std::string if_none_match;
+};
+
+// The test site: routes registered up front, content changed by the test between passes.
+class Site {
+ public:
+  explicit Site(const std::vector<std::string>& paths) {
+    for (const std::string& p : paths) {
+      server_.Route(p, [this, p](const LoopbackRequest& req, LoopbackConnection& c) { Serve(p, req, c); });
+    }
+  }
+  void Set(const std::string& path, Served s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pages_[path] = std::move(s);
+  }
+  std::string url(const std::string& path) const { return server_.base_url() + path; }
+  std::vector<Logged> log() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+  int Requests(const std::string& prefix) const {
+    int n = 0;
+    for (const Logged& l : log()) n += l.path.starts_with(prefix);
+    return n;
+  }
+  int port() const { return server_.port(); }
+
+ private:
+  void Serve(const std::string& path, const LoopbackRequest& req, LoopbackConnection& c) {
+    Served s;
+    int status = 404;
+    std::string body = "not found";
+    std::vector<std::pair<std::string, std::string>> headers = {{"Content-Type", "text/plain"}};
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = pages_.find(path);
+      if (it != pages_.end()) {
+        Served& page = it->second;
+        headers = page.headers;
+        if (page.fail_times > 0) {
+          --page.fail_times;
+          status = page.fail_status;
+          if (!page.retry_after.empty()) headers.push_back({"Retry-After", page.retry_after});
+        } else if (page.status != 200) {
+          status = page.status;
+        } else {
+          const std::string etag = "\"" + std::to_string(std::hash<std::string>{}(page.body)) + "\"";
+          headers.push_back({"ETag", etag});
+          headers.push_back({"Last-Modified", "Tue, 01 Sep 2026 10:00:00 GMT"});
+          if (req.Header("If-None-Match") == etag) {
+            status = 304;
+            body.clear();
+          } else {
+            status = 200;
+            body = page.body;
+            headers.push_back({"Content-Type", page.content_type});
+          }
+        }
+      }
+      log_.push_back({std::chrono::steady_clock::now(), path, status, req.Header("If-None-Match")});
+    }
+    if (status == 304 || (status >= 300 && status < 400)) body.clear();
+    c.Write(LoopbackTestServer::Response(status, headers, body));
+  }
+
+  LoopbackTestServer server_{"127.0.0.1"};
+  mutable std::mutex mu_;
+  std::map<std::string, Served> pages_;
+  std::vector<Logged> log_;
+};
+
+class CrawlerTest : public ::testing::Test {
+ protected:
+  void OpenEngine() {
+    EngineOptions eo;
+    eo.data_dir = tmp_.str("data");
+    eo.embedder.kind = EmbedderKind::kNone;
+    eo.threads = 1;
+    auto e = Engine::Open(eo);
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(*e);
+  }
+  void OpenFrontier() {
+    frontier_.reset();
+    auto f = Frontier::Open(tmp_.path() / "data" / "crawl" / "t.sqlite");
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    frontier_ = std::move(*f);
+  }
+  FetcherOptions LoopbackFetcher(int port) {
+    FetcherOptions fo;
+    fo.policy.allow.push_back(*ParseCidr("127.0.0.1/32"));
+    fo.policy.allowed_ports.push_back(static_cast<uint16_t>(port));
+    fo.timeout_ms = 5000;
+    return fo;
+  }
+  CrawlOptions Options(const Site& site) {
+    CrawlOptions o;
+    o.seeds = {site.url("/index.html")};
+    o.politeness.floor = milliseconds{0};
+    o.workers = 1;
+    o.batch_pages = 4;
+    return o;
+  }
+  CrawlReport Pass(const Site& site, const CrawlOptions& o) {
+    Fetcher fetcher(LoopbackFetcher(site.port()));
+    Crawler crawler(o, *engine_, *frontier_, fetcher, *RealClock());
+    auto r = crawler.RunPass();
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : CrawlReport{};
+  }
+  PageRecord Page(const std::string& url) {
+    auto p = frontier_->FindPage(url);
+    EXPECT_TRUE(p.ok() && p->has_value()) << url;
+    return p.ok() && p->has_value() ? **p : PageRecord{};
+  }
+  uint64_t Documents() { return engine_->Stats()->documents; }
+
+  TempDir tmp_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Frontier> frontier_;
+};
+
+TEST_F(CrawlerTest, RobotsScopeConditionalRevisitsChangesAndDeletes) {
+  Site site({"/robots.txt", "/index.html", "/a.html", "/b.html", "/private/secret.html", "/private/deeper.html"});
+  const std::string other_host = "http://127.0.0.2:" + std::to_string(site.port()) + "/elsewhere.html";
+  site.Set("/robots.txt", {200, "User-agent: *\nDisallow: /private/\n", "text/plain"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 80), {"a.html", "b.html#frag", "/private/secret.html",
+                                                                        other_host, "mailto:x@example.com"})});
+  site.Set("/a.html", {200, PageHtml("Alpha", Words("alpha", 80), {"index.html", "private/deeper.html"})});
+  site.Set("/b.html", {200, PageHtml("Beta", Words("beta", 80), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  CrawlReport r1 = Pass(site, o);
+  EXPECT_TRUE(r1.completed);
+  EXPECT_EQ(r1.fetched, 3u);
+  EXPECT_EQ(r1.indexed, 3u);
+  EXPECT_EQ(r1.robots_denied, 2u);
+  EXPECT_EQ(r1.robots_fetches, 1u);
+  EXPECT_GE(r1.out_of_scope, 1u);
+  EXPECT_EQ(site.Requests("/private/"), 0);  // robots.txt disallows the subtree: 0 fetches there
+  EXPECT_EQ(Documents(), 3u);
+  EXPECT_EQ(Page(site.url("/private/secret.html")).state, PageState::kExcluded);
+  EXPECT_EQ(Page(site.url("/b.html")).state, PageState::kDone);  // the fragment is not part of the identity
+  const uint64_t snapshot = engine_->CurrentSnapshot();
+
+  // Nothing is due yet: a plain second pass fetches nothing.
+  CrawlReport idle = Pass(site, o);
+  EXPECT_EQ(idle.fetched, 0u);
+
+  // Every page again, conditionally: all 304, nothing re-indexed, the snapshot unchanged.
+  o.revisit_all = true;
+  const size_t before = site.log().size();
+  CrawlReport r2 = Pass(site, o);
+  EXPECT_EQ(r2.fetched, 3u);
+  EXPECT_EQ(r2.not_modified, 3u);
+  EXPECT_EQ(r2.indexed, 0u);
+  EXPECT_EQ(engine_->CurrentSnapshot(), snapshot);
+  std::vector<Logged> log = site.log();
+  for (size_t i = before; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].status, 304) << log[i].path;
+    EXPECT_FALSE(log[i].if_none_match.empty()) << log[i].path;
+  }
+  EXPECT_EQ(site.Requests("/robots.txt"), 1);  // robots.txt cached in the frontier (24 h)
+  const int64_t interval = Page(site.url("/a.html")).revisit_interval_s;
+  EXPECT_EQ(interval, 2 * 86400);  // doubled: not modified
+
+  // A changed page is re-indexed, the others are not.
+  site.Set("/b.html", {200, PageHtml("Beta", Words("beta", 80) + " zanzibarword", {})});
+  CrawlReport r3 = Pass(site, o);
+  EXPECT_EQ(r3.not_modified, 2u);
+  EXPECT_EQ(r3.indexed, 1u);
+  SearchOptions so;
+  so.query = "zanzibarword";
+  auto hits = engine_->Search(so);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].doc_id, site.url("/b.html"));
+  EXPECT_EQ(Page(site.url("/b.html")).revisit_interval_s, 2 * 86400 / 2);  // halved: changed
+
+  // A page that is gone is deleted from the index.
+  site.Set("/b.html", {404, ""});
+  CrawlReport r4 = Pass(site, o);
+  EXPECT_EQ(r4.deleted, 1u);
+  EXPECT_EQ(Documents(), 2u);
+  EXPECT_EQ(Page(site.url("/b.html")).state, PageState::kGone);
+  hits = engine_->Search(so);
+  ASSERT_TRUE(hits.ok());
+  EXPECT_TRUE(hits->hits.empty());
+}
+
+TEST_F(CrawlerTest, RetryAfterIsHonouredAndTheHostRateStaysUnderTheFloor) {
+  std::vector<std::string> paths = {"/robots.txt", "/index.html"};
+  std::vector<std::string> links;
+  for (int i = 0; i < 6; ++i) {
+    paths.push_back("/p" + std::to_string(i) + ".html");
+    links.push_back("p" + std::to_string(i) + ".html");
+  }
+  Site site(paths);
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 50), links)});
+  for (int i = 0; i < 6; ++i) {
+    site.Set(paths[2 + i], {200, PageHtml("P" + std::to_string(i), Words("p" + std::to_string(i), 50), {})});
+  }
+  Served busy{200, PageHtml("P3", Words("p3", 50), {})};
+  busy.fail_times = 1;
+  busy.fail_status = 503;
+  busy.retry_after = "2";
+  site.Set("/p3.html", busy);
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  o.politeness.floor = milliseconds{150};
+  o.workers = 3;  // several workers, still one request at a time to the host
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.retries, 1u);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(Documents(), 7u);
+  std::vector<Logged> log = site.log();
+  ASSERT_EQ(log.size(), 1u + 1u + 6u + 1u);  // robots (404), index, 6 pages, one retry
+  for (size_t i = 1; i < log.size(); ++i) {
+    const auto gap = std::chrono::duration_cast<milliseconds>(log[i].at - log[i - 1].at);
+    EXPECT_GE(gap.count(), 145) << "requests " << i - 1 << " and " << i << " (" << log[i].path << ")";
+  }
+  std::vector<std::chrono::steady_clock::time_point> p3;
+  for (const Logged& l : log) {
+    if (l.path == "/p3.html") p3.push_back(l.at);
+  }
+  ASSERT_EQ(p3.size(), 2u);
+  EXPECT_GE(std::chrono::duration_cast<milliseconds>(p3[1] - p3[0]).count(), 1990);
+}
+
+TEST_F(CrawlerTest, MirrorsCountOnceCanonicalAndVersionAliasesAreRecorded) {
+  Site site({"/robots.txt", "/index.html", "/a.html", "/mirror/a.html", "/print/a.html", "/docs/current/page.html",
+             "/docs/15/page.html"});
+  const std::string alpha = Words("alpha", 300);
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 80), {"a.html", "mirror/a.html", "print/a.html",
+                                                                        "docs/current/page.html"})});
+  site.Set("/a.html", {200, PageHtml("Alpha", alpha, {})});
+  // The mirror differs by one word in 300: within the near-duplicate distance (checked here first).
+  const std::string mirrored = alpha.substr(0, alpha.size() - 1) + " mirror.";
+  Analyzer analyzer;
+  ASSERT_LE(HammingDistance(SimHashText(analyzer, "Alpha\n" + alpha), SimHashText(analyzer, "Alpha\n" + mirrored)), 3);
+  site.Set("/mirror/a.html", {200, PageHtml("Alpha", mirrored, {})});
+  site.Set("/print/a.html", {200, PageHtml("Alpha", alpha, {}, "<link rel=\"canonical\" href=\"/a.html\">")});
+  Served redirect{302, ""};
+  redirect.headers = {{"Location", "/docs/15/page.html"}};
+  site.Set("/docs/current/page.html", redirect);
+  site.Set("/docs/15/page.html", {200, PageHtml("Page", Words("page", 80), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlReport r = Pass(site, Options(site));
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.duplicates, 1u);
+  EXPECT_EQ(r.redirects, 1u);
+  // index, a (also under print/a's canonical), docs/15/page: the mirror is not a document.
+  EXPECT_EQ(Documents(), 3u);
+  PageRecord mirror = Page(site.url("/mirror/a.html"));
+  EXPECT_EQ(mirror.state, PageState::kDuplicate);
+  EXPECT_EQ(mirror.duplicate_of, site.url("/a.html"));
+  PageRecord print = Page(site.url("/print/a.html"));
+  EXPECT_EQ(print.canonical, site.url("/a.html"));
+  EXPECT_EQ(print.doc_id, site.url("/a.html"));
+  PageRecord current = Page(site.url("/docs/current/page.html"));
+  EXPECT_EQ(current.alias_word, "current");
+  EXPECT_EQ(current.alias_version, "15");
+  EXPECT_EQ(current.redirected_to, site.url("/docs/15/page.html"));
+  EXPECT_EQ(current.doc_id, site.url("/docs/15/page.html"));
+  // The redirect's target was recorded with the content and is not fetched again.
+  EXPECT_EQ(Page(site.url("/docs/15/page.html")).state, PageState::kDone);
+  EXPECT_EQ(site.Requests("/docs/15/page.html"), 1);
+}
+
+TEST_F(CrawlerTest, ResumesAPassThatACrashLeftWithPagesFetching) {
+  std::vector<std::string> paths = {"/robots.txt", "/index.html"};
+  std::vector<std::string> links;
+  for (int i = 0; i < 8; ++i) {
+    paths.push_back("/r" + std::to_string(i) + ".html");
+    links.push_back("r" + std::to_string(i) + ".html");
+  }
+  Site site(paths);
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 50), links)});
+  for (int i = 0; i < 8; ++i) {
+    site.Set(paths[2 + i], {200, PageHtml("R" + std::to_string(i), Words("r" + std::to_string(i), 50), {})});
+  }
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  o.max_pages = 3;  // the pass stops early, as a kill would
+  CrawlReport first = Pass(site, o);
+  EXPECT_FALSE(first.completed);
+  EXPECT_EQ(first.fetched, 3u);
+  // A page claimed by the killed process: "fetching" on disk.
+  PageRecord claimed = Page(site.url("/r5.html"));
+  ASSERT_EQ(claimed.state, PageState::kQueued);
+  claimed.state = PageState::kFetching;
+  FrontierWrite w;
+  w.pages = {claimed};
+  ASSERT_TRUE(frontier_->Apply(w).ok());
+  OpenFrontier();
+  EXPECT_EQ(frontier_->recovered_fetching(), 1u);
+  EXPECT_EQ(Page(site.url("/r5.html")).state, PageState::kQueued);
+  o.max_pages = 0;
+  CrawlReport rest = Pass(site, o);
+  EXPECT_TRUE(rest.resumed);
+  EXPECT_TRUE(rest.completed);
+  EXPECT_EQ(rest.fetched, 6u);  // the 9 pages, each fetched once over both runs
+  EXPECT_EQ(Documents(), 9u);
+  for (const std::string& p : paths) {
+    if (p != "/robots.txt") EXPECT_EQ(site.Requests(p), 1) << p;
+  }
+  auto counts = frontier_->Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->done, 9u);
+  EXPECT_EQ(counts->queued + counts->fetching, 0u);
+}
+
+}  // namespace
+}  // namespace attest
