@@ -33,6 +33,7 @@
 #include "attest/engine.h"
 #include "service/api_error.h"
 #include "service/contracts.h"
+#include "service/schema.h"
 
 namespace attest::service {
 
@@ -59,6 +60,12 @@ struct EventInput {
   // filled in), with `id` set and without source_version: what the log stores and applies.
   nlohmann::json data;
 };
+
+// The field tables of each type's data (source_version is read before them, so it is not listed);
+// also rendered in the OpenAPI document.
+const ObjectSchema& EventUpsertDataSchema();
+const ObjectSchema& EventDeleteDataSchema();
+const ObjectSchema& EventAclDataSchema();
 
 ApiResult<std::vector<EventInput>> ParseEvents(std::string_view body, const ParseLimits& limits);
 

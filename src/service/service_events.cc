@@ -175,6 +175,7 @@ ApiResult<EventsReply> Service::RefreshEvents(const EventsReply& reply) {
     if (now.contains("snapshot_version")) e["snapshot_version"] = now["snapshot_version"];
     if ((*rec)->state == EventState::kQueued) out.pending = true;
   }
+  body["versions"] = Versions();  // the snapshot now, not at receipt
   out.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return out;
 }
