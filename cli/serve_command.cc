@@ -296,6 +296,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
   srv->Run();
+  svc.StopEvents();  // requests waiting on events are answered while the transport still exists
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) spdlog::warn("background vector work: {}", v.ToString());

@@ -150,6 +150,7 @@ ApiResult<EventInput> ParseOne(const json& envelope, const std::string& prefix, 
     }
   }
   EventInput ev;
+  ev.path = prefix;
   auto specversion = Attribute(envelope, "specversion", prefix, true);
   if (!specversion.ok()) return specversion.error();
   if (specversion.value() != "1.0") {

@@ -52,6 +52,7 @@ struct SourceVersion {
 };
 
 struct EventInput {
+  std::string path;  // how errors name this event: "" (a single envelope), "events[2]" or "[2]"
   std::string ce_id, source, type, subject, time;  // CloudEvents attributes ("" = absent)
   EventKind kind = EventKind::kUpsert;
   std::string document_id;
