@@ -189,6 +189,19 @@ TEST_F(ServeEventsTest, SignaturesIdempotencyWaitingAndErrorsOverHttp) {
   ASSERT_EQ(state.status, 200) << state.body;
   EXPECT_EQ(json::parse(state.body)["status"], "applied");
   EXPECT_EQ(Api("GET", "/v1/events/999999").status, 404);
+  // The connector reads it too, signing the empty body of the GET.
+  {
+    const std::string ts = Timestamp();
+    HttpCall get;
+    get.path = "/v1/events/" + std::to_string(seq);
+    get.headers = {{"webhook-id", "msg_get_1"}, {"webhook-timestamp", ts},
+                   {"webhook-signature", service::SignWebhook(key_, "msg_get_1", ts, "")}};
+    HttpReply signed_get = HttpRequest(server_->port(), get);
+    ASSERT_EQ(signed_get.status, 200) << signed_get.body;
+    EXPECT_EQ(json::parse(signed_get.body)["connector"], "wiki");
+    get.headers["webhook-signature"] = service::SignWebhook(std::string(32, 'x'), "msg_get_1", ts, "");
+    EXPECT_EQ(HttpRequest(server_->port(), get).status, 401);
+  }
   EXPECT_EQ(Api("GET", "/v1/events/" + std::to_string(seq) + "?wait_ms=20000").status, 400);
 
   // A repeat: the first answer (its body was 202 or 200 as first given; here the waited 200 is not
