@@ -117,9 +117,8 @@ ApiResult<EventsReply> Service::PostEvents(const Identity& who, const std::strin
                       "webhook-id '" + webhook_id + "' was already delivered with another body; a repeat must send "
                       "the same bytes, a new event needs a new id",
                       "webhook-id"};
-    case AppendResult::Kind::kRejected:
+    case AppendResult::Kind::kRejected: {
       reject("invalid");
-    {
       const std::string& path = d.events[r->rejected_index].path;
       return InvalidField(path.empty() ? "data.source_version" : path + ".data.source_version", r->rejected_message);
     }
