@@ -313,6 +313,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
   srv->Run();
+  svc.StopEvents();  // requests waiting on events are answered while the transport still exists
   watch.reset();  // stops the watcher before the engine closes
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());

@@ -9,8 +9,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
+#include <memory>
 #include <thread>
 
+#include "serve_ops_util.h"
 #include "service/webhook_signature.h"
 #include "support/http_test_client.h"
 #include "support/process.h"
@@ -55,6 +58,10 @@ class ServeEventsTest : public ::testing::Test {
   // A signed POST /v1/events (`path` may carry ?wait_ms=).
   static HttpReply PostEvents(const std::string& body, const std::string& id, const std::string& path = "/v1/events",
                               const std::string& key = key_) {
+    return PostEventsTo(server_->port(), body, id, path, key);
+  }
+  static HttpReply PostEventsTo(uint16_t port, const std::string& body, const std::string& id,
+                                const std::string& path = "/v1/events", const std::string& key = key_) {
     const std::string ts = Timestamp();
     HttpCall c;
     c.method = "POST";
@@ -64,7 +71,7 @@ class ServeEventsTest : public ::testing::Test {
                  {"webhook-id", id},
                  {"webhook-timestamp", ts},
                  {"webhook-signature", service::SignWebhook(key, id, ts, body)}};
-    return HttpRequest(server_->port(), c);
+    return HttpRequest(port, c);
   }
   static HttpReply Api(const std::string& method, const std::string& path, const json& body = nullptr) {
     return testing_support::BearerRequest(server_->port(), method, path, admin_, body.is_null() ? "" : body.dump());
@@ -182,6 +189,19 @@ TEST_F(ServeEventsTest, SignaturesIdempotencyWaitingAndErrorsOverHttp) {
   ASSERT_EQ(state.status, 200) << state.body;
   EXPECT_EQ(json::parse(state.body)["status"], "applied");
   EXPECT_EQ(Api("GET", "/v1/events/999999").status, 404);
+  // The connector reads it too, signing the empty body of the GET.
+  {
+    const std::string ts = Timestamp();
+    HttpCall get;
+    get.path = "/v1/events/" + std::to_string(seq);
+    get.headers = {{"webhook-id", "msg_get_1"}, {"webhook-timestamp", ts},
+                   {"webhook-signature", service::SignWebhook(key_, "msg_get_1", ts, "")}};
+    HttpReply signed_get = HttpRequest(server_->port(), get);
+    ASSERT_EQ(signed_get.status, 200) << signed_get.body;
+    EXPECT_EQ(json::parse(signed_get.body)["connector"], "wiki");
+    get.headers["webhook-signature"] = service::SignWebhook(std::string(32, 'x'), "msg_get_1", ts, "");
+    EXPECT_EQ(HttpRequest(server_->port(), get).status, 401);
+  }
   EXPECT_EQ(Api("GET", "/v1/events/" + std::to_string(seq) + "?wait_ms=20000").status, 400);
 
   // A repeat: the first answer (its body was 202 or 200 as first given; here the waited 200 is not
@@ -232,6 +252,46 @@ TEST_F(ServeEventsTest, SignaturesIdempotencyWaitingAndErrorsOverHttp) {
   EXPECT_NE(m.body.find("attest_events_rejected_total{reason=\"idempotency_conflict\"} 1"), std::string::npos);
   EXPECT_NE(m.body.find("attest_event_apply_lag_seconds_bucket"), std::string::npos);
   EXPECT_NE(m.body.find("attest_events_queue_depth"), std::string::npos);
+}
+
+// 202 means durable: a server killed with SIGKILL right after acknowledging a batch applies every
+// event of it after a restart (whether it had applied them before dying or not).
+TEST_F(ServeEventsTest, AcknowledgedEventsSurviveKillNineAndAreAppliedAfterRestart) {
+  TempDir dir;
+  const std::string data = dir.str("data");
+  const std::string admin = testing_support::CreateApiKey(data, {"--tenant", "acme", "--user", "root", "--admin"});
+  const std::string config = dir.str("events.json");
+  testing_support::WriteFile(
+      config, json{{"connectors", {{{"name", "wiki"}, {"tenant", "acme"}, {"secret_env", kSecretEnv}}}}}.dump());
+  json batch = json::array();
+  for (int i = 0; i < 100; ++i) {
+    batch.push_back(Upsert("crash-" + std::to_string(i), 1,
+                           "The " + Token(1000 + i) + " crashquux note number " + std::to_string(i) + "."));
+  }
+  uint64_t last_seq = 0;
+  {
+    auto server = std::make_unique<testing_support::ServeProcess>(data, std::vector<std::string>{},
+                                                                  std::vector<std::string>{"--events-config", config});
+    ASSERT_NE(server->port(), 0) << server->child().out();
+    HttpReply r = PostEventsTo(server->port(), batch.dump(), "msg_crash");
+    ASSERT_EQ(r.status, 202) << r.body;
+    server->child().Kill(SIGKILL);
+    server->child().Wait();
+    // How much the kill interrupted (either way, every event must be applied after the restart).
+    std::printf("[events crash] %s of 100 acknowledged events were still queued at SIGKILL\n",
+                ops_test::SqlText(data + "/events.db", "SELECT count(*) FROM events WHERE state = 'queued'").c_str());
+    last_seq = json::parse(r.body)["events"].back()["seq"].get<uint64_t>();
+  }
+  testing_support::ServeProcess restarted(data, {}, {"--events-config", config});
+  ASSERT_NE(restarted.port(), 0) << restarted.child().out();
+  HttpReply state = testing_support::BearerRequest(restarted.port(), "GET",
+                                                   "/v1/events/" + std::to_string(last_seq) + "?wait_ms=10000", admin);
+  ASSERT_EQ(state.status, 200) << state.body;
+  EXPECT_EQ(json::parse(state.body)["status"], "applied");
+  HttpReply found = testing_support::BearerRequest(restarted.port(), "POST", "/v1/search", admin,
+                                                   json{{"query", "crashquux"}, {"top_k", 100}, {"mode", "bm25"}}.dump());
+  ASSERT_EQ(found.status, 200) << found.body;
+  EXPECT_EQ(json::parse(found.body)["hits"].size(), 100u);
 }
 
 }  // namespace

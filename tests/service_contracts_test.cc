@@ -375,7 +375,7 @@ TEST(ServiceContracts, OpenApiListsEveryRouteAndTheParsersFields) {
       {"/v1/threads", "post"},         {"/v1/threads/{id}/messages", "post"},   {"/v1/feedback", "post"},
       {"/healthz", "get"},             {"/readyz", "get"},                      {"/metrics", "get"},
       {"/v1/openapi.json", "get"},     {"/v1/me", "get"},
-      {"/v1/documents", "get"}};
+      {"/v1/documents", "get"},        {"/v1/events", "post"},                  {"/v1/events/{seq}", "get"}};
   for (const auto& [path, method] : routes) {
     EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method)) << method << " " << path;
   }

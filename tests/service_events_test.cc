@@ -540,6 +540,11 @@ TEST_F(EventsServiceTest, AnOlderVersionNeverOverwritesANewerOne) {
   auto kind = Post(Upsert("timed", 99, "an integer now"), "t3");
   ASSERT_FALSE(kind.ok());
   EXPECT_EQ(kind.error().field, "data.source_version");
+  auto in_batch = Post(json{{"events", {Upsert("fresh", 1, "fresh text"), Upsert("timed", 100, "integer again")}}},
+                       "t4");
+  ASSERT_FALSE(in_batch.ok());
+  EXPECT_EQ(in_batch.error().field, "events[1].data.source_version");
+  EXPECT_TRUE(Found(Admin(), "fresh").empty());  // the whole request was refused
   EXPECT_EQ(Found(Admin(), "alphaquux"), std::vector<std::string>{"timed"});
 }
 

@@ -1,4 +1,4 @@
-// The durable event log of POST /v1/events (service/event_log.h; docs/store_format.md, "events.db").
+// The durable event log of POST /v1/events (service/event_log.h; docs/events.md, "The event log").
 #include "service/event_log.h"
 
 #include <map>

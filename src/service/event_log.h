@@ -1,5 +1,5 @@
 // The durable log of pushed events: `<data_dir>/events.db`, SQLite in WAL mode with
-// synchronous=FULL (layout in docs/store_format.md, "events.db"). POST /v1/events is acknowledged
+// synchronous=FULL (layout in docs/events.md, "The event log"). POST /v1/events is acknowledged
 // only after Append() committed, so an accepted event survives kill -9; the applier
 // (event_applier.h) applies queued events in sequence order and records each outcome here.
 //

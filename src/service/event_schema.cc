@@ -26,9 +26,12 @@ const FieldSpec& DocumentField(std::string_view name) {
 
 // An upsert's data: a document as POST /v1/documents takes it, without tenant; the id may come
 // from `subject` instead.
-const ObjectSchema& UpsertDataSchema() {
+}  // namespace
+
+const ObjectSchema& EventUpsertDataSchema() {
   static const ObjectSchema schema = [] {
-    ObjectSchema s{"EventUpsertData", "data of attest.document.upsert (source_version is read before)", {}};
+    ObjectSchema s{"EventUpsertData", "data of attest.document.upsert: a document as POST /v1/documents takes it, without tenant (the "
+        "connector's), plus source_version; id may come from the envelope's subject instead", {}};
     for (const FieldSpec& f : DocumentInputSchema().fields) {
       if (f.name == "tenant") continue;
       FieldSpec copy = f;
@@ -40,9 +43,9 @@ const ObjectSchema& UpsertDataSchema() {
   return schema;
 }
 
-const ObjectSchema& DeleteDataSchema() {
+const ObjectSchema& EventDeleteDataSchema() {
   static const ObjectSchema schema = [] {
-    ObjectSchema s{"EventDeleteData", "data of attest.document.delete", {}};
+    ObjectSchema s{"EventDeleteData", "data of attest.document.delete: source_version; id may come from subject", {}};
     FieldSpec id = DocumentField("id");
     id.required = false;
     s.fields.push_back(id);
@@ -51,9 +54,9 @@ const ObjectSchema& DeleteDataSchema() {
   return schema;
 }
 
-const ObjectSchema& AclDataSchema() {
+const ObjectSchema& EventAclDataSchema() {
   static const ObjectSchema schema = [] {
-    ObjectSchema s{"EventAclData", "data of attest.document.acl", {}};
+    ObjectSchema s{"EventAclData", "data of attest.document.acl: the document's new access (source_version, acl_groups, access_label)", {}};
     FieldSpec id = DocumentField("id");
     id.required = false;
     FieldSpec groups = DocumentField("acl_groups");
@@ -65,6 +68,8 @@ const ObjectSchema& AclDataSchema() {
   }();
   return schema;
 }
+
+namespace {
 
 std::string Join(const std::string& prefix, std::string_view name) {
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
@@ -145,6 +150,7 @@ ApiResult<EventInput> ParseOne(const json& envelope, const std::string& prefix, 
     }
   }
   EventInput ev;
+  ev.path = prefix;
   auto specversion = Attribute(envelope, "specversion", prefix, true);
   if (!specversion.ok()) return specversion.error();
   if (specversion.value() != "1.0") {
@@ -203,9 +209,9 @@ ApiResult<EventInput> ParseOne(const json& envelope, const std::string& prefix, 
   ev.version = std::move(version).value();
   data.erase("source_version");
 
-  const ObjectSchema& schema = ev.kind == EventKind::kUpsert   ? UpsertDataSchema()
-                               : ev.kind == EventKind::kDelete ? DeleteDataSchema()
-                                                               : AclDataSchema();
+  const ObjectSchema& schema = ev.kind == EventKind::kUpsert   ? EventUpsertDataSchema()
+                               : ev.kind == EventKind::kDelete ? EventDeleteDataSchema()
+                                                               : EventAclDataSchema();
   if (data.contains("tenant")) {
     return InvalidField(Join(data_field, "tenant"),
                         "a connector writes into the tenant its configuration binds it to; leave tenant out");

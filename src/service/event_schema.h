@@ -33,6 +33,7 @@
 #include "attest/engine.h"
 #include "service/api_error.h"
 #include "service/contracts.h"
+#include "service/schema.h"
 
 namespace attest::service {
 
@@ -51,6 +52,7 @@ struct SourceVersion {
 };
 
 struct EventInput {
+  std::string path;  // how errors name this event: "" (a single envelope), "events[2]" or "[2]"
   std::string ce_id, source, type, subject, time;  // CloudEvents attributes ("" = absent)
   EventKind kind = EventKind::kUpsert;
   std::string document_id;
@@ -59,6 +61,12 @@ struct EventInput {
   // filled in), with `id` set and without source_version: what the log stores and applies.
   nlohmann::json data;
 };
+
+// The field tables of each type's data (source_version is read before them, so it is not listed);
+// also rendered in the OpenAPI document.
+const ObjectSchema& EventUpsertDataSchema();
+const ObjectSchema& EventDeleteDataSchema();
+const ObjectSchema& EventAclDataSchema();
 
 ApiResult<std::vector<EventInput>> ParseEvents(std::string_view body, const ParseLimits& limits);
 

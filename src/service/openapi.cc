@@ -6,6 +6,7 @@
 #include <map>
 
 #include "service/contracts.h"
+#include "service/event_schema.h"
 #include "service/schema.h"
 
 namespace attest::service {
@@ -342,6 +343,59 @@ void AddIdentitySchemas(json* out) {
       {"tenant", "user", "admin", "operator", "groups"});
 }
 
+// POST /v1/events (docs/events.md): the envelope, each type's data (from the parser's tables plus
+// source_version) and the answers.
+void AddEventSchemas(json* out) {
+  json& schemas = *out;
+  const json version = {{"oneOf", json::array({{{"type", "integer"}, {"minimum", 0}},
+                                               {{"type", "string"}, {"format", "date-time"}}})},
+                        {"description", "The connector's version of the document: an integer or an RFC 3339 time; "
+                                        "an event not newer than the document's last accepted one is stale."}};
+  for (const ObjectSchema* table : {&EventUpsertDataSchema(), &EventDeleteDataSchema(), &EventAclDataSchema()}) {
+    json s = SchemaToOpenApi(*table);
+    s["properties"]["source_version"] = version;
+    s["required"] = json::array({"source_version"});
+    if (table == &EventAclDataSchema()) s["required"].push_back("acl_groups");
+    schemas[std::string(table->name)] = s;
+  }
+  schemas["CloudEvent"] = Object(
+      {{"specversion", {{"type", "string"}, {"enum", {"1.0"}}}},
+       {"id", Str("Event id; source + id distinct within a request.")},
+       {"source", Str("URI-reference of the producer.")},
+       {"type", {{"type", "string"},
+                 {"enum", {"attest.document.upsert", "attest.document.delete", "attest.document.acl"}},
+                 {"description", "Another type is 422 unsupported_event_type."}}},
+       {"subject", Str("The document id (or data.id).")},
+       {"time", {{"type", "string"}, {"format", "date-time"}}},
+       {"datacontenttype", Str("A JSON media type; default application/json.")},
+       {"dataschema", Str("Ignored.")},
+       {"data", {{"oneOf", json::array({Ref("EventUpsertData"), Ref("EventDeleteData"), Ref("EventAclData")})}}}},
+      {"specversion", "id", "source", "type", "data"});
+  schemas["CloudEvent"]["additionalProperties"] = {
+      {"description", "Extension attributes named [a-z0-9]{1,20} with scalar values (ignored)."}};
+  schemas["EventState"] = Object(
+      {{"seq", Int("Global sequence number.")},
+       {"index", Int("Position in the request.")},
+       {"id", Str("The event's CloudEvents id.")},
+       {"source", Str("Its source.")},
+       {"type", Str("Its type.")},
+       {"document", Str("The document id.")},
+       {"source_version", Str("As given.")},
+       {"status", {{"type", "string"}, {"enum", {"queued", "applied", "stale", "failed"}}}},
+       {"detail", Str("Why stale or failed.")},
+       {"snapshot_version", Int("The index snapshot that holds it (applied).")},
+       {"received_ms", Int("GET only: when it became durable, Unix ms.")},
+       {"done_ms", Int("GET only: when its outcome was recorded.")}},
+      {"seq", "status"});
+  schemas["EventsResult"] = Object({{"webhook_id", Str("The delivery's id.")},
+                                    {"connector", Str("The connector's name.")},
+                                    {"tenant", Str("The tenant it writes into.")},
+                                    {"events", ArrayOf(Ref("EventState"), "Each event, in request order.")},
+                                    {"request_id", Str("Request id (of the first delivery, on a replay).")},
+                                    {"versions", Ref("Versions")}},
+                                   {"events"});
+}
+
 json Components(ErrorStatusTable status_of) {
   json schemas = json::object();
   for (const ObjectSchema* s : AllRequestSchemas()) schemas[std::string(s->name)] = SchemaToOpenApi(*s);
@@ -352,6 +406,7 @@ json Components(ErrorStatusTable status_of) {
   AddThreadSchemas(&schemas);
   AddIdentitySchemas(&schemas);
   AddListingSchemas(&schemas);
+  AddEventSchemas(&schemas);
 
   return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
           {"parameters", Parameters()}};
@@ -470,6 +525,41 @@ json Paths(ErrorStatusTable status_of) {
   p["/v1/me"]["get"] = Operation(status_of, "The caller's own identity (what a client needs to choose its views); "
                                  "never a secret, hash or key id.", "identity",
                                  {{"200", Ok("The identity.", "Me")}}, {});
+
+  const json webhook_headers = json::array(
+      {{{"name", "webhook-id"}, {"in", "header"}, {"required", true}, {"schema", {{"type", "string"}}},
+        {"description", "Standard Webhooks: the idempotency key (no '.')."}},
+       {{"name", "webhook-timestamp"}, {"in", "header"}, {"required", true}, {"schema", {{"type", "string"}}},
+        {"description", "Unix seconds; within 5 minutes of the server's clock."}},
+       {{"name", "webhook-signature"}, {"in", "header"}, {"required", true}, {"schema", {{"type", "string"}}},
+        {"description", "v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>, several space-separated."}},
+       {{"name", "wait_ms"}, {"in", "query"}, {"required", false},
+        {"schema", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10000}}},
+        {"description", "Wait up to this long for the outcomes."}}});
+  json events = Operation(status_of, "Push changes (connectors; docs/events.md).", "events",
+                          {{"202", Ok("Durable; some events queued.", "EventsResult")},
+                           {"200", Ok("Every event has its outcome (or all stale).", "EventsResult")}},
+                          {});
+  AddErrorResponse(status_of, ApiErrorCode::kUnsupportedEventType, &events["responses"]);
+  AddErrorResponse(status_of, ApiErrorCode::kIdempotencyConflict, &events["responses"]);
+  for (const json& h : webhook_headers) events["parameters"].push_back(h);
+  events["security"] = json::array();  // the signature headers, not a bearer credential
+  events["requestBody"] = {
+      {"required", true},
+      {"content", {{"application/cloudevents+json", {{"schema", Ref("CloudEvent")}}},
+                   {"application/cloudevents-batch+json", {{"schema", {{"type", "array"}, {"items", Ref("CloudEvent")},
+                                                                        {"maxItems", 100}}}}},
+                   {"application/json",
+                    {{"schema", {{"oneOf", json::array({Ref("CloudEvent"),
+                                                        Object({{"events", ArrayOf(Ref("CloudEvent"), "1..100.")}},
+                                                               {"events"})})}}}}}}}};
+  p["/v1/events"]["post"] = events;
+  json event = Operation(status_of, "One pushed event's state (its connector, signed, or an admin of its tenant).",
+                         "events", {{"200", Ok("The state.", "EventState")}}, {.not_found = true});
+  event["parameters"].push_back({{"name", "seq"}, {"in", "path"}, {"required", true},
+                                 {"schema", {{"type", "integer"}, {"minimum", 1}}}});
+  event["parameters"].push_back(webhook_headers[3]);
+  p["/v1/events/{seq}"]["get"] = event;
 
   p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
   p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "

@@ -137,6 +137,10 @@ class Service {
   // Calls `callback` once every event up to `seq` has an outcome, or after `timeout` (never on the
   // caller's thread while waiting: no request thread is held).
   void WhenEventsDone(uint64_t seq, std::chrono::milliseconds timeout, std::function<void()> callback);
+  // Stops the applier and calls every pending WhenEventsDone callback now. Call once no request is
+  // running any more, while the transport their callbacks answer through still exists (after the
+  // server's Run() returned, before it is destroyed). Queued events stay queued for the next start.
+  void StopEvents();
 
   // {"attest": "...", "api": "v1", "pipeline": "p1", "snapshot": N, "embedder": "..."}
   nlohmann::json Versions() const;

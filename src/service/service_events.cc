@@ -87,7 +87,6 @@ ApiResult<EventsReply> Service::PostEvents(const Identity& who, const std::strin
   const Clock* clock = options_.clock ? options_.clock : RealClock();
   d.received_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count();
-  const size_t count = d.events.size();
   auto render = [&](const std::vector<EventRecord>& rows) {
     StoredResponse out;
     json list = json::array();
@@ -118,11 +117,11 @@ ApiResult<EventsReply> Service::PostEvents(const Identity& who, const std::strin
                       "webhook-id '" + webhook_id + "' was already delivered with another body; a repeat must send "
                       "the same bytes, a new event needs a new id",
                       "webhook-id"};
-    case AppendResult::Kind::kRejected:
+    case AppendResult::Kind::kRejected: {
       reject("invalid");
-      return InvalidField(count > 1 ? "events[" + std::to_string(r->rejected_index) + "].data.source_version"
-                                    : "data.source_version",
-                          r->rejected_message);
+      const std::string& path = d.events[r->rejected_index].path;
+      return InvalidField(path.empty() ? "data.source_version" : path + ".data.source_version", r->rejected_message);
+    }
     case AppendResult::Kind::kReplay:
       metrics_.GetCounter("attest_events_replayed_total", "Deliveries repeated with a known webhook-id (first answer)")
           ->Add();
@@ -175,6 +174,7 @@ ApiResult<EventsReply> Service::RefreshEvents(const EventsReply& reply) {
     if (now.contains("snapshot_version")) e["snapshot_version"] = now["snapshot_version"];
     if ((*rec)->state == EventState::kQueued) out.pending = true;
   }
+  body["versions"] = Versions();  // the snapshot now, not at receipt
   out.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return out;
 }
@@ -202,6 +202,8 @@ ApiResult<std::string> Service::GetEvent(const Identity& who, uint64_t seq, cons
   j["versions"] = Versions();
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+void Service::StopEvents() { event_applier_.reset(); }
 
 void Service::WhenEventsDone(uint64_t seq, std::chrono::milliseconds timeout, std::function<void()> callback) {
   if (!event_applier_) return callback();
