@@ -74,6 +74,20 @@ bool HasClassToken(const GumboNode* node, std::string_view token) {
   return false;
 }
 
+bool RelHasToken(const char* rel, std::string_view token) {
+  if (rel == nullptr) return false;
+  std::string_view s(rel);
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsAsciiSpace(s[i])) ++i;
+    size_t j = i;
+    while (j < s.size() && !IsAsciiSpace(s[j])) ++j;
+    if (j > i && EqualsIgnoreCase(s.substr(i, j - i), token)) return true;
+    i = j;
+  }
+  return false;
+}
+
 bool IsElement(const GumboNode* node, GumboTag tag) {
   return node != nullptr && node->type == GUMBO_NODE_ELEMENT && node->v.element.tag == tag;
 }

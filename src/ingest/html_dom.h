@@ -14,6 +14,9 @@ namespace attest::ingest {
 const char* Attr(const GumboNode* node, std::string_view name);
 bool HasClassToken(const GumboNode* node, std::string_view token);
 bool IsElement(const GumboNode* node, GumboTag tag);
+// Whether a space-separated attribute value (rel="next canonical") has `token`, ASCII case-insensitively.
+// nullptr (no attribute) has none.
+bool RelHasToken(const char* rel, std::string_view token);
 
 // Heading level 1..6 of h1..h6, else 0.
 int HeadingLevel(const GumboNode* node);

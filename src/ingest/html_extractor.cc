@@ -28,20 +28,6 @@ struct HeadInfo {
   const GumboNode* body = nullptr;
 };
 
-bool RelHasToken(const char* rel, std::string_view token) {
-  if (rel == nullptr) return false;
-  std::string_view s(rel);
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && ingest::IsAsciiSpace(s[i])) ++i;
-    size_t j = i;
-    while (j < s.size() && !ingest::IsAsciiSpace(s[j])) ++j;
-    if (j > i && EqualsIgnoreCase(s.substr(i, j - i), token)) return true;
-    i = j;
-  }
-  return false;
-}
-
 void ReadMeta(const GumboNode* meta, HeadInfo* info) {
   const char* key = Attr(meta, "property");
   if (key == nullptr) key = Attr(meta, "name");
@@ -92,7 +78,7 @@ HeadInfo ReadHead(const GumboNode* root) {
         if (info.first_h1.empty()) info.first_h1 = ingest::CollectText(n, rules);
         continue;
       case GUMBO_TAG_LINK:
-        if (info.canonical.empty() && RelHasToken(Attr(n, "rel"), "canonical")) {
+        if (info.canonical.empty() && ingest::RelHasToken(Attr(n, "rel"), "canonical")) {
           const char* href = Attr(n, "href");
           if (href && !ingest::UrlHost(href).empty()) info.canonical = std::string(Trim(href));
         }
