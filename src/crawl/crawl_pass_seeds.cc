@@ -21,6 +21,12 @@ std::optional<std::string> Canonical(std::string_view url) {
   return CanonicalUrl(*parsed.url);
 }
 
+// Refusals of the SSRF guard (crawl/fetcher.h) as opposed to network failures.
+bool IsGuardRefusal(std::string_view reason) {
+  return reason.starts_with("address_not_global") || reason == "port_not_allowed" ||
+         reason == "scheme_not_allowed" || reason == "userinfo_not_allowed" || reason == "invalid_url";
+}
+
 }  // namespace
 
 Status CrawlPass::LoadHosts() {
@@ -100,6 +106,14 @@ void CrawlPass::FetchRobots(const std::string& origin) {
   } else if (FetchErrorReason(response.status()) == "too_many_redirects") {
     fetched.http_status = 301;
     fetched.redirects = fetcher_.options().max_redirects + 1;
+  } else if (IsGuardRefusal(FetchErrorReason(response.status()))) {
+    // The guard refuses the origin itself: nothing there will be connected to. The pages are
+    // tried (and refused, each with the guard's reason) rather than reported as robots-denied;
+    // nothing is cached, so a later run with another policy fetches robots.txt.
+    scheduler_.Finish(origin, outcome);
+    std::lock_guard<std::mutex> lock(mu_);
+    origins_[origin].robots = RobotsRules::AllowAll();
+    return;
   } else {
     fetched.kind = RobotsFetchResult::Kind::kNetworkError;
   }
