@@ -170,6 +170,7 @@ struct ServeArgs {
   uint32_t read_timeout_ms = 30000;
   size_t bulk_queue = 64;
   size_t bulk_queue_per_tenant = 16;          // 0 = no per-tenant bound
+  std::string crawl_config;           // JSON file of crawl sources run on a schedule ("" = none)
 };
 // The conversation and feedback options of `serve` (cli/serve_command.cc).
 void AddConversationOptions(CLI::App* serve, ServeArgs* args);

@@ -204,6 +204,8 @@ int main(int argc, char** argv) {
                     "instead of the bundle embedded in the binary; for developing the page");
   serve->add_flag("--no-web", va.no_web, "serve the API only: no page at /");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
+  serve->add_option("--crawl-config", va.crawl_config,
+                    "JSON file of crawl sources the server crawls on a schedule (docs/crawling.md)");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
   serve->add_option("--audit-queue", va.audit_queue,

@@ -13,6 +13,7 @@
 #include "service/audit_log.h"
 #include "service/authenticator.h"
 #include "service/conversation_store.h"
+#include "service/crawl_sources.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
 #include "service/service_internal.h"
@@ -103,6 +104,16 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
   eo->background_vectors = true;  // ingestion through the API never blocks on training
+  std::vector<service::CrawlSourceConfig> crawl_sources;
+  if (!a.crawl_config.empty()) {
+    auto text = ReadFileToString(a.crawl_config, 1 << 20);
+    auto parsed = text.ok() ? service::ParseCrawlConfig(*text) : Result<std::vector<service::CrawlSourceConfig>>(text.status());
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "attest: --crawl-config %s: %s\n", a.crawl_config.c_str(), parsed.status().message().c_str());
+      return kExitUsage;
+    }
+    crawl_sources = std::move(*parsed);
+  }
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
@@ -254,10 +265,20 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: cannot listen on %s:%u: %s\n", a.host.c_str(), unsigned(a.port), st.ToString().c_str());
     return kExitFailure;
   }
+  std::unique_ptr<service::CrawlSources> crawls;
+  if (!crawl_sources.empty()) {
+    crawls = std::make_unique<service::CrawlSources>(**engine, metrics, g.data_dir, std::move(crawl_sources),
+                                                     *RealClock());
+    if (Status st = crawls->Start(); !st.ok()) {
+      std::fprintf(stderr, "attest: --crawl-config: %s\n", st.ToString().c_str());
+      return kExitFailure;
+    }
+  }
   std::printf("attest: listening on http://%s:%u (revocation delay %u ms)\n", a.host.c_str(), unsigned(srv->port()),
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
   srv->Run();
+  if (crawls) crawls->Stop();
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) spdlog::warn("background vector work: {}", v.ToString());
