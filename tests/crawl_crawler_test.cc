@@ -10,6 +10,9 @@
 #include <map>
 #include <mutex>
 
+#include <zlib.h>
+
+#include "ingest/child_process.h"
 #include "support/loopback_test_server.h"
 #include "text/analyzer.h"
 #include "text/simhash.h"
@@ -46,6 +49,47 @@ std::string Words(const std::string& topic, int n) {
     out += std::to_string((x >> 40) % 50);
   }
   return out + ".";
+}
+
+// A minimal one-page PDF with the given lines (Helvetica; xref offsets computed).
+std::string MakePdf(const std::vector<std::string>& lines) {
+  std::string content = "BT /F1 12 Tf 72 720 Td\n";
+  for (const std::string& line : lines) content += "(" + line + ") Tj 0 -14 Td\n";
+  content += "ET\n";
+  const std::vector<std::string> objects = {
+      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream",
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"};
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+  }
+  const size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+  for (size_t off : offsets) {
+    char row[32];
+    std::snprintf(row, sizeof row, "%010zu 00000 n \n", off);
+    pdf += row;
+  }
+  return pdf + "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+         std::to_string(xref) + "\n%%EOF\n";
+}
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 struct Served {
@@ -377,6 +421,38 @@ TEST_F(CrawlerTest, ResumesAPassThatACrashLeftWithPagesFetching) {
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->done, 9u);
   EXPECT_EQ(counts->queued + counts->fetching, 0u);
+}
+
+TEST_F(CrawlerTest, PdfAndGzipBodiesAreReadByTheFileReaders) {
+  if (!ingest::FindProgram("pdftotext")) {
+    const char* allow = std::getenv("ATTEST_ALLOW_MISSING_PDFTOTEXT");
+    if (allow && std::string(allow) == "1") GTEST_SKIP() << "pdftotext missing";
+    FAIL() << "pdftotext (poppler-utils, scripts/bootstrap) is missing; ATTEST_ALLOW_MISSING_PDFTOTEXT=1 skips";
+  }
+  Site site({"/robots.txt", "/index.html", "/manual.pdf", "/notes.html.gz", "/logo.png"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {"manual.pdf", "notes.html.gz", "logo.png"})});
+  site.Set("/manual.pdf", {200, MakePdf({"Operating the flux capacitor", "Keep the gigawattmeter below 1.21."}),
+                           "application/pdf"});
+  site.Set("/notes.html.gz", {200, Gzip(PageHtml("Notes", "The hoverboard works on water too.", {})),
+                              "application/gzip"});
+  site.Set("/logo.png", {200, std::string("\x89PNG\r\n\x1a\n", 8), "image/png"});
+  OpenEngine();
+  OpenFrontier();
+  CrawlReport r = Pass(site, Options(site));
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.errors, 0u) << (r.errors_by_reason.empty() ? "" : r.errors_by_reason.begin()->first);
+  EXPECT_EQ(Documents(), 3u);
+  for (auto [query, path] : {std::pair{"gigawattmeter", "/manual.pdf"}, std::pair{"hoverboard", "/notes.html.gz"}}) {
+    SearchOptions so;
+    so.query = query;
+    auto hits = engine_->Search(so);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->hits.size(), 1u) << query;
+    EXPECT_EQ(hits->hits[0].doc_id, site.url(path));
+  }
+  PageRecord logo = Page(site.url("/logo.png"));
+  EXPECT_EQ(logo.state, PageState::kExcluded);
+  EXPECT_EQ(logo.error, "unsupported_content_type:image/png");
 }
 
 }  // namespace

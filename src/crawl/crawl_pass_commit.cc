@@ -89,10 +89,11 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
 
   std::unique_lock<std::mutex> lock(mu_);
   for (const std::string& link : prepared->links) Discover(link, record.depth + 1, url, &pp.discovered);
-  const bool sole_owner = !before.doc_id.empty() && !SharedDocument(pages_, url, before.doc_id);
+  // Whether the page's previous document is its own (a scan: only asked when it may be deleted).
+  auto sole_owner = [&] { return !before.doc_id.empty() && !SharedDocument(pages_, url, before.doc_id); };
   if (prepared->noindex) {
     ++report_.noindex;
-    if (sole_owner) pp.delete_doc = before.doc_id;
+    if (sole_owner()) pp.delete_doc = before.doc_id;
     record.state = PageState::kExcluded;
     record.error = "noindex";
     record.doc_id.clear();
@@ -117,7 +118,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   }
   if (prepared->simhash != 0 && !duplicate_of.empty()) {
     ++report_.duplicates;
-    if (sole_owner && before.doc_id != pages_[duplicate_of].doc_id) pp.delete_doc = before.doc_id;
+    if (before.doc_id != pages_[duplicate_of].doc_id && sole_owner()) pp.delete_doc = before.doc_id;
     record.state = PageState::kDuplicate;
     record.duplicate_of = duplicate_of;
     record.doc_id.clear();
@@ -141,6 +142,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
     Submit(std::move(pp));
     return;
   }
+  const bool delete_previous = !before.doc_id.empty() && before.doc_id != doc_id && sole_owner();
   lock.unlock();
   // Write-ahead intent: the same body fetched again after a crash keeps this fetch time, so the
   // document is byte-identical and the engine reports it unchanged.
@@ -151,7 +153,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   pp.before.pending_sha256 = prepared->sha256;
   pp.before.pending_fetched_at_ms = content_fetched_at;
   pp.doc = MakeDocumentSpec(*prepared, doc_id, options_.documents, response.last_modified(), content_fetched_at);
-  if (sole_owner && before.doc_id != doc_id) pp.delete_doc = before.doc_id;
+  if (delete_previous) pp.delete_doc = before.doc_id;
   record.doc_id = doc_id;
   record.sha256 = prepared->sha256;
   record.pending_sha256.clear();
