@@ -39,19 +39,23 @@ constexpr const char* kPgDocs = "/usr/share/doc/postgresql-doc-15/html";
 // 304s, robots.txt); `robots` "" = no robots.txt (404).
 class DirectorySite {
  public:
-  DirectorySite(const std::filesystem::path& root, const std::string& robots) : server_(Options(root)) {
+  DirectorySite(const std::filesystem::path& root, const std::string& robots, const std::string& base_path = "/")
+      : server_(Options(root, base_path)) {
     if (!robots.empty()) server_.SetRobots(200, robots);
     const Status started = server_.Start();
     EXPECT_TRUE(started.ok()) << started.ToString();
   }
   std::string base() const { return server_.origin(); }
   int port() const { return server_.port(); }
+  std::string url(const std::string& path) const { return server_.Url(path); }
+  size_t total_requests() const { return server_.RequestCount(); }
   int requests(const std::string& prefix) const { return static_cast<int>(server_.CountWithPrefix(prefix)); }
 
  private:
-  static testing_support::TestSiteOptions Options(const std::filesystem::path& root) {
+  static testing_support::TestSiteOptions Options(const std::filesystem::path& root, const std::string& base_path) {
     testing_support::TestSiteOptions o;
     o.root = root;
+    o.base_path = base_path;
     return o;
   }
   testing_support::TestSiteServer server_;
@@ -266,6 +270,37 @@ TEST(CliCrawlTest, RobotsSubtreeIsNeverFetchedAndFlagsAreChecked) {
   EXPECT_EQ(rj["errors_by_reason"].value("address_not_global:loopback", 0), 1) << refused.out;
 }
 
+TEST(CliCrawlTest, ScopeRulesPrefixExcludeDepthAndBudget) {
+  if (!PgDocsPresent()) GTEST_SKIP() << "postgresql-doc-15 missing (ATTEST_ALLOW_MISSING_PGDOCS=1)";
+  TempDir tmp;
+  DirectorySite site(kPgDocs, "", "/docs/15/");
+  auto r = RunAttest({"--data", tmp.str("data"), "--embedder", "none", "crawl", "--seed", site.url("/docs/15/index.html"),
+                      "--prefix", "/docs/15/", "--exclude", "*/release-*", "--exclude", "*/sql-*", "--max-depth", "2",
+                      "--max-pages", "150", "--no-politeness", "--allow-address", "127.0.0.1/32", "--allow-port",
+                      std::to_string(site.port()), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(site.requests("/docs/15/release-"), 0);
+  EXPECT_EQ(site.requests("/docs/15/sql-"), 0);
+  EXPECT_EQ(j["fetched"], 150);  // the budget
+  EXPECT_FALSE(j["completed"].get<bool>());
+  EXPECT_GT(j["out_of_scope"].get<int>(), 0);
+  // 150 pages, robots.txt, and nothing outside the prefix.
+  EXPECT_EQ(site.total_requests(), 151u);
+  EXPECT_EQ(static_cast<size_t>(site.requests("/docs/15/")), 150u);
+  // The next run goes on with the pages the budget left queued (none fetched again; robots.txt
+  // comes from the frontier).
+  auto next = RunAttest({"--data", tmp.str("data"), "--embedder", "none", "crawl", "--seed",
+                         site.url("/docs/15/index.html"), "--prefix", "/docs/15/", "--exclude", "*/release-*",
+                         "--exclude", "*/sql-*", "--max-depth", "2", "--max-pages", "150", "--no-politeness",
+                         "--allow-address", "127.0.0.1/32", "--allow-port", std::to_string(site.port()), "--json"});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  const nlohmann::json n = nlohmann::json::parse(next.out);
+  EXPECT_EQ(n["fetched"].get<int>() + j["fetched"].get<int>(), static_cast<int>(site.total_requests()) - 1);
+  EXPECT_EQ(n["not_modified"], 0);
+  EXPECT_EQ(n["indexed"], n["fetched"]);
+  EXPECT_EQ(site.requests("/docs/15/release-"), 0);
+}
+
 }  // namespace
 }  // namespace attest
-

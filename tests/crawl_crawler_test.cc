@@ -394,10 +394,15 @@ TEST_F(CrawlerTest, ResumesAPassThatACrashLeftWithPagesFetching) {
   OpenEngine();
   OpenFrontier();
   CrawlOptions o = Options(site);
-  o.max_pages = 3;  // the pass stops early, as a kill would
+  o.max_pages = 3;  // the pass stops early (its budget)...
   CrawlReport first = Pass(site, o);
   EXPECT_FALSE(first.completed);
   EXPECT_EQ(first.fetched, 3u);
+  // ...and a process began the next pass and was killed in it.
+  auto begun = frontier_->BeginPass(std::chrono::duration_cast<milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch()).count());
+  ASSERT_TRUE(begun.ok());
+  ASSERT_FALSE(begun->resumed);
   // A page claimed by the killed process: "fetching" on disk.
   PageRecord claimed = Page(site.url("/r5.html"));
   ASSERT_EQ(claimed.state, PageState::kQueued);
@@ -453,6 +458,51 @@ TEST_F(CrawlerTest, PdfAndGzipBodiesAreReadByTheFileReaders) {
   PageRecord logo = Page(site.url("/logo.png"));
   EXPECT_EQ(logo.state, PageState::kExcluded);
   EXPECT_EQ(logo.error, "unsupported_content_type:image/png");
+}
+
+TEST_F(CrawlerTest, SitemapIndexGzipSitemapsFeedsAndLastmod) {
+  Site site({"/robots.txt", "/sitemap_index.xml", "/sitemaps/pages.xml.gz", "/feed.xml", "/s1.html", "/s2.html",
+             "/f1.html", "/elsewhere.html"});
+  auto urlset = [&](const std::string& s2_lastmod) {
+    return "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+           "<url><loc>" + site.url("/s1.html") + "</loc><lastmod>2026-01-01</lastmod></url>"
+           "<url><loc>" + site.url("/s2.html") + "</loc><lastmod>" + s2_lastmod + "</lastmod></url>"
+           "<url><loc>http://127.0.0.3:1/elsewhere.html</loc></url></urlset>";
+  };
+  site.Set("/sitemap_index.xml",
+           {200, "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+                 "<sitemap><loc>" + site.url("/sitemaps/pages.xml.gz") + "</loc></sitemap></sitemapindex>",
+            "application/xml"});
+  site.Set("/sitemaps/pages.xml.gz", {200, Gzip(urlset("2026-01-01")), "application/gzip"});
+  site.Set("/feed.xml", {200, "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>News</title>"
+                              "<link>" + site.url("/") + "</link><item><title>F1</title><link>" +
+                              site.url("/f1.html") + "</link><pubDate>Tue, 01 Sep 2026 10:00:00 GMT</pubDate>"
+                              "</item></channel></rss>",
+                         "application/rss+xml"});
+  for (const char* p : {"/s1.html", "/s2.html", "/f1.html"}) site.Set(p, {200, PageHtml(p, Words(p, 40), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o;
+  o.sitemaps = {site.url("/sitemap_index.xml")};
+  o.feeds = {site.url("/feed.xml")};
+  o.politeness.floor = milliseconds{0};
+  o.workers = 2;
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.sitemap_fetches, 3u);  // the index, the gzip sitemap it names, the feed
+  EXPECT_EQ(r.fetched, 3u);
+  EXPECT_EQ(r.indexed, 3u);
+  EXPECT_EQ(site.Requests("/elsewhere.html"), 0);  // another host: out of scope
+  EXPECT_EQ(Page(site.url("/f1.html")).discovered_from, site.url("/feed.xml"));
+  EXPECT_EQ(Page(site.url("/s1.html")).discovered_from, site.url("/sitemaps/pages.xml.gz"));
+  // Nothing is due; a sitemap whose lastmod for s2 is newer than its fetch makes s2 due now (and
+  // the conditional request finds it unchanged).
+  site.Set("/sitemaps/pages.xml.gz", {200, Gzip(urlset("2099-01-01")), "application/gzip"});
+  CrawlReport again = Pass(site, o);
+  EXPECT_EQ(again.fetched, 1u);
+  EXPECT_EQ(again.not_modified, 1u);
+  EXPECT_EQ(site.Requests("/s2.html"), 2);
+  EXPECT_EQ(site.Requests("/s1.html"), 1);
 }
 
 }  // namespace

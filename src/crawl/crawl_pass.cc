@@ -91,7 +91,9 @@ Result<CrawlReport> CrawlPass::Run() {
   std::lock_guard<std::mutex> lock(mu_);
   report_.completed = !stop_.load() && !budget_reached_;
   report_.ended_at_ms = WallMs();
-  if (report_.completed) ATTEST_RETURN_IF_ERROR(frontier_.EndPass(report_.ended_at_ms));
+  // A pass that ran out of work or of its page budget is over (the pages it did not reach stay
+  // queued for the next); a stopped one stays open and the next run continues it.
+  if (!stop_.load()) ATTEST_RETURN_IF_ERROR(frontier_.EndPass(report_.ended_at_ms));
   report_.seconds = std::chrono::duration<double>(clock_.Now() - t0).count();
   report_.pages_per_second = report_.seconds > 0 ? static_cast<double>(report_.fetched) / report_.seconds : 0;
   return report_;
