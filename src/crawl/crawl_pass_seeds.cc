@@ -36,7 +36,10 @@ Status CrawlPass::LoadHosts() {
   std::lock_guard<std::mutex> lock(mu_);
   for (HostRecord& h : hosts) {
     const int64_t age_ms = now_ms - h.robots_fetched_at_ms;
-    if (!h.robots_kind.empty() && age_ms >= 0 && age_ms < std::chrono::duration_cast<milliseconds>(kRobotsMaxCacheAge).count()) {
+    // An "unreachable" robots.txt (5xx, network error) is not reused by a later run: it excludes
+    // the whole origin, and a transient failure should not do so for a day.
+    const bool reusable = !h.robots_kind.empty() && h.robots_outcome != "unreachable";
+    if (reusable && age_ms >= 0 && age_ms < std::chrono::duration_cast<milliseconds>(kRobotsMaxCacheAge).count()) {
       origins_[h.origin].robots = RulesFromHost(h);
       if (h.crawl_delay_ms > 0) scheduler_.SetCrawlDelay(h.origin, milliseconds{h.crawl_delay_ms});
     }
