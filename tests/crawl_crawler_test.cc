@@ -505,5 +505,24 @@ TEST_F(CrawlerTest, SitemapIndexGzipSitemapsFeedsAndLastmod) {
   EXPECT_EQ(site.Requests("/s1.html"), 1);
 }
 
+TEST_F(CrawlerTest, AnUnreachableRobotsTxtDisallowsTheOriginForThatRunOnly) {
+  Site site({"/robots.txt", "/index.html"});
+  site.Set("/robots.txt", {503, ""});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  CrawlReport first = Pass(site, o);
+  EXPECT_EQ(first.robots_denied, 1u);
+  EXPECT_EQ(first.fetched, 0u);
+  EXPECT_EQ(site.Requests("/index.html"), 0);  // RFC 9309 §2.3.1.4: unreachable = disallow all
+  site.Set("/robots.txt", {200, "User-agent: *\nAllow: /\n", "text/plain"});
+  o.revisit_all = true;
+  CrawlReport second = Pass(site, o);
+  EXPECT_EQ(second.robots_fetches, 1u);  // not taken from the frontier
+  EXPECT_EQ(second.indexed, 1u);
+  EXPECT_EQ(Page(site.url("/index.html")).state, PageState::kDone);
+}
+
 }  // namespace
 }  // namespace attest
