@@ -327,6 +327,39 @@ TEST_F(TestSiteTest, StopClosesIdleKeepAliveConnectionsPromptly) {
   EXPECT_FALSE(Get("/docs/15/a.html"));
 }
 
+TEST_F(TestSiteTest, RoutesWithLastModifiedAnswerIfModifiedSince) {
+  SiteResponse feed;
+  feed.headers = {{"Content-Type", "application/atom+xml"}};
+  feed.body = "<feed xmlns=\"http://www.w3.org/2005/Atom\"/>";
+  feed.last_modified = std::chrono::system_clock::time_point(std::chrono::seconds(kMtime));
+  server_->SetRoute("/feed.atom", feed);
+  auto r = Get("/feed.atom");
+  EXPECT_EQ(r->get_header_value("Last-Modified"), "Mon, 01 Dec 2025 10:00:00 GMT");
+  EXPECT_EQ(Get("/feed.atom", {{"If-Modified-Since", "Mon, 01 Dec 2025 10:00:00 GMT"}})->status, 304);
+  EXPECT_EQ(Get("/feed.atom", {{"If-Modified-Since", "Sun, 30 Nov 2025 10:00:00 GMT"}})->status, 200);
+  feed.validators = false;
+  server_->SetRoute("/feed.atom", feed);
+  r = Get("/feed.atom", {{"If-None-Match", "*"}});
+  EXPECT_EQ(r->status, 200);
+  EXPECT_FALSE(r->has_header("ETag"));
+}
+
+TEST(TestSiteStart, AnAddressInUseIsAnErrorNamingIt) {
+  TestSiteServer first;
+  ASSERT_TRUE(first.Start().ok());
+  TestSiteOptions options;
+  options.port = first.port();
+  TestSiteServer second(options);
+  const Status st = second.Start();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << st.ToString();
+  options.address = "localhost";
+  EXPECT_EQ(TestSiteServer(options).Start().code(), StatusCode::kInvalidArgument);
+  second.Stop();  // never started: a no-op
+  first.Stop();
+  first.Stop();   // twice: a no-op
+}
+
 // The crawler's guarded fetcher (libcurl) against the site: a page, then its revalidation.
 TEST_F(TestSiteTest, TheCrawlersFetcherRevalidatesWithA304) {
   FetcherOptions options;

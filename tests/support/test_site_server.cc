@@ -194,16 +194,17 @@ TestSiteServer::TestSiteServer(TestSiteOptions options) : options_(std::move(opt
 TestSiteServer::~TestSiteServer() { Stop(); }
 
 Status TestSiteServer::Start() {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) return Status::IOError(std::string("test site: socket: ") + std::strerror(errno));
-  const int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (listen_fd_ >= 0) return Status::InvalidArgument("test site: already started");
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(static_cast<uint16_t>(options_.port));
   if (inet_pton(AF_INET, options_.address.c_str(), &sa.sin_addr) != 1) {
     return Status::InvalidArgument("test site: \"" + options_.address + "\" is not an IPv4 address");
   }
+  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return Status::IOError(std::string("test site: socket: ") + std::strerror(errno));
+  const int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || listen(listen_fd_, 128) != 0) {
     const std::string why = std::strerror(errno);
     close(listen_fd_);

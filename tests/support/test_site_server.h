@@ -106,7 +106,7 @@ class TestSiteServer {
   TestSiteServer(const TestSiteServer&) = delete;
   TestSiteServer& operator=(const TestSiteServer&) = delete;
 
-  // Binds and starts accepting; an error names the address when it cannot be bound.
+  // Binds and starts accepting (once per instance); an error names the address when it cannot be bound.
   Status Start();
   // Stops accepting, closes every connection (in-flight responses are cut), joins the threads.
   void Stop();
