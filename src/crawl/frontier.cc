@@ -1,6 +1,7 @@
 #include "crawl/frontier.h"
 
 #include <array>
+#include <charconv>
 #include <system_error>
 #include <utility>
 
@@ -314,7 +315,11 @@ Result<PassInfo> Frontier::BeginPass(int64_t now_ms) {
   PassInfo info;
   if (open && *open == "1" && started) {
     info.resumed = true;
-    info.started_at_ms = std::stoll(*started);
+    const char* end = started->data() + started->size();
+    auto [at, ec] = std::from_chars(started->data(), end, info.started_at_ms);
+    if (ec != std::errc() || at != end) {
+      return Status::Corruption("meta.pass_started_at is not a number: '" + *started + "'");
+    }
     return info;
   }
   info.started_at_ms = now_ms;
