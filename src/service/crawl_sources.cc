@@ -203,16 +203,16 @@ Status CrawlSources::Start() {
 
 void CrawlSources::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     if (running_) running_->RequestStop();
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void CrawlSources::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   while (!stopping_) {
     Source* due = nullptr;
     auto next = std::chrono::steady_clock::time_point::max();
@@ -226,12 +226,12 @@ void CrawlSources::Loop() {
     if (!due) {
       // Wake at the next source's time (the clock is the injected one; wait in short steps).
       const auto wait = std::min<std::chrono::steady_clock::duration>(next - clock_.Now(), std::chrono::seconds{1});
-      cv_.wait_for(lock, std::max<std::chrono::steady_clock::duration>(wait, std::chrono::milliseconds{1}));
+      cv_.WaitFor(lock, std::max<std::chrono::steady_clock::duration>(wait, std::chrono::milliseconds{1}));
       continue;
     }
-    lock.unlock();
+    lock.Unlock();
     RunPass(*due);
-    lock.lock();
+    lock.Lock();
     due->next_run = clock_.Now() + due->config.interval;
   }
 }
@@ -240,13 +240,13 @@ void CrawlSources::RunPass(Source& source) {
   const std::string& name = source.config.name;
   Crawler crawler(source.config.crawl, engine_, *source.frontier, *source.fetcher, clock_);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (stopping_) return;
     running_ = &crawler;
   }
   Result<CrawlReport> r = crawler.RunPass();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     running_ = nullptr;
   }
   const std::map<std::string, std::string> labels = {{"source", name}};

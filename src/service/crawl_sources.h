@@ -11,10 +11,8 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -23,6 +21,7 @@
 #include "attest/clock.h"
 #include "attest/engine.h"
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 #include "crawl/crawler.h"
 #include "crawl/fetcher.h"
 #include "service/metrics.h"
@@ -55,18 +54,18 @@ class CrawlSources {
 
  private:
   struct Source;
-  void Loop();
-  void RunPass(Source& source);
+  void Loop() EXCLUDES(mu_);
+  void RunPass(Source& source) EXCLUDES(mu_);
 
   Engine& engine_;
   Registry& metrics_;
   const std::filesystem::path data_dir_;
   const Clock& clock_;
   std::vector<std::unique_ptr<Source>> sources_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;         // guarded by mu_
-  Crawler* running_ = nullptr;    // the crawler of the pass in progress; guarded by mu_
+  Mutex mu_;
+  CondVar cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  Crawler* running_ GUARDED_BY(mu_) = nullptr;  // the crawler of the pass in progress
   std::thread thread_;
 };
 
