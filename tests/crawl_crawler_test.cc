@@ -250,6 +250,13 @@ TEST_F(CrawlerTest, RobotsScopeConditionalRevisitsChangesAndDeletes) {
   EXPECT_EQ(Documents(), 3u);
   EXPECT_EQ(Page(site.url("/private/secret.html")).state, PageState::kExcluded);
   EXPECT_EQ(Page(site.url("/b.html")).state, PageState::kDone);  // the fragment is not part of the identity
+  // The page states no date: its Last-Modified is the document's updated date; site = the host.
+  auto doc = engine_->GetDocument(SearchFilter{}, site.url("/a.html"));
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->updated, "2026-09-01");
+  EXPECT_EQ(doc->site, "127.0.0.1");
+  EXPECT_EQ(doc->url, site.url("/a.html"));
+  EXPECT_EQ(doc->title, "Alpha");
   const uint64_t snapshot = engine_->CurrentSnapshot();
 
   // Nothing is due yet: a plain second pass fetches nothing.
