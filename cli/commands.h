@@ -208,6 +208,7 @@ struct ServeArgs {
   size_t bulk_queue = 64;
   size_t bulk_queue_per_tenant = 16;          // 0 = no per-tenant bound
   LiveFetchArgs live;
+  std::string crawl_config;           // JSON file of crawl sources run on a schedule ("" = none)
 };
 // The conversation and feedback options of `serve` (cli/serve_command.cc).
 void AddConversationOptions(CLI::App* serve, ServeArgs* args);

@@ -170,7 +170,7 @@ void PrintSummary(const CrawlReport& r, double vector_seconds, const std::string
   std::printf("frontier %s; %llu new pages discovered, %llu links out of scope%s; vector leg %.2f s\n",
               frontier.c_str(), static_cast<unsigned long long>(r.discovered),
               static_cast<unsigned long long>(r.out_of_scope),
-              r.completed ? "" : "; the pass is not finished (run the command again to continue)", vector_seconds);
+              r.completed ? "" : "; the page budget was reached (the next run continues with the pages left)", vector_seconds);
 }
 
 int CrawlCommandImpl::Run(const GlobalArgs& g) {

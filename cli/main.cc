@@ -220,6 +220,8 @@ int main(int argc, char** argv) {
                     "keep the index in line with this folder (repeatable) on a background thread, as `attest watch` "
                     "does; its documents take the --watch-* flags");
   AddWatchFlags(serve, &va.watch, "watch-");
+  serve->add_option("--crawl-config", va.crawl_config,
+                    "JSON file of crawl sources the server crawls on a schedule (docs/crawling.md)");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
   AddLiveFetchFlags(*serve, va.live);

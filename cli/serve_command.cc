@@ -16,6 +16,7 @@
 #include "service/conversation_store.h"
 #include "service/event_config.h"
 #include "service/event_log.h"
+#include "service/crawl_sources.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
 #include "service/service_internal.h"
@@ -112,6 +113,16 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
   eo->live_fetch = std::move(live).value();
+  std::vector<service::CrawlSourceConfig> crawl_sources;
+  if (!a.crawl_config.empty()) {
+    auto text = ReadFileToString(a.crawl_config, 1 << 20);
+    auto parsed = text.ok() ? service::ParseCrawlConfig(*text) : Result<std::vector<service::CrawlSourceConfig>>(text.status());
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "attest: --crawl-config %s: %s\n", a.crawl_config.c_str(), parsed.status().message().c_str());
+      return kExitUsage;
+    }
+    crawl_sources = std::move(*parsed);
+  }
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
@@ -309,12 +320,22 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     watch = std::move(opened).value();
     watch->Start();  // brings the index in line in the background; searches run meanwhile
   }
+  std::unique_ptr<service::CrawlSources> crawls;
+  if (!crawl_sources.empty()) {
+    crawls = std::make_unique<service::CrawlSources>(**engine, metrics, g.data_dir, std::move(crawl_sources),
+                                                     *RealClock());
+    if (Status st = crawls->Start(); !st.ok()) {
+      std::fprintf(stderr, "attest: --crawl-config: %s\n", st.ToString().c_str());
+      return kExitFailure;
+    }
+  }
   std::printf("attest: listening on http://%s:%u (revocation delay %u ms)\n", a.host.c_str(), unsigned(srv->port()),
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
   srv->Run();
   svc.StopEvents();  // requests waiting on events are answered while the transport still exists
   watch.reset();  // stops the watcher before the engine closes
+  if (crawls) crawls->Stop();
   Status flushed = audit.value()->Flush();
   if (!flushed.ok()) spdlog::error("audit log not fully written at shutdown: {}", flushed.ToString());
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) spdlog::warn("background vector work: {}", v.ToString());

@@ -7,11 +7,8 @@
 // bar test FAILS, unless ATTEST_ALLOW_MISSING_PGDOCS=1 turns that into a skip.
 // ATTEST_CRAWL_BENCH_RUNS=N repeats the timed crawl and ingest N times and prints median and spread.
 #include <gtest/gtest.h>
-#include <httplib.h>
-#include <netinet/tcp.h>
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +24,7 @@
 
 #include "attest/engine.h"
 #include "support/process.h"
+#include "support/test_site_server.h"
 
 namespace attest {
 namespace {
@@ -37,105 +35,30 @@ using testing_support::WriteFile;
 
 constexpr const char* kPgDocs = "/usr/share/doc/postgresql-doc-15/html";
 
-std::string HttpDate(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
-}
-
-// Serves the files of a directory (read into memory at start) with strong ETags and
-// Last-Modified, 304 on a matching If-None-Match, and an optional robots.txt; counts requests.
+// The documentation served from loopback by the test site server (strong ETags, Last-Modified,
+// 304s, robots.txt); `robots` "" = no robots.txt (404).
 class DirectorySite {
  public:
-  DirectorySite(const std::filesystem::path& root, std::string robots) : robots_(std::move(robots)) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-      if (!entry.is_regular_file()) continue;
-      std::ifstream in(entry.path(), std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      File f;
-      f.body = ss.str();
-      struct stat st {};
-      ::stat(entry.path().c_str(), &st);
-      f.last_modified = HttpDate(st.st_mtime);
-      f.etag = "\"" + std::to_string(f.body.size()) + "-" + std::to_string(std::hash<std::string>{}(f.body)) + "\"";
-      const std::string ext = entry.path().extension().string();
-      f.type = ext == ".html" ? "text/html; charset=utf-8" : ext == ".css" ? "text/css" : ext == ".svg" ? "image/svg+xml"
-                                                                                                          : "text/plain";
-      files_["/" + std::filesystem::relative(entry.path(), root).generic_string()] = std::move(f);
-    }
-    // Enough threads for every keep-alive connection the crawler's pooled handles hold open (a
-    // connection occupies a server thread until it closes).
-    server_.new_task_queue = [] { return new httplib::ThreadPool(64); };
-    server_.set_keep_alive_timeout(2);
-    server_.set_keep_alive_max_count(100);
-    server_.Get(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); });
-    server_.set_socket_options([](int sock) {
-      httplib::default_socket_options(sock);
-      int one = 1;
-      ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  DirectorySite(const std::filesystem::path& root, const std::string& robots, const std::string& base_path = "/")
+      : server_(Options(root, base_path)) {
+    if (!robots.empty()) server_.SetRobots(200, robots);
+    const Status started = server_.Start();
+    EXPECT_TRUE(started.ok()) << started.ToString();
   }
-  ~DirectorySite() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  int port() const { return port_; }
-  size_t files() const { return files_.size(); }
-  int requests(const std::string& prefix) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    int n = 0;
-    for (const std::string& p : paths_) n += p.starts_with(prefix);
-    return n;
-  }
-  std::map<int, int> statuses() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return statuses_;
-  }
+  std::string base() const { return server_.origin(); }
+  int port() const { return server_.port(); }
+  std::string url(const std::string& path) const { return server_.Url(path); }
+  size_t total_requests() const { return server_.RequestCount(); }
+  int requests(const std::string& prefix) const { return static_cast<int>(server_.CountWithPrefix(prefix)); }
 
  private:
-  struct File {
-    std::string body, etag, last_modified, type;
-  };
-  void Handle(const httplib::Request& req, httplib::Response& res) {
-    // Files go out as they are, like a static file server: Debian's httplib would otherwise
-    // compress every text response with brotli at its highest quality for a client that accepts
-    // it (the crawler does), and that compression, not the crawl, would be what the bar measures.
-    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
-    int status = 404;
-    if (req.path == "/robots.txt" && !robots_.empty()) {
-      status = 200;
-      res.set_content(robots_, "text/plain");
-    } else if (auto it = files_.find(req.path); it != files_.end()) {
-      res.set_header("ETag", it->second.etag);
-      res.set_header("Last-Modified", it->second.last_modified);
-      if (req.get_header_value("If-None-Match") == it->second.etag) {
-        status = 304;
-      } else {
-        status = 200;
-        res.set_content(it->second.body, it->second.type);
-      }
-    }
-    res.status = status;
-    std::lock_guard<std::mutex> lock(mu_);
-    paths_.push_back(req.path);
-    ++statuses_[status];
+  static testing_support::TestSiteOptions Options(const std::filesystem::path& root, const std::string& base_path) {
+    testing_support::TestSiteOptions o;
+    o.root = root;
+    o.base_path = base_path;
+    return o;
   }
-
-  std::string robots_;
-  std::map<std::string, File> files_;
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  mutable std::mutex mu_;
-  std::vector<std::string> paths_;
-  std::map<int, int> statuses_;
+  testing_support::TestSiteServer server_;
 };
 
 bool PgDocsPresent() {
@@ -347,17 +270,37 @@ TEST(CliCrawlTest, RobotsSubtreeIsNeverFetchedAndFlagsAreChecked) {
   EXPECT_EQ(rj["errors_by_reason"].value("address_not_global:loopback", 0), 1) << refused.out;
 }
 
-}  // namespace
-}  // namespace attest
-
-namespace attest {
-namespace {
-// Manual use: serves the documentation for a while (--gtest_also_run_disabled_tests).
-TEST(CliCrawlTest, DISABLED_ServeDocsForManualUse) {
-  DirectorySite site(kPgDocs, "");
-  std::printf("serving %s at %s\n", kPgDocs, site.base().c_str());
-  std::fflush(stdout);
-  std::this_thread::sleep_for(std::chrono::seconds(std::atoi(std::getenv("SERVE_SECONDS") ? std::getenv("SERVE_SECONDS") : "60")));
+TEST(CliCrawlTest, ScopeRulesPrefixExcludeDepthAndBudget) {
+  if (!PgDocsPresent()) GTEST_SKIP() << "postgresql-doc-15 missing (ATTEST_ALLOW_MISSING_PGDOCS=1)";
+  TempDir tmp;
+  DirectorySite site(kPgDocs, "", "/docs/15/");
+  auto r = RunAttest({"--data", tmp.str("data"), "--embedder", "none", "crawl", "--seed", site.url("/docs/15/index.html"),
+                      "--prefix", "/docs/15/", "--exclude", "*/release-*", "--exclude", "*/sql-*", "--max-depth", "2",
+                      "--max-pages", "150", "--no-politeness", "--allow-address", "127.0.0.1/32", "--allow-port",
+                      std::to_string(site.port()), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(site.requests("/docs/15/release-"), 0);
+  EXPECT_EQ(site.requests("/docs/15/sql-"), 0);
+  EXPECT_EQ(j["fetched"], 150);  // the budget
+  EXPECT_FALSE(j["completed"].get<bool>());
+  EXPECT_GT(j["out_of_scope"].get<int>(), 0);
+  // 150 pages, robots.txt, and nothing outside the prefix.
+  EXPECT_EQ(site.total_requests(), 151u);
+  EXPECT_EQ(static_cast<size_t>(site.requests("/docs/15/")), 150u);
+  // The next run goes on with the pages the budget left queued (none fetched again; robots.txt
+  // comes from the frontier).
+  auto next = RunAttest({"--data", tmp.str("data"), "--embedder", "none", "crawl", "--seed",
+                         site.url("/docs/15/index.html"), "--prefix", "/docs/15/", "--exclude", "*/release-*",
+                         "--exclude", "*/sql-*", "--max-depth", "2", "--max-pages", "150", "--no-politeness",
+                         "--allow-address", "127.0.0.1/32", "--allow-port", std::to_string(site.port()), "--json"});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  const nlohmann::json n = nlohmann::json::parse(next.out);
+  EXPECT_EQ(n["fetched"].get<int>() + j["fetched"].get<int>(), static_cast<int>(site.total_requests()) - 1);
+  EXPECT_EQ(n["not_modified"], 0);
+  EXPECT_EQ(n["indexed"], n["fetched"]);
+  EXPECT_EQ(site.requests("/docs/15/release-"), 0);
 }
+
 }  // namespace
 }  // namespace attest

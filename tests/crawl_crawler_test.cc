@@ -10,6 +10,9 @@
 #include <map>
 #include <mutex>
 
+#include <zlib.h>
+
+#include "ingest/child_process.h"
 #include "support/loopback_test_server.h"
 #include "text/analyzer.h"
 #include "text/simhash.h"
@@ -46,6 +49,47 @@ std::string Words(const std::string& topic, int n) {
     out += std::to_string((x >> 40) % 50);
   }
   return out + ".";
+}
+
+// A minimal one-page PDF with the given lines (Helvetica; xref offsets computed).
+std::string MakePdf(const std::vector<std::string>& lines) {
+  std::string content = "BT /F1 12 Tf 72 720 Td\n";
+  for (const std::string& line : lines) content += "(" + line + ") Tj 0 -14 Td\n";
+  content += "ET\n";
+  const std::vector<std::string> objects = {
+      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream",
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"};
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+  }
+  const size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+  for (size_t off : offsets) {
+    char row[32];
+    std::snprintf(row, sizeof row, "%010zu 00000 n \n", off);
+    pdf += row;
+  }
+  return pdf + "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+         std::to_string(xref) + "\n%%EOF\n";
+}
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 struct Served {
@@ -206,6 +250,13 @@ TEST_F(CrawlerTest, RobotsScopeConditionalRevisitsChangesAndDeletes) {
   EXPECT_EQ(Documents(), 3u);
   EXPECT_EQ(Page(site.url("/private/secret.html")).state, PageState::kExcluded);
   EXPECT_EQ(Page(site.url("/b.html")).state, PageState::kDone);  // the fragment is not part of the identity
+  // The page states no date: its Last-Modified is the document's updated date; site = the host.
+  auto doc = engine_->GetDocument(SearchFilter{}, site.url("/a.html"));
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->updated, "2026-09-01");
+  EXPECT_EQ(doc->site, "127.0.0.1");
+  EXPECT_EQ(doc->url, site.url("/a.html"));
+  EXPECT_EQ(doc->title, "Alpha");
   const uint64_t snapshot = engine_->CurrentSnapshot();
 
   // Nothing is due yet: a plain second pass fetches nothing.
@@ -350,10 +401,15 @@ TEST_F(CrawlerTest, ResumesAPassThatACrashLeftWithPagesFetching) {
   OpenEngine();
   OpenFrontier();
   CrawlOptions o = Options(site);
-  o.max_pages = 3;  // the pass stops early, as a kill would
+  o.max_pages = 3;  // the pass stops early (its budget)...
   CrawlReport first = Pass(site, o);
   EXPECT_FALSE(first.completed);
   EXPECT_EQ(first.fetched, 3u);
+  // ...and a process began the next pass and was killed in it.
+  auto begun = frontier_->BeginPass(std::chrono::duration_cast<milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch()).count());
+  ASSERT_TRUE(begun.ok());
+  ASSERT_FALSE(begun->resumed);
   // A page claimed by the killed process: "fetching" on disk.
   PageRecord claimed = Page(site.url("/r5.html"));
   ASSERT_EQ(claimed.state, PageState::kQueued);
@@ -377,6 +433,102 @@ TEST_F(CrawlerTest, ResumesAPassThatACrashLeftWithPagesFetching) {
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->done, 9u);
   EXPECT_EQ(counts->queued + counts->fetching, 0u);
+}
+
+TEST_F(CrawlerTest, PdfAndGzipBodiesAreReadByTheFileReaders) {
+  if (!ingest::FindProgram("pdftotext")) {
+    const char* allow = std::getenv("ATTEST_ALLOW_MISSING_PDFTOTEXT");
+    if (allow && std::string(allow) == "1") GTEST_SKIP() << "pdftotext missing";
+    FAIL() << "pdftotext (poppler-utils, scripts/bootstrap) is missing; ATTEST_ALLOW_MISSING_PDFTOTEXT=1 skips";
+  }
+  Site site({"/robots.txt", "/index.html", "/manual.pdf", "/notes.html.gz", "/logo.png"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {"manual.pdf", "notes.html.gz", "logo.png"})});
+  site.Set("/manual.pdf", {200, MakePdf({"Operating the flux capacitor", "Keep the gigawattmeter below 1.21."}),
+                           "application/pdf"});
+  site.Set("/notes.html.gz", {200, Gzip(PageHtml("Notes", "The hoverboard works on water too.", {})),
+                              "application/gzip"});
+  site.Set("/logo.png", {200, std::string("\x89PNG\r\n\x1a\n", 8), "image/png"});
+  OpenEngine();
+  OpenFrontier();
+  CrawlReport r = Pass(site, Options(site));
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.errors, 0u) << (r.errors_by_reason.empty() ? "" : r.errors_by_reason.begin()->first);
+  EXPECT_EQ(Documents(), 3u);
+  for (auto [query, path] : {std::pair{"gigawattmeter", "/manual.pdf"}, std::pair{"hoverboard", "/notes.html.gz"}}) {
+    SearchOptions so;
+    so.query = query;
+    auto hits = engine_->Search(so);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->hits.size(), 1u) << query;
+    EXPECT_EQ(hits->hits[0].doc_id, site.url(path));
+  }
+  PageRecord logo = Page(site.url("/logo.png"));
+  EXPECT_EQ(logo.state, PageState::kExcluded);
+  EXPECT_EQ(logo.error, "unsupported_content_type:image/png");
+}
+
+TEST_F(CrawlerTest, SitemapIndexGzipSitemapsFeedsAndLastmod) {
+  Site site({"/robots.txt", "/sitemap_index.xml", "/sitemaps/pages.xml.gz", "/feed.xml", "/s1.html", "/s2.html",
+             "/f1.html", "/elsewhere.html"});
+  auto urlset = [&](const std::string& s2_lastmod) {
+    return "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+           "<url><loc>" + site.url("/s1.html") + "</loc><lastmod>2026-01-01</lastmod></url>"
+           "<url><loc>" + site.url("/s2.html") + "</loc><lastmod>" + s2_lastmod + "</lastmod></url>"
+           "<url><loc>http://127.0.0.3:1/elsewhere.html</loc></url></urlset>";
+  };
+  site.Set("/sitemap_index.xml",
+           {200, "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+                 "<sitemap><loc>" + site.url("/sitemaps/pages.xml.gz") + "</loc></sitemap></sitemapindex>",
+            "application/xml"});
+  site.Set("/sitemaps/pages.xml.gz", {200, Gzip(urlset("2026-01-01")), "application/gzip"});
+  site.Set("/feed.xml", {200, "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>News</title>"
+                              "<link>" + site.url("/") + "</link><item><title>F1</title><link>" +
+                              site.url("/f1.html") + "</link><pubDate>Tue, 01 Sep 2026 10:00:00 GMT</pubDate>"
+                              "</item></channel></rss>",
+                         "application/rss+xml"});
+  for (const char* p : {"/s1.html", "/s2.html", "/f1.html"}) site.Set(p, {200, PageHtml(p, Words(p, 40), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o;
+  o.sitemaps = {site.url("/sitemap_index.xml")};
+  o.feeds = {site.url("/feed.xml")};
+  o.politeness.floor = milliseconds{0};
+  o.workers = 2;
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.sitemap_fetches, 3u);  // the index, the gzip sitemap it names, the feed
+  EXPECT_EQ(r.fetched, 3u);
+  EXPECT_EQ(r.indexed, 3u);
+  EXPECT_EQ(site.Requests("/elsewhere.html"), 0);  // another host: out of scope
+  EXPECT_EQ(Page(site.url("/f1.html")).discovered_from, site.url("/feed.xml"));
+  EXPECT_EQ(Page(site.url("/s1.html")).discovered_from, site.url("/sitemaps/pages.xml.gz"));
+  // Nothing is due; a sitemap whose lastmod for s2 is newer than its fetch makes s2 due now (and
+  // the conditional request finds it unchanged).
+  site.Set("/sitemaps/pages.xml.gz", {200, Gzip(urlset("2099-01-01")), "application/gzip"});
+  CrawlReport again = Pass(site, o);
+  EXPECT_EQ(again.fetched, 1u);
+  EXPECT_EQ(again.not_modified, 1u);
+  EXPECT_EQ(site.Requests("/s2.html"), 2);
+  EXPECT_EQ(site.Requests("/s1.html"), 1);
+}
+
+TEST_F(CrawlerTest, AnUnreachableRobotsTxtDisallowsTheOriginForThatRunOnly) {
+  Site site({"/robots.txt", "/index.html"});
+  site.Set("/robots.txt", {503, ""});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  CrawlReport first = Pass(site, o);
+  EXPECT_EQ(first.robots_denied, 1u);
+  EXPECT_EQ(first.fetched, 0u);
+  EXPECT_EQ(site.Requests("/index.html"), 0);  // RFC 9309 §2.3.1.4: unreachable = disallow all
+  site.Set("/robots.txt", {200, "User-agent: *\nAllow: /\n", "text/plain"});
+  o.revisit_all = true;
+  CrawlReport second = Pass(site, o);
+  EXPECT_EQ(second.robots_fetches, 1u);  // not taken from the frontier
+  EXPECT_EQ(second.indexed, 1u);
+  EXPECT_EQ(Page(site.url("/index.html")).state, PageState::kDone);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "common/checksum.h"
+#include "crawl/crawl_binary.h"
 #include "common/date.h"
 #include "crawl/http_dates.h"
 #include "crawl/page_links.h"
@@ -52,6 +53,9 @@ std::string SegmentAt(std::string_view url, size_t index, std::string_view word)
 
 }  // namespace
 
+// Text extracted from a PDF, office document or gzip body (the ingestion's per-document cap).
+constexpr uint64_t kMaxConvertedTextBytes = 50ull << 20;
+
 std::string MediaType(std::string_view content_type) {
   std::string_view t = content_type.substr(0, content_type.find(';'));
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
@@ -76,8 +80,17 @@ Result<PreparedPage> PreparePage(const FetchResponse& response, std::string_view
   const std::string path = parsed.ok() ? parsed.url->path : std::string();
   const std::string media = MediaType(response.content_type());
   page.content_type = IndexableContentType(media, path);
-  if (page.content_type.empty()) return Status::InvalidArgument("unsupported_content_type:" + media);
-  const std::string_view body = ingest::StripBom(response.body);
+  std::string_view body = ingest::StripBom(response.body);
+  std::string converted;
+  if (page.content_type.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(std::optional<ConvertedBody> c,
+                            ConvertBinaryBody(media, path, response.body, kMaxConvertedTextBytes));
+    if (!c) return Status::InvalidArgument("unsupported_content_type:" + media);
+    page.content_type = c->content_type;
+    page.title = c->title;
+    converted = std::move(c->text);
+    body = ingest::StripBom(converted);
+  }
   if (auto bad = ingest::FindInvalidUtf8(body)) {
     return Status::InvalidArgument("invalid_utf8: at byte " + std::to_string(*bad) + " (only UTF-8 pages are read)");
   }
@@ -115,6 +128,7 @@ DocumentSpec MakeDocumentSpec(const PreparedPage& page, const std::string& doc_i
   spec.url = doc_id;
   spec.tenant = defaults.tenant;
   spec.text = page.body;
+  spec.title = page.title;
   spec.content_type = page.content_type;
   spec.acl_groups = defaults.acl_groups;
   spec.access_label = defaults.access_label;

@@ -49,7 +49,8 @@ struct PreparedPage {
   bool nofollow = false;
   bool page_has_date = false;      // the page states published / updated itself
   std::string page_version;        // a version the extractor found (release notes), or ""
-  std::string body;                // UTF-8 text, BOM removed
+  std::string body;                // UTF-8 text, BOM removed (converted for PDF, DOCX, ODT, gzip)
+  std::string title;               // the converted document's title ("" = the extractor's)
 };
 
 // Checks and analyses a 200 body. kInvalidArgument with a reason word first ("unsupported_content_type:

@@ -43,8 +43,13 @@ int64_t CrawlPass::WallMs() const {
   return std::chrono::duration_cast<milliseconds>(clock_.WallNow().time_since_epoch()).count();
 }
 
+Status CrawlPass::FirstError() {
+  MutexLock lock(mu_);
+  return error_;
+}
+
 void CrawlPass::SetError(const Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (error_.ok()) error_ = status;
   failed_.store(true);
 }
@@ -64,15 +69,18 @@ Result<CrawlReport> CrawlPass::Run() {
   }
   ATTEST_ASSIGN_OR_RETURN(CrawlScope scope, CrawlScope::Make(options_.scope, seed_urls));
   scope_ = std::move(scope);
-  report_.recovered_fetching = frontier_.recovered_fetching();
   ATTEST_ASSIGN_OR_RETURN(PassInfo info, frontier_.BeginPass(WallMs()));
   pass_started_ms_ = info.started_at_ms;
-  report_.resumed = info.resumed;
+  {
+    MutexLock lock(mu_);
+    report_.recovered_fetching = frontier_.recovered_fetching();
+    report_.resumed = info.resumed;
+  }
   ATTEST_RETURN_IF_ERROR(LoadHosts());
   ATTEST_RETURN_IF_ERROR(LoadFrontier());
   EnqueueSeeds();
   ExpandSitemapsAndFeeds();
-  if (failed_) return error_;
+  if (failed_) return FirstError();
 
   const unsigned workers = std::max(1u, options_.workers);
   std::vector<std::thread> threads;
@@ -80,18 +88,20 @@ Result<CrawlReport> CrawlPass::Run() {
   for (std::thread& t : threads) t.join();
   std::vector<PendingPage> rest;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     rest.swap(batch_);
   }
   if (!failed_) {
     Status s = Flush(std::move(rest));
     if (!s.ok()) SetError(s);
   }
-  if (failed_) return error_;
-  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_) return FirstError();
+  MutexLock lock(mu_);
   report_.completed = !stop_.load() && !budget_reached_;
   report_.ended_at_ms = WallMs();
-  if (report_.completed) ATTEST_RETURN_IF_ERROR(frontier_.EndPass(report_.ended_at_ms));
+  // A pass that ran out of work or of its page budget is over (the pages it did not reach stay
+  // queued for the next); a stopped one stays open and the next run continues it.
+  if (!stop_.load()) ATTEST_RETURN_IF_ERROR(frontier_.EndPass(report_.ended_at_ms));
   report_.seconds = std::chrono::duration<double>(clock_.Now() - t0).count();
   report_.pages_per_second = report_.seconds > 0 ? static_cast<double>(report_.fetched) / report_.seconds : 0;
   return report_;
@@ -204,7 +214,7 @@ void CrawlPass::Worker() {
     bool robots = false;
     milliseconds wait{2};
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (!Claim(&url, &origin, &robots)) {
         if (Finished()) return;
         // Sleep until the earliest origin with work may be asked again (at most 50 ms, so that
@@ -228,13 +238,13 @@ void CrawlPass::Worker() {
     }
     if (robots) {
       FetchRobots(origin);
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       origins_[origin].robots_fetching = false;
       --in_flight_;
       continue;
     }
     ProcessPage(url, origin);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     --in_flight_;
   }
 }
@@ -242,7 +252,7 @@ void CrawlPass::Worker() {
 void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
   PageRecord record;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     record = pages_[url];
   }
   if (options_.mark_fetching) {
@@ -279,7 +289,7 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
     return;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++report_.fetched;
   }
   const int status = response->status;
@@ -296,7 +306,7 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
     record.next_visit_ms = now_ms + interval.count() * 1000;
     pp.after = record;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       ++report_.not_modified;
     }
     Submit(std::move(pp));
@@ -310,7 +320,7 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
     PendingPage pp;
     pp.before = record;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       bool shared = false;
       for (const auto& [u, p] : pages_) {
         shared |= (u != url && p.state == PageState::kDone && p.doc_id == record.doc_id);
@@ -335,7 +345,7 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
   if (status == 429 || status == 503) {
     const auto wait = outcome.retry_after.value_or(std::chrono::seconds{0});
     if (outcome.retry_after) {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       HostRecord& h = hosts_[origin];
       h.origin = origin;
       h.next_allowed_ms = std::max(h.next_allowed_ms, now_ms + wait.count() * 1000);
@@ -353,9 +363,9 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
 }
 
 void CrawlPass::Retry(const std::string& url, PageRecord record, const std::string& reason, int64_t now_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (++attempts_[url] >= options_.max_attempts) {
-    lock.unlock();
+    lock.Unlock();
     Fail(std::move(record), reason, now_ms);
     return;
   }
@@ -376,7 +386,7 @@ void CrawlPass::Fail(PageRecord record, const std::string& reason, int64_t now_m
   record.next_visit_ms = std::max(record.next_visit_ms, retry_at);
   pp.after = record;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++report_.errors;
     ++report_.errors_by_reason[reason];
   }
@@ -386,7 +396,7 @@ void CrawlPass::Fail(PageRecord record, const std::string& reason, int64_t now_m
 void CrawlPass::Submit(PendingPage page) {
   std::vector<PendingPage> full;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     pages_[page.after.url] = page.after;
     for (const PageRecord& p : page.also) pages_[p.url] = p;
     batch_.push_back(std::move(page));

@@ -2,8 +2,8 @@
 // the interface). crawl_pass.cc holds the fetch loop and the commits, crawl_pass_seeds.cc the
 // robots.txt cache and the sitemap and feed seeds.
 //
-// Thread-safety: the workers share one CrawlPass; mu_ guards the pass state; flush_mu_ orders
-// nothing but the report of commits. The engine and the frontier are thread-safe themselves.
+// Thread-safety: the workers share one CrawlPass; mu_ guards the pass state (checked by Clang's
+// thread-safety analysis). The engine and the frontier are thread-safe themselves.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "crawl/crawler.h"
 #include "crawl/robots.h"
 #include "text/analyzer.h"
@@ -48,8 +49,8 @@ class CrawlPass {
 
  private:
   // Setup (crawl_pass_seeds.cc).
-  Status LoadFrontier();
-  Status LoadHosts();
+  Status LoadFrontier() EXCLUDES(mu_);
+  Status LoadHosts() EXCLUDES(mu_);
   void EnqueueSeeds();
   void ExpandSitemapsAndFeeds();
   // Fetches `url` for seeds: waits for the origin's turn and its robots.txt; nullopt on failure.
@@ -61,8 +62,8 @@ class CrawlPass {
   // The loop (crawl_pass.cc).
   void Worker();
   // Claims the next page to fetch (under mu_): its URL and origin; false when there is none now.
-  bool Claim(std::string* url, std::string* origin, bool* fetch_robots);
-  bool Finished();  // under mu_: nothing queued and nothing in flight (or stopped)
+  bool Claim(std::string* url, std::string* origin, bool* fetch_robots) REQUIRES(mu_);
+  bool Finished() REQUIRES(mu_);  // nothing queued and nothing in flight (or stopped)
   void ProcessPage(const std::string& url, const std::string& origin);
   void HandleOk(const std::string& url, const FetchResponse& response, PageRecord record, int64_t now_ms);
   void Retry(const std::string& url, PageRecord record, const std::string& reason, int64_t now_ms);
@@ -70,10 +71,14 @@ class CrawlPass {
   void Submit(PendingPage page);  // adds to the batch; flushes a full batch
   Status Flush(std::vector<PendingPage> batch);
   // Under mu_: records a link found on a page; true when it is new.
-  bool Discover(const std::string& link, int depth, const std::string& from, std::vector<PageRecord>* out);
+  bool Discover(const std::string& link, int depth, const std::string& from, std::vector<PageRecord>* out)
+      REQUIRES(mu_);
   bool Due(const PageRecord& page) const;
-  void Schedule(const std::string& url);  // under mu_
-  void SetError(const Status& status);
+  void Schedule(const std::string& url) REQUIRES(mu_);
+  void SetError(const Status& status) EXCLUDES(mu_);
+  Status FirstError() EXCLUDES(mu_);
+  // Whether `doc_id` (the previous document of `url`) is held by no other live page.
+  bool SoleOwner(const std::string& url, const std::string& doc_id) REQUIRES(mu_);
   int64_t WallMs() const;
 
   const CrawlOptions& options_;
@@ -87,21 +92,21 @@ class CrawlPass {
   PolitenessScheduler scheduler_;
   int64_t pass_started_ms_ = 0;
 
-  std::mutex mu_;
-  std::map<std::string, PageRecord> pages_;        // every known page; guarded by mu_
-  std::map<std::string, OriginState> origins_;     // guarded by mu_
-  std::set<std::string> scheduled_;                // URLs in some queue; guarded by mu_
-  std::map<std::string, HostRecord> hosts_;        // guarded by mu_
-  std::set<std::string> dirty_hosts_;              // to write with the next batch; guarded by mu_
-  NearDuplicateIndex near_dups_;                   // guarded by mu_
-  std::vector<std::string> fingerprint_urls_;      // near_dups_ id -> URL; guarded by mu_
-  std::map<std::string, int> attempts_;            // per URL in this pass; guarded by mu_
-  std::vector<PendingPage> batch_;                 // guarded by mu_
-  int in_flight_ = 0;                              // claimed pages; guarded by mu_
-  uint64_t budget_used_ = 0;                       // page fetches in this pass; guarded by mu_
-  bool budget_reached_ = false;                    // guarded by mu_
-  CrawlReport report_;                             // guarded by mu_
-  Status error_;                                   // the first engine / frontier failure; guarded by mu_
+  Mutex mu_;
+  std::map<std::string, PageRecord> pages_ GUARDED_BY(mu_);      // every known page
+  std::map<std::string, OriginState> origins_ GUARDED_BY(mu_);
+  std::set<std::string> scheduled_ GUARDED_BY(mu_);               // URLs in some queue
+  std::map<std::string, HostRecord> hosts_ GUARDED_BY(mu_);
+  std::set<std::string> dirty_hosts_ GUARDED_BY(mu_);             // to write with the next batch
+  NearDuplicateIndex near_dups_ GUARDED_BY(mu_);
+  std::vector<std::string> fingerprint_urls_ GUARDED_BY(mu_);     // near_dups_ id -> URL
+  std::map<std::string, int> attempts_ GUARDED_BY(mu_);           // per URL in this pass
+  std::vector<PendingPage> batch_ GUARDED_BY(mu_);
+  int in_flight_ GUARDED_BY(mu_) = 0;                              // claimed pages
+  uint64_t budget_used_ GUARDED_BY(mu_) = 0;                       // page fetches in this pass
+  bool budget_reached_ GUARDED_BY(mu_) = false;
+  CrawlReport report_ GUARDED_BY(mu_);
+  Status error_ GUARDED_BY(mu_);                                   // the first engine / frontier failure
   std::atomic<bool> failed_{false};
 };
 

@@ -26,6 +26,11 @@ std::string ReasonWordOf(std::string_view message) {
 
 }  // namespace
 
+// A scan of the pages: asked only when the document may be deleted.
+bool CrawlPass::SoleOwner(const std::string& url, const std::string& doc_id) {
+  return !doc_id.empty() && !SharedDocument(pages_, url, doc_id);
+}
+
 void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, PageRecord record, int64_t now_ms) {
   const PageRecord before = record;
   // The URL the content came from: the final one after redirects, in canonical form.
@@ -43,7 +48,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   if (final_url != url) {
     record.redirected_to = final_url;
     UrlParse parsed = ParseUrl(final_url);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ++report_.redirects;
     if (!parsed.ok() || !scope_->Check(*parsed.url, final_url).empty()) {
       record.state = PageState::kExcluded;
@@ -87,18 +92,18 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   record.next_visit_ms = now_ms + interval.count() * 1000;
   record.simhash = prepared->simhash;
 
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (const std::string& link : prepared->links) Discover(link, record.depth + 1, url, &pp.discovered);
-  const bool sole_owner = !before.doc_id.empty() && !SharedDocument(pages_, url, before.doc_id);
+
   if (prepared->noindex) {
     ++report_.noindex;
-    if (sole_owner) pp.delete_doc = before.doc_id;
+    if (SoleOwner(url, before.doc_id)) pp.delete_doc = before.doc_id;
     record.state = PageState::kExcluded;
     record.error = "noindex";
     record.doc_id.clear();
     record.sha256 = prepared->sha256;
     pp.after = record;
-    lock.unlock();
+    lock.Unlock();
     Submit(std::move(pp));
     return;
   }
@@ -117,13 +122,13 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   }
   if (prepared->simhash != 0 && !duplicate_of.empty()) {
     ++report_.duplicates;
-    if (sole_owner && before.doc_id != pages_[duplicate_of].doc_id) pp.delete_doc = before.doc_id;
+    if (before.doc_id != pages_[duplicate_of].doc_id && SoleOwner(url, before.doc_id)) pp.delete_doc = before.doc_id;
     record.state = PageState::kDuplicate;
     record.duplicate_of = duplicate_of;
     record.doc_id.clear();
     record.sha256 = prepared->sha256;
     pp.after = record;
-    lock.unlock();
+    lock.Unlock();
     Submit(std::move(pp));
     return;
   }
@@ -137,11 +142,12 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
     ++report_.unchanged;
     record.doc_id = doc_id;
     pp.after = record;
-    lock.unlock();
+    lock.Unlock();
     Submit(std::move(pp));
     return;
   }
-  lock.unlock();
+  const bool delete_previous = !before.doc_id.empty() && before.doc_id != doc_id && SoleOwner(url, before.doc_id);
+  lock.Unlock();
   // Write-ahead intent: the same body fetched again after a crash keeps this fetch time, so the
   // document is byte-identical and the engine reports it unchanged.
   int64_t content_fetched_at = now_ms;
@@ -151,7 +157,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   pp.before.pending_sha256 = prepared->sha256;
   pp.before.pending_fetched_at_ms = content_fetched_at;
   pp.doc = MakeDocumentSpec(*prepared, doc_id, options_.documents, response.last_modified(), content_fetched_at);
-  if (sole_owner && before.doc_id != doc_id) pp.delete_doc = before.doc_id;
+  if (delete_previous) pp.delete_doc = before.doc_id;
   record.doc_id = doc_id;
   record.sha256 = prepared->sha256;
   record.pending_sha256.clear();
@@ -159,7 +165,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
   pp.after = record;
   if (final_url != url) {
     // The redirect's target holds the same content: recorded as fetched in this pass.
-    lock.lock();
+    lock.Lock();
     PageRecord target;
     auto it = pages_.find(final_url);
     if (it != pages_.end()) {
@@ -168,7 +174,7 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
       target.depth = record.depth;
       target.discovered_from = url;
     }
-    lock.unlock();
+    lock.Unlock();
     const std::string target_url = final_url;
     const int depth = target.depth;
     const std::string from = target.discovered_from;
@@ -241,12 +247,12 @@ Status CrawlPass::Flush(std::vector<PendingPage> batch) {
     for (PageRecord& d : p.discovered) done.discovered.push_back(std::move(d));
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (const std::string& origin : dirty_hosts_) done.hosts.push_back(hosts_[origin]);
     dirty_hosts_.clear();
   }
   ATTEST_RETURN_IF_ERROR(frontier_.Apply(done));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   report_.indexed += indexed;
   report_.unchanged += unchanged;
   report_.deleted += deleted;

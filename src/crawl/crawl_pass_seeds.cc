@@ -33,10 +33,13 @@ Status CrawlPass::LoadHosts() {
   ATTEST_ASSIGN_OR_RETURN(std::vector<HostRecord> hosts, frontier_.AllHosts());
   const int64_t now_ms = WallMs();
   const auto steady_now = clock_.Now();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (HostRecord& h : hosts) {
     const int64_t age_ms = now_ms - h.robots_fetched_at_ms;
-    if (!h.robots_kind.empty() && age_ms >= 0 && age_ms < std::chrono::duration_cast<milliseconds>(kRobotsMaxCacheAge).count()) {
+    // An "unreachable" robots.txt (5xx, network error) is not reused by a later run: it excludes
+    // the whole origin, and a transient failure should not do so for a day.
+    const bool reusable = !h.robots_kind.empty() && h.robots_outcome != "unreachable";
+    if (reusable && age_ms >= 0 && age_ms < std::chrono::duration_cast<milliseconds>(kRobotsMaxCacheAge).count()) {
       origins_[h.origin].robots = RulesFromHost(h);
       if (h.crawl_delay_ms > 0) scheduler_.SetCrawlDelay(h.origin, milliseconds{h.crawl_delay_ms});
     }
@@ -48,7 +51,7 @@ Status CrawlPass::LoadHosts() {
 
 Status CrawlPass::LoadFrontier() {
   ATTEST_ASSIGN_OR_RETURN(std::vector<PageRecord> pages, frontier_.AllPages());
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (PageRecord& p : pages) {
     if (p.state == PageState::kDone && p.simhash && *p.simhash != 0 && !p.doc_id.empty()) {
       near_dups_.Add(fingerprint_urls_.size(), *p.simhash);
@@ -66,7 +69,7 @@ Status CrawlPass::LoadFrontier() {
 void CrawlPass::EnqueueSeeds() {
   std::vector<PageRecord> discovered;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     for (const std::string& seed : options_.seeds) {
       std::optional<std::string> c = Canonical(seed);
       if (c) Discover(*c, 0, "seed", &discovered);
@@ -111,7 +114,7 @@ void CrawlPass::FetchRobots(const std::string& origin) {
     // tried (and refused, each with the guard's reason) rather than reported as robots-denied;
     // nothing is cached, so a later run with another policy fetches robots.txt.
     scheduler_.Finish(origin, outcome);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     origins_[origin].robots = RobotsRules::AllowAll();
     return;
   } else {
@@ -121,7 +124,7 @@ void CrawlPass::FetchRobots(const std::string& origin) {
   RobotsPolicy policy;
   policy.crawler_token = options_.crawler_token;
   RobotsDecision decision = DecideRobots(fetched, policy);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ++report_.robots_fetches;
   HostRecord& h = hosts_[origin];
   h.origin = origin;
@@ -146,7 +149,7 @@ std::optional<FetchResponse> CrawlPass::FetchSeedDocument(const std::string& url
   // Robots first (fetched now when the origin has none yet), then the origin's turn.
   for (bool robots_known = false; !robots_known;) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       robots_known = origins_[origin].robots.has_value();
     }
     if (robots_known) break;
@@ -158,7 +161,7 @@ std::optional<FetchResponse> CrawlPass::FetchSeedDocument(const std::string& url
     clock_.SleepFor(milliseconds{5});
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!origins_[origin].robots->Allowed(url)) {
       ++report_.robots_denied;
       return std::nullopt;
@@ -176,7 +179,7 @@ std::optional<FetchResponse> CrawlPass::FetchSeedDocument(const std::string& url
   outcome.latency = std::chrono::duration_cast<milliseconds>(clock_.Now() - t0);
   outcome.status = response.ok() ? response->status : 0;
   scheduler_.Finish(origin, outcome);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ++report_.sitemap_fetches;
   if (!response.ok() || response->status != 200) {
     const std::string reason = response.ok() ? "seed_http_" + std::to_string(response->status)
@@ -198,7 +201,7 @@ void CrawlPass::ExpandSitemapsAndFeeds() {
     UrlParse parsed = ResolveUrl(*resolved.url, loc);
     if (!parsed.ok()) return;
     const std::string c = CanonicalUrl(*parsed.url);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (Discover(c, 0, from, &discovered)) return;
     auto it = pages_.find(c);
     if (it == pages_.end() || !date) return;
@@ -241,7 +244,7 @@ void CrawlPass::ExpandSitemapsAndFeeds() {
   }
   FrontierWrite w;
   w.discovered = std::move(discovered);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (const std::string& origin : dirty_hosts_) w.hosts.push_back(hosts_[origin]);
   dirty_hosts_.clear();
   Status s = frontier_.Apply(w);

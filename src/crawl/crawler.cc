@@ -12,7 +12,6 @@ Crawler::Crawler(CrawlOptions options, Engine& engine, Frontier& frontier, const
 Crawler::~Crawler() = default;
 
 Result<CrawlReport> Crawler::RunPass() {
-  stop_.store(false);
   CrawlPass pass(options_, engine_, frontier_, fetcher_, clock_, stop_);
   return pass.Run();
 }

@@ -87,7 +87,8 @@ class Crawler {
   // Runs one pass. kInvalidArgument for bad options (seeds, scope); an engine or frontier failure
   // stops the pass with its error (what was committed stays committed).
   Result<CrawlReport> RunPass();
-  // Makes a running pass stop soon (workers finish their page, the batch is committed).
+  // Makes a running pass stop soon (workers finish their page, the batch is committed). Sticky:
+  // a pass started afterwards stops at once (make a new Crawler for the next pass).
   void RequestStop() { stop_.store(true); }
 
  private:

@@ -1,6 +1,7 @@
 #include "crawl/frontier.h"
 
 #include <array>
+#include <charconv>
 #include <system_error>
 #include <utility>
 
@@ -143,7 +144,7 @@ Result<std::unique_ptr<Frontier>> Frontier::Open(const std::filesystem::path& pa
 }
 
 Status Frontier::EnsureSchema() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   {
     ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare("PRAGMA journal_mode = WAL"));
     ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -188,12 +189,12 @@ Status Frontier::SetMetaLocked(std::string_view key, std::string_view value) {
 }
 
 Result<std::optional<std::string>> Frontier::Meta(std::string_view key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return MetaLocked(key);
 }
 
 Result<std::vector<PageRecord>> Frontier::AllPages() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("SELECT ") + kPageColumns + " FROM pages ORDER BY url"));
   std::vector<PageRecord> out;
   for (;;) {
@@ -205,7 +206,7 @@ Result<std::vector<PageRecord>> Frontier::AllPages() {
 }
 
 Result<std::optional<PageRecord>> Frontier::FindPage(std::string_view url) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("SELECT ") + kPageColumns + " FROM pages WHERE url = ?"));
   st->Bind(1, url);
   ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -214,7 +215,7 @@ Result<std::optional<PageRecord>> Frontier::FindPage(std::string_view url) {
 }
 
 Result<std::vector<HostRecord>> Frontier::AllHosts() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare(std::string("SELECT ") + kHostColumns + " FROM hosts ORDER BY origin"));
   std::vector<HostRecord> out;
   for (;;) {
@@ -226,7 +227,7 @@ Result<std::vector<HostRecord>> Frontier::AllHosts() {
 }
 
 Result<std::optional<HostRecord>> Frontier::FindHost(std::string_view origin) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st,
                           db_->Prepare(std::string("SELECT ") + kHostColumns + " FROM hosts WHERE origin = ?"));
   st->Bind(1, origin);
@@ -236,7 +237,7 @@ Result<std::optional<HostRecord>> Frontier::FindHost(std::string_view origin) {
 }
 
 Result<FrontierCounts> Frontier::Counts() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare("SELECT state, count(*) FROM pages GROUP BY state"));
   FrontierCounts c;
   for (;;) {
@@ -257,7 +258,7 @@ Result<FrontierCounts> Frontier::Counts() {
 }
 
 Status Frontier::Apply(const FrontierWrite& write) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   if (!write.discovered.empty()) {
     ATTEST_ASSIGN_OR_RETURN(
@@ -296,7 +297,7 @@ Status Frontier::Apply(const FrontierWrite& write) {
 
 Status Frontier::SetStates(const std::vector<std::string>& urls, PageState state) {
   if (urls.empty()) return Status::Ok();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_->Prepare("UPDATE pages SET state = ? WHERE url = ?"));
   for (const std::string& url : urls) {
@@ -308,13 +309,17 @@ Status Frontier::SetStates(const std::vector<std::string>& urls, PageState state
 }
 
 Result<PassInfo> Frontier::BeginPass(int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(std::optional<std::string> open, MetaLocked("pass_open"));
   ATTEST_ASSIGN_OR_RETURN(std::optional<std::string> started, MetaLocked("pass_started_at"));
   PassInfo info;
   if (open && *open == "1" && started) {
     info.resumed = true;
-    info.started_at_ms = std::stoll(*started);
+    const char* end = started->data() + started->size();
+    auto [at, ec] = std::from_chars(started->data(), end, info.started_at_ms);
+    if (ec != std::errc() || at != end) {
+      return Status::Corruption("meta.pass_started_at is not a number: '" + *started + "'");
+    }
     return info;
   }
   info.started_at_ms = now_ms;
@@ -326,7 +331,7 @@ Result<PassInfo> Frontier::BeginPass(int64_t now_ms) {
 }
 
 Status Frontier::EndPass(int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   ATTEST_RETURN_IF_ERROR(SetMetaLocked("pass_open", "0"));
   ATTEST_RETURN_IF_ERROR(SetMetaLocked("pass_ended_at", std::to_string(now_ms)));

@@ -9,19 +9,19 @@
 // process are queued again when the frontier is opened.
 //
 // Thread-safety: all methods may be called from any thread; one internal mutex serializes them
-// (the frontier has one connection).
+// (the frontier has one connection; checked by Clang's thread-safety analysis).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attest/status.h"
+#include "common/thread_annotations.h"
 
 namespace attest {
 
@@ -119,13 +119,13 @@ class Frontier {
 
  private:
   Frontier(std::filesystem::path path, std::unique_ptr<SqliteDb> db);
-  Status EnsureSchema();
-  Status SetMetaLocked(std::string_view key, std::string_view value);
-  Result<std::optional<std::string>> MetaLocked(std::string_view key);
+  Status EnsureSchema() EXCLUDES(mu_);
+  Status SetMetaLocked(std::string_view key, std::string_view value) REQUIRES(mu_);
+  Result<std::optional<std::string>> MetaLocked(std::string_view key) REQUIRES(mu_);
 
-  std::mutex mu_;
+  Mutex mu_;
   std::filesystem::path path_;
-  std::unique_ptr<SqliteDb> db_;  // guarded by mu_
+  std::unique_ptr<SqliteDb> db_ PT_GUARDED_BY(mu_);
   uint64_t recovered_fetching_ = 0;
 };
 

@@ -19,7 +19,7 @@ milliseconds PolitenessScheduler::DelayLocked(const HostState& h) const {
 }
 
 bool PolitenessScheduler::TryStart(const std::string& host) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   HostState& h = hosts_[host];
   const int limit = options_.enabled ? 1 : std::max(1, options_.max_parallel_per_host);
   if (h.in_flight >= limit) return false;
@@ -29,7 +29,7 @@ bool PolitenessScheduler::TryStart(const std::string& host) {
 }
 
 void PolitenessScheduler::Finish(const std::string& host, const RequestOutcome& outcome) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   HostState& h = hosts_[host];
   if (h.in_flight > 0) --h.in_flight;
   const auto now = clock_.Now();
@@ -55,30 +55,30 @@ void PolitenessScheduler::Finish(const std::string& host, const RequestOutcome& 
 }
 
 std::chrono::steady_clock::time_point PolitenessScheduler::NextAllowed(const std::string& host) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = hosts_.find(host);
   return it == hosts_.end() ? std::chrono::steady_clock::time_point{} : it->second.next_allowed;
 }
 
 bool PolitenessScheduler::InFlight(const std::string& host) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = hosts_.find(host);
   return it != hosts_.end() && it->second.in_flight > 0;
 }
 
 void PolitenessScheduler::SetCrawlDelay(const std::string& host, milliseconds delay) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   hosts_[host].crawl_delay = std::min(delay, options_.max_delay);
 }
 
 void PolitenessScheduler::DeferUntil(const std::string& host, std::chrono::steady_clock::time_point at) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   HostState& h = hosts_[host];
   h.next_allowed = std::max(h.next_allowed, at);
 }
 
 milliseconds PolitenessScheduler::CurrentDelay(const std::string& host) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = hosts_.find(host);
   return it == hosts_.end() ? DelayLocked(HostState{}) : DelayLocked(it->second);
 }

@@ -16,12 +16,12 @@
 
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "attest/clock.h"
+#include "common/thread_annotations.h"
 
 namespace attest {
 
@@ -78,8 +78,8 @@ class PolitenessScheduler {
 
   const PolitenessOptions options_;
   const Clock& clock_;
-  mutable std::mutex mu_;
-  std::map<std::string, HostState, std::less<>> hosts_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, HostState, std::less<>> hosts_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest
