@@ -128,6 +128,7 @@ int RunWatch(const GlobalArgs& g, const WatchArgs& a) {
   // Wake the waiter if Run ended on its own (an error), then join it.
   if (!run.ok()) pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
+  std::fprintf(stderr, "attest: stopping (waiting for background vector work, if any)\n");
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) std::fprintf(stderr, "attest: vectors: %s\n", v.message().c_str());
   if (!run.ok()) {
     std::fprintf(stderr, "attest: watch stopped: %s\n", FailureText(run, g.data_dir).c_str());

@@ -300,7 +300,7 @@ class FolderWatcherImpl final : public FolderWatcher {
       }
     }
     std::map<std::string, std::vector<std::string>> produced;
-    std::vector<WatchChange> changes;
+    std::vector<std::string> unlisted;  // directories the ingest could not list
     if (full || !to_ingest.empty()) {
       IngestOptions io = BaseIngest();
       if (full) {
@@ -329,13 +329,27 @@ class FolderWatcherImpl final : public FolderWatcher {
         if (issue.file == "(vector leg)") continue;  // background vector work is not the watcher's
         Report(issue.file, Status::InvalidArgument(issue.line ? "line " + std::to_string(issue.line) + ": " + issue.message
                                                               : issue.message));
+        if (issue.message.rfind("cannot list directory", 0) == 0) unlisted.push_back(issue.file);
       }
     }
     if (full) {
-      for (const auto& [file, ids] : r.map.files()) affected.emplace(file, full_since);
+      for (const auto& [file, ids] : r.map.files()) {
+        affected.emplace(file, full_since);
+        // A directory that exists but cannot be listed (permissions) is not a deleted one: what
+        // its files produced stays until it can be read.
+        for (const std::string& dir : unlisted) {
+          if (dir == r.root || file.compare(0, dir.size() + 1, dir + "/") == 0) produced[file] = ids;
+        }
+      }
     }
     for (const auto& [file, ids] : produced) affected.emplace(file, full ? full_since : clock_->Now());
+    return SettleIds(r, affected, produced, full, round);
+  }
 
+  // Brings the map in line with what the `affected` files produce now (`produced`), and deletes the
+  // ids no file produces any more; files that still produce a stale id are re-ingested.
+  Status SettleIds(RootState& r, const std::map<std::string, TimePoint>& affected,
+                   std::map<std::string, std::vector<std::string>>& produced, bool full, int round) {
     // Phase 1: the map gains the new ids before anything is deleted, so that a crash from here on
     // leaves every id the index may hold named in the map (the next Sync deletes the stale ones).
     std::vector<std::pair<std::string, std::string>> stale;  // (file, id)
