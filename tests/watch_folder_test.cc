@@ -256,6 +256,20 @@ TEST_F(WatchFolderTest, EditorAtomicSaveIsOneUpdate) {
   EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"page.md"}));
   EXPECT_EQ(Hits(*engine_, "newcedar"), (std::set<std::string>{"page.md"}));
   EXPECT_TRUE(Hits(*engine_, "oldspruce").empty());
+
+  // What vim does (backupcopy=no): probe file, original renamed to a backup, new file written,
+  // backup deleted. Still one update of the page, and the backup never becomes a document.
+  changes_.clear();
+  WriteFile(docs_ / "4913", "");
+  fs::remove(docs_ / "4913");
+  fs::rename(docs_ / "page.md", docs_ / "page.md~");
+  WriteFile(docs_ / "page.md", "# Page\n\nthird version, word birchbark\n");
+  fs::remove(docs_ / "page.md~");
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"replaced page.md"}));
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"page.md"}));
+  EXPECT_EQ(Hits(*engine_, "birchbark"), (std::set<std::string>{"page.md"}));
+  EXPECT_TRUE(errors_.empty()) << errors_[0];
 }
 
 TEST_F(WatchFolderTest, QueueOverflowIsAFullRescan) {

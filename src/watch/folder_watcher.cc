@@ -152,7 +152,7 @@ class FolderWatcherImpl final : public FolderWatcher {
     io.source_type = options_.source_type;
     io.version = options_.version;
     io.site = options_.site;
-    io.batch_documents = std::max<size_t>(1, options_.batch_files);
+    io.batch_documents = std::max<size_t>(1, options_.batch_documents);
     return io;
   }
 

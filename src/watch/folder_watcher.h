@@ -67,7 +67,7 @@ struct FolderWatchOptions {
   std::chrono::milliseconds debounce{50};     // quiet time after a path's last event
   std::chrono::milliseconds max_delay{500};   // a path that keeps changing is applied this often
   std::chrono::milliseconds retry_delay{1000};  // after a failed commit, and polling for a lost root
-  size_t batch_files = 256;                   // files per commit at most (a commit per batch)
+  size_t batch_documents = 256;               // documents per commit at most (a sync commits as it goes)
   const Clock* clock = nullptr;               // null = RealClock()
   WatchObserver observer;
 };
