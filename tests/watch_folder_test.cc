@@ -233,6 +233,28 @@ TEST_F(WatchFolderTest, SubdirectoriesCreatedLaterAreWatched) {
   EXPECT_TRUE(LiveIds(*engine_).empty());
 }
 
+TEST_F(WatchFolderTest, AFileStillBeingWrittenWaitsForItsClose) {
+  StartWatching();
+  std::ofstream slow(docs_ / "slow.md", std::ios::binary);
+  slow << "# Slow\n\nfirst half, word earlyhalf\n" << std::flush;
+  // Longer than the debounce (30 ms), shorter than max_delay (300 ms): the half-written file is
+  // not ingested.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+  while (std::chrono::steady_clock::now() < until) ASSERT_TRUE(watcher_->Step(std::chrono::milliseconds(20)).ok());
+  EXPECT_TRUE(changes_.empty()) << "ingested while still being written";
+  slow << "\nsecond half, word latehalf\n";
+  slow.close();
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"added slow.md"}));
+  EXPECT_EQ(Hits(*engine_, "latehalf"), (std::set<std::string>{"slow.md"}));
+
+  // A hard link has no IN_CLOSE_WRITE: it is applied after max_delay.
+  changes_.clear();
+  fs::create_hard_link(docs_ / "slow.md", docs_ / "linked.md");
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"added linked.md"}));
+}
+
 TEST_F(WatchFolderTest, SkipsWhatIngestSkips) {
   StartWatching();
   fs::create_directories(docs_ / ".git");

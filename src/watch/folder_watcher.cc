@@ -38,6 +38,9 @@ double Millis(TimePoint from, TimePoint to) { return std::chrono::duration<doubl
 
 struct Pending {
   TimePoint first, last, not_before;
+  // Created and not yet closed after writing: waits for its IN_CLOSE_WRITE (or max_delay), so a
+  // file copied slowly is not ingested half written.
+  bool awaiting_close = false;
 };
 
 struct RootState {
@@ -171,12 +174,16 @@ class FolderWatcherImpl final : public FolderWatcher {
   }
 
   TimePoint DueAt(const Pending& p) const {
-    return std::max(p.not_before, std::min(p.last + options_.debounce, p.first + options_.max_delay));
+    const TimePoint latest = p.first + options_.max_delay;
+    return std::max(p.not_before, p.awaiting_close ? latest : std::min(p.last + options_.debounce, latest));
   }
 
-  void MarkDirty(RootState& r, const std::string& path, TimePoint now) {
-    auto [it, inserted] = r.pending.try_emplace(path, Pending{now, now, now});
-    if (!inserted) it->second.last = now;
+  void MarkDirty(RootState& r, const TreeEvent& e, TimePoint now) {
+    auto [it, inserted] = r.pending.try_emplace(e.path, Pending{now, now, now, e.created});
+    if (!inserted) {
+      it->second.last = now;
+      if (!e.created) it->second.awaiting_close = false;
+    }
   }
 
   void Rescan(RootState& r, const std::string& reason, TimePoint now) {
@@ -195,7 +202,7 @@ class FolderWatcherImpl final : public FolderWatcher {
     const TimePoint now = clock_->Now();
     for (const TreeEvent& e : events) {
       switch (e.kind) {
-        case TreeEvent::Kind::kPath: MarkDirty(r, e.path, now); break;
+        case TreeEvent::Kind::kPath: MarkDirty(r, e, now); break;
         case TreeEvent::Kind::kOverflow: Rescan(r, "overflow", now); break;
         case TreeEvent::Kind::kRootGone:
           r.tree.reset();
@@ -252,7 +259,7 @@ class FolderWatcherImpl final : public FolderWatcher {
       if (!st.ok()) {
         Report(r.given, st);
         for (const std::string& path : due) {
-          auto [it, inserted] = r.pending.try_emplace(path, Pending{origin[path], now, now});
+          auto [it, inserted] = r.pending.try_emplace(path, Pending{origin[path], now, now, false});
           it->second.not_before = now + options_.retry_delay;
         }
       }
