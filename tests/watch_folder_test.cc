@@ -378,6 +378,28 @@ TEST_F(WatchFolderTest, AnIdTwoFilesProduceSurvivesOneOfThem) {
   EXPECT_TRUE(LiveIds(*engine_).empty());
 }
 
+TEST_F(WatchFolderTest, TwoRootsWithTheSameRelativeName) {
+  // `attest ingest A B` gives both A/index.md and B/index.md the id "index.md": the last one wins.
+  // Deleting one of them leaves the other's text, not nothing.
+  const fs::path other = dir_.path() / "other";
+  WriteFile(docs_ / "index.md", "# Index\n\nword firstroot\n");
+  WriteFile(other / "index.md", "# Index\n\nword secondroot\n");
+  FolderWatchOptions o = Options();
+  o.roots = {docs_.string(), other.string()};
+  auto w = FolderWatcher::Open(*engine_, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  watcher_ = std::move(w).value();
+  ASSERT_TRUE(watcher_->Sync().ok());
+  EXPECT_EQ(Hits(*engine_, "secondroot"), (std::set<std::string>{"index.md"}));
+  fs::remove(other / "index.md");
+  Settle();
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"index.md"}));
+  EXPECT_EQ(Hits(*engine_, "firstroot"), (std::set<std::string>{"index.md"}));
+  fs::remove(docs_ / "index.md");
+  Settle();
+  EXPECT_TRUE(LiveIds(*engine_).empty());
+}
+
 TEST_F(WatchFolderTest, OneWatcherPerFolderAndTenant) {
   StartWatching();
   auto second = FolderWatcher::Open(*engine_, Options());

@@ -391,6 +391,7 @@ class FolderWatcherImpl final : public FolderWatcher {
         reingest.insert(others.begin(), others.end());  // its content must be that file's again
         continue;
       }
+      if (ClaimedByAnotherRoot(r, id)) continue;
       WatchChange c;
       c.kind = WatchChange::Kind::kDeleted;
       c.root = r.given;
@@ -428,6 +429,21 @@ class FolderWatcherImpl final : public FolderWatcher {
       return ApplyPaths(r, again, again_origin, round + 1);
     }
     return Status::Ok();
+  }
+
+  // Whether a file of another root produces `id` too (the same relative name under two roots of
+  // one tenant): that file is re-ingested (marked dirty, due now) instead of the id being deleted.
+  bool ClaimedByAnotherRoot(const RootState& r, const std::string& id) {
+    bool claimed = false;
+    const TimePoint now = clock_->Now();
+    for (auto& other : roots_) {
+      if (other.get() == &r) continue;
+      for (const std::string& f : other->map.FilesOf(id)) {
+        other->pending.try_emplace(f, Pending{now, now - options_.debounce, now, false});
+        claimed = true;
+      }
+    }
+    return claimed;
   }
 
   void Emit(const WatchChange& c) {
