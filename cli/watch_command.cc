@@ -76,6 +76,10 @@ int RunWatch(const GlobalArgs& g, const WatchArgs& a) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
     return kExitUsage;
   }
+  if (Status label = CheckAccessLabel(eo->access_levels, a.label); !label.ok()) {
+    std::fprintf(stderr, "attest: --label: %s\n", label.message().c_str());
+    return kExitUsage;
+  }
   eo->background_vectors = true;  // training never delays the next change's searchability
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {

@@ -78,11 +78,15 @@ TEST(WatchCliTest, FollowsAFolderUntilInterrupted) {
   EXPECT_EQ(lines, 2u) << watch.out();
 }
 
-TEST(WatchCliTest, AMissingFolderIsAnErrorNamingIt) {
+TEST(WatchCliTest, BadArgumentsAreErrorsNamingThem) {
   TempDir dir;
   auto r = RunAttest({"--data", dir.str("data"), "watch", dir.str("nowhere")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+  fs::create_directories(dir.path() / "docs");
+  auto label = RunAttest({"--data", dir.str("data"), "watch", dir.str("docs"), "--label", "top-secret"});
+  EXPECT_EQ(label.exit_code, 2);
+  EXPECT_NE(label.err.find("--label"), std::string::npos) << label.err;
 }
 
 }  // namespace
