@@ -2,6 +2,7 @@
 // is readable meanwhile by a read-only `attest search --data` process, refuses a second writer of
 // the data directory, and stops cleanly on SIGINT.
 #include <signal.h>
+#include <stdlib.h>
 
 #include <chrono>
 #include <filesystem>
@@ -76,6 +77,34 @@ TEST(WatchCliTest, FollowsAFolderUntilInterrupted) {
     ++lines;
   }
   EXPECT_EQ(lines, 2u) << watch.out();
+}
+
+// kill -9 right after a change's commit became durable (named fault point): the map already names
+// the new id (it is written before the commit), so when the file is deleted while nobody watches,
+// the next start deletes its document instead of leaving it behind for ever.
+TEST(WatchCliTest, KilledRightAfterACommitLeavesNothingBehind) {
+  TempDir dir;
+  const std::string data = dir.str("data");
+  const fs::path docs = dir.path() / "docs";
+  fs::create_directories(docs);  // empty: the sync commits nothing, the first commit is the change's
+  ::setenv("ATTEST_FAULT_KILL", "commit.after_catalog_commit@1", 1);
+  ChildProcess watch({ATTEST_BINARY, "--data", data, "--embedder", "none", "watch", docs.string()});
+  ::unsetenv("ATTEST_FAULT_KILL");
+  ASSERT_TRUE(WaitForOutput(watch, "in line with 1 folder(s)")) << watch.out();
+  WriteFile(docs / "x.md", "# X\n\nword orphanguard\n");
+  EXPECT_EQ(watch.Wait(), -SIGKILL) << watch.out();
+  auto committed = RunAttest({"--data", data, "search", "orphanguard"});
+  ASSERT_EQ(committed.exit_code, 0) << committed.err;
+  ASSERT_NE(committed.out.find("x.md"), std::string::npos) << "the commit was durable before the kill: " << committed.out;
+
+  fs::remove(docs / "x.md");  // while nobody watches
+  ChildProcess again({ATTEST_BINARY, "--data", data, "--embedder", "none", "watch", docs.string()});
+  ASSERT_TRUE(WaitForOutput(again, "in line with 1 folder(s): 0 added, 0 replaced, 1 deleted")) << again.out();
+  again.Kill(SIGINT);
+  EXPECT_EQ(again.Wait(), 0);
+  auto gone = RunAttest({"--data", data, "search", "orphanguard"});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_EQ(gone.out.find("x.md"), std::string::npos) << gone.out;
 }
 
 TEST(WatchCliTest, BadArgumentsAreErrorsNamingThem) {

@@ -331,6 +331,19 @@ class FolderWatcherImpl final : public FolderWatcher {
         c.lag_ms = Millis(full || it == affected.end() ? full_since : it->second, clock_->Now());
         Emit(c);
       };
+      // The map names every id before the commit that writes it, so that a crash after the commit
+      // never leaves a document the map does not know (the next sync deletes what is stale).
+      io.before_commit = [&r](const std::vector<IngestedDocument>& docs) -> Status {
+        bool changed = false;
+        for (const IngestedDocument& d : docs) {
+          std::vector<std::string> ids = r.map.IdsOf(d.file);
+          if (std::find(ids.begin(), ids.end(), d.id) != ids.end()) continue;
+          ids.push_back(d.id);
+          r.map.Set(d.file, std::move(ids));
+          changed = true;
+        }
+        return changed ? r.map.Save() : Status::Ok();
+      };
       ATTEST_ASSIGN_OR_RETURN(IngestReport report, engine_.Ingest(io));
       for (const IngestIssue& issue : report.issues) {
         if (issue.file == "(vector leg)") continue;  // background vector work is not the watcher's
@@ -357,8 +370,8 @@ class FolderWatcherImpl final : public FolderWatcher {
   // ids no file produces any more; files that still produce a stale id are re-ingested.
   Status SettleIds(RootState& r, const std::map<std::string, TimePoint>& affected,
                    std::map<std::string, std::vector<std::string>>& produced, bool full, int round) {
-    // Phase 1: the map gains the new ids before anything is deleted, so that a crash from here on
-    // leaves every id the index may hold named in the map (the next Sync deletes the stale ones).
+    // Phase 1: the map holds the old ids and the new ones (the new ones were added before their
+    // commit), so a crash from here on leaves every id the index may hold named in the map.
     std::vector<std::pair<std::string, std::string>> stale;  // (file, id)
     bool map_changed = false;
     for (const auto& [file, since] : affected) {
