@@ -400,6 +400,24 @@ TEST_F(WatchFolderTest, TwoRootsWithTheSameRelativeName) {
   EXPECT_TRUE(LiveIds(*engine_).empty());
 }
 
+TEST_F(WatchFolderTest, ADirectoryAboveTheRootRenamed) {
+  const fs::path parent = dir_.path() / "parent";
+  docs_ = parent / "docs";
+  WriteFile(docs_ / "a.md", "# A\n\nword upstairs\n");
+  StartWatching();
+  fs::rename(parent, dir_.path() / "parent2");
+  WriteFile(dir_.path() / "parent2" / "docs" / "b.md", "# B\n\nword sidestep\n");  // an event, under the new path
+  Settle();
+  EXPECT_NE(std::find(rescans_.begin(), rescans_.end(), "root_gone"), rescans_.end());
+  EXPECT_TRUE(LiveIds(*engine_).empty()) << "nothing was resolved against the stale path";
+  fs::rename(dir_.path() / "parent2", parent);  // back where it was watched
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (LiveIds(*engine_).size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(watcher_->Step(std::chrono::milliseconds(100)).ok());
+  }
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"a.md", "b.md"}));
+}
+
 TEST_F(WatchFolderTest, OneWatcherPerFolderAndTenant) {
   StartWatching();
   auto second = FolderWatcher::Open(*engine_, Options());

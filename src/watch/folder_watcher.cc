@@ -255,6 +255,15 @@ class FolderWatcherImpl final : public FolderWatcher {
       }
       if (due.empty()) continue;
       did = true;
+      std::error_code ec;
+      if (!fs::is_directory(r.root, ec)) {
+        // The root is no longer at its path although it sent no IN_MOVE_SELF: a directory above
+        // it was renamed. What it held is gone from that path, as when the root itself moves.
+        r.tree.reset();
+        r.next_root_check = now + options_.retry_delay;
+        Rescan(r, "root_gone", now);
+        continue;
+      }
       Status st = ApplyPaths(r, due, origin, 0);
       if (!st.ok()) {
         Report(r.given, st);
