@@ -7,6 +7,8 @@ namespace attest::cli {
 
 Result<std::unique_ptr<ServeWatch>> ServeWatch::Open(const GlobalArgs& g, const WatchArgs& a, Engine& engine,
                                                      service::Service& svc, service::Registry& metrics) {
+  ATTEST_ASSIGN_OR_RETURN(EngineOptions eo, MakeEngineOptions(g, /*read_only=*/false));
+  ATTEST_RETURN_IF_ERROR(CheckAccessLabel(eo.access_levels, a.label).WithContext("--watch-label"));
   FolderWatchOptions wo = MakeWatchOptions(g, a);
   service::Counter* changes[3];
   for (WatchChange::Kind kind : {WatchChange::Kind::kAdded, WatchChange::Kind::kReplaced, WatchChange::Kind::kDeleted}) {

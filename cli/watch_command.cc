@@ -76,6 +76,10 @@ int RunWatch(const GlobalArgs& g, const WatchArgs& a) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());
     return kExitUsage;
   }
+  if (Status label = CheckAccessLabel(eo->access_levels, a.label); !label.ok()) {
+    std::fprintf(stderr, "attest: --label: %s\n", label.message().c_str());
+    return kExitUsage;
+  }
   eo->background_vectors = true;  // training never delays the next change's searchability
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
@@ -128,6 +132,7 @@ int RunWatch(const GlobalArgs& g, const WatchArgs& a) {
   // Wake the waiter if Run ended on its own (an error), then join it.
   if (!run.ok()) pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
+  std::fprintf(stderr, "attest: stopping (waiting for background vector work, if any)\n");
   if (Status v = (*engine)->WaitForVectors(); !v.ok()) std::fprintf(stderr, "attest: vectors: %s\n", v.message().c_str());
   if (!run.ok()) {
     std::fprintf(stderr, "attest: watch stopped: %s\n", FailureText(run, g.data_dir).c_str());

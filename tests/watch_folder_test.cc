@@ -233,6 +233,28 @@ TEST_F(WatchFolderTest, SubdirectoriesCreatedLaterAreWatched) {
   EXPECT_TRUE(LiveIds(*engine_).empty());
 }
 
+TEST_F(WatchFolderTest, AFileStillBeingWrittenWaitsForItsClose) {
+  StartWatching();
+  std::ofstream slow(docs_ / "slow.md", std::ios::binary);
+  slow << "# Slow\n\nfirst half, word earlyhalf\n" << std::flush;
+  // Longer than the debounce (30 ms), shorter than max_delay (300 ms): the half-written file is
+  // not ingested.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+  while (std::chrono::steady_clock::now() < until) ASSERT_TRUE(watcher_->Step(std::chrono::milliseconds(20)).ok());
+  EXPECT_TRUE(changes_.empty()) << "ingested while still being written";
+  slow << "\nsecond half, word latehalf\n";
+  slow.close();
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"added slow.md"}));
+  EXPECT_EQ(Hits(*engine_, "latehalf"), (std::set<std::string>{"slow.md"}));
+
+  // A hard link has no IN_CLOSE_WRITE: it is applied after max_delay.
+  changes_.clear();
+  fs::create_hard_link(docs_ / "slow.md", docs_ / "linked.md");
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"added linked.md"}));
+}
+
 TEST_F(WatchFolderTest, SkipsWhatIngestSkips) {
   StartWatching();
   fs::create_directories(docs_ / ".git");
@@ -256,6 +278,20 @@ TEST_F(WatchFolderTest, EditorAtomicSaveIsOneUpdate) {
   EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"page.md"}));
   EXPECT_EQ(Hits(*engine_, "newcedar"), (std::set<std::string>{"page.md"}));
   EXPECT_TRUE(Hits(*engine_, "oldspruce").empty());
+
+  // What vim does (backupcopy=no): probe file, original renamed to a backup, new file written,
+  // backup deleted. Still one update of the page, and the backup never becomes a document.
+  changes_.clear();
+  WriteFile(docs_ / "4913", "");
+  fs::remove(docs_ / "4913");
+  fs::rename(docs_ / "page.md", docs_ / "page.md~");
+  WriteFile(docs_ / "page.md", "# Page\n\nthird version, word birchbark\n");
+  fs::remove(docs_ / "page.md~");
+  Settle();
+  EXPECT_EQ(ChangeLog(), (std::vector<std::string>{"replaced page.md"}));
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"page.md"}));
+  EXPECT_EQ(Hits(*engine_, "birchbark"), (std::set<std::string>{"page.md"}));
+  EXPECT_TRUE(errors_.empty()) << errors_[0];
 }
 
 TEST_F(WatchFolderTest, QueueOverflowIsAFullRescan) {
@@ -340,6 +376,46 @@ TEST_F(WatchFolderTest, AnIdTwoFilesProduceSurvivesOneOfThem) {
   fs::remove(docs_ / "a.html");
   Settle();
   EXPECT_TRUE(LiveIds(*engine_).empty());
+}
+
+TEST_F(WatchFolderTest, TwoRootsWithTheSameRelativeName) {
+  // `attest ingest A B` gives both A/index.md and B/index.md the id "index.md": the last one wins.
+  // Deleting one of them leaves the other's text, not nothing.
+  const fs::path other = dir_.path() / "other";
+  WriteFile(docs_ / "index.md", "# Index\n\nword firstroot\n");
+  WriteFile(other / "index.md", "# Index\n\nword secondroot\n");
+  FolderWatchOptions o = Options();
+  o.roots = {docs_.string(), other.string()};
+  auto w = FolderWatcher::Open(*engine_, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  watcher_ = std::move(w).value();
+  ASSERT_TRUE(watcher_->Sync().ok());
+  EXPECT_EQ(Hits(*engine_, "secondroot"), (std::set<std::string>{"index.md"}));
+  fs::remove(other / "index.md");
+  Settle();
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"index.md"}));
+  EXPECT_EQ(Hits(*engine_, "firstroot"), (std::set<std::string>{"index.md"}));
+  fs::remove(docs_ / "index.md");
+  Settle();
+  EXPECT_TRUE(LiveIds(*engine_).empty());
+}
+
+TEST_F(WatchFolderTest, ADirectoryAboveTheRootRenamed) {
+  const fs::path parent = dir_.path() / "parent";
+  docs_ = parent / "docs";
+  WriteFile(docs_ / "a.md", "# A\n\nword upstairs\n");
+  StartWatching();
+  fs::rename(parent, dir_.path() / "parent2");
+  WriteFile(dir_.path() / "parent2" / "docs" / "b.md", "# B\n\nword sidestep\n");  // an event, under the new path
+  Settle();
+  EXPECT_NE(std::find(rescans_.begin(), rescans_.end(), "root_gone"), rescans_.end());
+  EXPECT_TRUE(LiveIds(*engine_).empty()) << "nothing was resolved against the stale path";
+  fs::rename(dir_.path() / "parent2", parent);  // back where it was watched
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (LiveIds(*engine_).size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(watcher_->Step(std::chrono::milliseconds(100)).ok());
+  }
+  EXPECT_EQ(LiveIds(*engine_), (std::set<std::string>{"a.md", "b.md"}));
 }
 
 TEST_F(WatchFolderTest, OneWatcherPerFolderAndTenant) {

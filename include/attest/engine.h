@@ -171,6 +171,10 @@ struct IngestOptions {
   // with the file it came from and what the commit did to it. A document that two files of one
   // ingestion produce is reported for both. Set, each commit first reads the versions it replaces.
   std::function<void(const IngestedDocument& doc)> on_document;
+  // Called before each commit with the documents it is about to make durable (as on_document would
+  // report them); a non-OK Status fails the ingestion there, that commit not made. Lets a caller
+  // record durably which ids it is about to write (the watcher's file -> ids map).
+  std::function<Status(const std::vector<IngestedDocument>& docs)> before_commit;
 };
 
 struct IngestIssue {

@@ -231,10 +231,17 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     std::vector<std::string> ids;
     ids.reserve(batch.upserts.size());
     for (const auto& d : batch.upserts) ids.push_back(d.record.id);
-    std::vector<IngestedDocument> ingested;
-    if (options.on_document) {
+    std::vector<IngestedDocument> ingested;  // by position in the batch
+    std::vector<IngestedDocument> claimed;   // by claim: each with its file
+    if (options.on_document || options.before_commit) {
       ATTEST_ASSIGN_OR_RETURN(ingested, DescribeBatch(*args.store->Pin(), batch));
+      for (auto& [file, position] : claims) {
+        claimed.push_back(ingested[position]);
+        claimed.back().file = std::move(file);
+      }
+      claims.clear();
     }
+    if (options.before_commit) ATTEST_RETURN_IF_ERROR(options.before_commit(claimed));
     ATTEST_ASSIGN_OR_RETURN(CommitResult cr, args.store->Commit(std::move(batch)));
     report.added += cr.added;
     report.replaced += cr.replaced;
@@ -246,12 +253,9 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
     batch_index.clear();
     batch_bytes = 0;
     if (options.on_commit) options.on_commit(ids);
-    for (auto& [file, position] : claims) {
-      IngestedDocument d = ingested[position];
-      d.file = std::move(file);
-      options.on_document(d);
+    if (options.on_document) {
+      for (const IngestedDocument& d : claimed) options.on_document(d);
     }
-    claims.clear();
     return Status::Ok();
   };
   for (uint64_t seq = 0;; ++seq) {
@@ -265,7 +269,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
       ++report.documents_seen;
       batch_bytes += d.record.bytes;
       auto [it, inserted] = batch_index.try_emplace(d.record.id, batch.upserts.size());
-      if (options.on_document) claims.emplace_back(r.file, it->second);
+      if (options.on_document || options.before_commit) claims.emplace_back(r.file, it->second);
       if (inserted) {
         batch.upserts.push_back(std::move(d));
       } else {

@@ -38,6 +38,9 @@ double Millis(TimePoint from, TimePoint to) { return std::chrono::duration<doubl
 
 struct Pending {
   TimePoint first, last, not_before;
+  // Created and not yet closed after writing: waits for its IN_CLOSE_WRITE (or max_delay), so a
+  // file copied slowly is not ingested half written.
+  bool awaiting_close = false;
 };
 
 struct RootState {
@@ -152,7 +155,7 @@ class FolderWatcherImpl final : public FolderWatcher {
     io.source_type = options_.source_type;
     io.version = options_.version;
     io.site = options_.site;
-    io.batch_documents = std::max<size_t>(1, options_.batch_files);
+    io.batch_documents = std::max<size_t>(1, options_.batch_documents);
     return io;
   }
 
@@ -171,12 +174,16 @@ class FolderWatcherImpl final : public FolderWatcher {
   }
 
   TimePoint DueAt(const Pending& p) const {
-    return std::max(p.not_before, std::min(p.last + options_.debounce, p.first + options_.max_delay));
+    const TimePoint latest = p.first + options_.max_delay;
+    return std::max(p.not_before, p.awaiting_close ? latest : std::min(p.last + options_.debounce, latest));
   }
 
-  void MarkDirty(RootState& r, const std::string& path, TimePoint now) {
-    auto [it, inserted] = r.pending.try_emplace(path, Pending{now, now, now});
-    if (!inserted) it->second.last = now;
+  void MarkDirty(RootState& r, const TreeEvent& e, TimePoint now) {
+    auto [it, inserted] = r.pending.try_emplace(e.path, Pending{now, now, now, e.created});
+    if (!inserted) {
+      it->second.last = now;
+      if (!e.created) it->second.awaiting_close = false;
+    }
   }
 
   void Rescan(RootState& r, const std::string& reason, TimePoint now) {
@@ -195,7 +202,7 @@ class FolderWatcherImpl final : public FolderWatcher {
     const TimePoint now = clock_->Now();
     for (const TreeEvent& e : events) {
       switch (e.kind) {
-        case TreeEvent::Kind::kPath: MarkDirty(r, e.path, now); break;
+        case TreeEvent::Kind::kPath: MarkDirty(r, e, now); break;
         case TreeEvent::Kind::kOverflow: Rescan(r, "overflow", now); break;
         case TreeEvent::Kind::kRootGone:
           r.tree.reset();
@@ -248,11 +255,20 @@ class FolderWatcherImpl final : public FolderWatcher {
       }
       if (due.empty()) continue;
       did = true;
+      std::error_code ec;
+      if (!fs::is_directory(r.root, ec)) {
+        // The root is no longer at its path although it sent no IN_MOVE_SELF: a directory above
+        // it was renamed. What it held is gone from that path, as when the root itself moves.
+        r.tree.reset();
+        r.next_root_check = now + options_.retry_delay;
+        Rescan(r, "root_gone", now);
+        continue;
+      }
       Status st = ApplyPaths(r, due, origin, 0);
       if (!st.ok()) {
         Report(r.given, st);
         for (const std::string& path : due) {
-          auto [it, inserted] = r.pending.try_emplace(path, Pending{origin[path], now, now});
+          auto [it, inserted] = r.pending.try_emplace(path, Pending{origin[path], now, now, false});
           it->second.not_before = now + options_.retry_delay;
         }
       }
@@ -300,7 +316,7 @@ class FolderWatcherImpl final : public FolderWatcher {
       }
     }
     std::map<std::string, std::vector<std::string>> produced;
-    std::vector<WatchChange> changes;
+    std::vector<std::string> unlisted;  // directories the ingest could not list
     if (full || !to_ingest.empty()) {
       IngestOptions io = BaseIngest();
       if (full) {
@@ -324,20 +340,47 @@ class FolderWatcherImpl final : public FolderWatcher {
         c.lag_ms = Millis(full || it == affected.end() ? full_since : it->second, clock_->Now());
         Emit(c);
       };
+      // The map names every id before the commit that writes it, so that a crash after the commit
+      // never leaves a document the map does not know (the next sync deletes what is stale).
+      io.before_commit = [&r](const std::vector<IngestedDocument>& docs) -> Status {
+        bool changed = false;
+        for (const IngestedDocument& d : docs) {
+          std::vector<std::string> ids = r.map.IdsOf(d.file);
+          if (std::find(ids.begin(), ids.end(), d.id) != ids.end()) continue;
+          ids.push_back(d.id);
+          r.map.Set(d.file, std::move(ids));
+          changed = true;
+        }
+        return changed ? r.map.Save() : Status::Ok();
+      };
       ATTEST_ASSIGN_OR_RETURN(IngestReport report, engine_.Ingest(io));
       for (const IngestIssue& issue : report.issues) {
         if (issue.file == "(vector leg)") continue;  // background vector work is not the watcher's
         Report(issue.file, Status::InvalidArgument(issue.line ? "line " + std::to_string(issue.line) + ": " + issue.message
                                                               : issue.message));
+        if (issue.message.rfind("cannot list directory", 0) == 0) unlisted.push_back(issue.file);
       }
     }
     if (full) {
-      for (const auto& [file, ids] : r.map.files()) affected.emplace(file, full_since);
+      for (const auto& [file, ids] : r.map.files()) {
+        affected.emplace(file, full_since);
+        // A directory that exists but cannot be listed (permissions) is not a deleted one: what
+        // its files produced stays until it can be read.
+        for (const std::string& dir : unlisted) {
+          if (dir == r.root || file.compare(0, dir.size() + 1, dir + "/") == 0) produced[file] = ids;
+        }
+      }
     }
     for (const auto& [file, ids] : produced) affected.emplace(file, full ? full_since : clock_->Now());
+    return SettleIds(r, affected, produced, full, round);
+  }
 
-    // Phase 1: the map gains the new ids before anything is deleted, so that a crash from here on
-    // leaves every id the index may hold named in the map (the next Sync deletes the stale ones).
+  // Brings the map in line with what the `affected` files produce now (`produced`), and deletes the
+  // ids no file produces any more; files that still produce a stale id are re-ingested.
+  Status SettleIds(RootState& r, const std::map<std::string, TimePoint>& affected,
+                   std::map<std::string, std::vector<std::string>>& produced, bool full, int round) {
+    // Phase 1: the map holds the old ids and the new ones (the new ones were added before their
+    // commit), so a crash from here on leaves every id the index may hold named in the map.
     std::vector<std::pair<std::string, std::string>> stale;  // (file, id)
     bool map_changed = false;
     for (const auto& [file, since] : affected) {
@@ -370,6 +413,7 @@ class FolderWatcherImpl final : public FolderWatcher {
         reingest.insert(others.begin(), others.end());  // its content must be that file's again
         continue;
       }
+      if (ClaimedByAnotherRoot(r, id)) continue;
       WatchChange c;
       c.kind = WatchChange::Kind::kDeleted;
       c.root = r.given;
@@ -407,6 +451,21 @@ class FolderWatcherImpl final : public FolderWatcher {
       return ApplyPaths(r, again, again_origin, round + 1);
     }
     return Status::Ok();
+  }
+
+  // Whether a file of another root produces `id` too (the same relative name under two roots of
+  // one tenant): that file is re-ingested (marked dirty, due now) instead of the id being deleted.
+  bool ClaimedByAnotherRoot(const RootState& r, const std::string& id) {
+    bool claimed = false;
+    const TimePoint now = clock_->Now();
+    for (auto& other : roots_) {
+      if (other.get() == &r) continue;
+      for (const std::string& f : other->map.FilesOf(id)) {
+        other->pending.try_emplace(f, Pending{now, now - options_.debounce, now, false});
+        claimed = true;
+      }
+    }
+    return claimed;
   }
 
   void Emit(const WatchChange& c) {

@@ -11,7 +11,9 @@
 // the files that exist are re-ingested through Engine::Ingest with their names relative to the root
 // (so they get the ids `attest ingest DIR` gives, a canonical URL included); ids a file no longer
 // produces are deleted, unless another file still produces them (that one is re-ingested instead).
-// Each batch is one small commit, searchable when Ingest returns.
+// Each batch is one small commit, searchable when Ingest returns. A file just created waits for
+// its IN_CLOSE_WRITE (or max_delay), so a slow copy is not ingested half written. Give the engine
+// EngineOptions::background_vectors, so that training a corpus model never holds up the next change.
 //
 // Thread-safety: Run/Step/Sync are called by one thread. Stop() may be called from any thread and
 // from a signal handler (it writes to an eventfd).
@@ -67,7 +69,7 @@ struct FolderWatchOptions {
   std::chrono::milliseconds debounce{50};     // quiet time after a path's last event
   std::chrono::milliseconds max_delay{500};   // a path that keeps changing is applied this often
   std::chrono::milliseconds retry_delay{1000};  // after a failed commit, and polling for a lost root
-  size_t batch_files = 256;                   // files per commit at most (a commit per batch)
+  size_t batch_documents = 256;               // documents per commit at most (a sync commits as it goes)
   const Clock* clock = nullptr;               // null = RealClock()
   WatchObserver observer;
 };

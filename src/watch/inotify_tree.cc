@@ -111,7 +111,7 @@ Status InotifyTree::Read(std::vector<TreeEvent>* out) {
       const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
       off += ssize_t(sizeof(inotify_event) + ev->len);
       if (ev->mask & IN_Q_OVERFLOW) {
-        out->push_back({TreeEvent::Kind::kOverflow, ""});
+        out->push_back({TreeEvent::Kind::kOverflow, "", false});
         continue;
       }
       auto it = dirs_.find(ev->wd);
@@ -123,7 +123,7 @@ Status InotifyTree::Read(std::vector<TreeEvent>* out) {
           for (const auto& [wd, d] : dirs_) inotify_rm_watch(fd_, wd);
           dirs_.clear();
           wds_.clear();
-          out->push_back({TreeEvent::Kind::kRootGone, ""});
+          out->push_back({TreeEvent::Kind::kRootGone, "", false});
         } else if (ev->mask & IN_IGNORED) {
           Forget(ev->wd);  // the parent's IN_DELETE / IN_MOVED_FROM names it
         }
@@ -139,10 +139,10 @@ Status InotifyTree::Read(std::vector<TreeEvent>* out) {
         } else if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
           std::vector<std::string> files;
           ATTEST_RETURN_IF_ERROR(AddTree(path, &files));
-          for (std::string& f : files) out->push_back({TreeEvent::Kind::kPath, std::move(f)});
+          for (std::string& f : files) out->push_back({TreeEvent::Kind::kPath, std::move(f), false});
         }
       }
-      out->push_back({TreeEvent::Kind::kPath, path});
+      out->push_back({TreeEvent::Kind::kPath, path, (ev->mask & IN_CREATE) && !(ev->mask & IN_ISDIR)});
     }
   }
 }

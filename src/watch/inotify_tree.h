@@ -25,6 +25,9 @@ struct TreeEvent {
   };
   Kind kind = Kind::kPath;
   std::string path;
+  // IN_CREATE of a file: it may still be being written (its IN_CLOSE_WRITE is to come). A hard
+  // link or a symlink is complete at creation and has no such event.
+  bool created = false;
 };
 
 class InotifyTree {
