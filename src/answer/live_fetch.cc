@@ -265,8 +265,10 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
     rep.detail = enabled() ? "not asked for this answer" : "not configured";
     return out;
   }
+  // The budget: the per-fetch timeout, and at most three quarters of the answer's deadline (the
+  // rest is for retrieval and reranking, which read what arrived).
   int64_t budget_ms = options_.timeout_ms;
-  if (options.deadline_ms > 0) budget_ms = std::min<int64_t>(budget_ms, options.deadline_ms);
+  if (options.deadline_ms > 0) budget_ms = std::min<int64_t>(budget_ms, int64_t{options.deadline_ms} * 3 / 4);
   auto planned = PlanForAnswer(ctx, options);
   if (!planned.ok() || !planned->plan.needs_search) {
     rep.decision = "not_needed";
