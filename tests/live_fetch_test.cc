@@ -132,6 +132,11 @@ TEST(LiveFetchDecision, OverFetchesFeedsFirstWithinTheBudgetOfUrls) {
   d = DecideLiveFetch(in);
   EXPECT_EQ(d.fetch.size(), 11u);
   EXPECT_EQ(d.needed, 11u);  // never more than what was started
+  for (int i = 10; i < 40; ++i) {
+    in.candidates.push_back(Cand("r" + std::to_string(i), "https://docs.example.org/" + std::to_string(i), 0));
+  }
+  o.over_fetch = 5;
+  EXPECT_EQ(DecideLiveFetch(in).fetch.size(), 16u);  // the cap on threads per answer
 }
 
 TEST(LiveFetchDecision, RefusesUrlsThatAreNotHttpOrNotOnAnAllowedHost) {

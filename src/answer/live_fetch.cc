@@ -16,6 +16,8 @@ constexpr int64_t kMsPerDay = 86400000;
 // Live fetch does not start with less than this left of its budget: a fetch that cannot finish
 // only costs a connection.
 constexpr int64_t kMinBudgetMs = 50;
+// Fetches started by one answer at most, whatever max_urls and over_fetch say (one thread each).
+constexpr size_t kMaxStartedFetches = 16;
 // Confirmations kept in memory at most (the oldest half is dropped beyond).
 constexpr size_t kMaxConfirmations = 100000;
 
@@ -83,7 +85,8 @@ LiveDecision DecideLiveFetch(const LiveDecisionInput& in) {
     out.detail = "the newest readable source is " + DescribeAge(std::max<int64_t>(0, in.now_ms - newest)) + " old";
     return out;
   }
-  const size_t start = static_cast<size_t>(std::ceil(double(o.max_urls) * std::max(1.0, o.over_fetch)));
+  const size_t start = std::min(
+      kMaxStartedFetches, static_cast<size_t>(std::ceil(double(o.max_urls) * std::max(1.0, o.over_fetch))));
   for (const LiveCandidate& c : in.candidates) {
     if (out.fetch.size() >= start) break;
     if (in.now_ms - c.newest_ms <= max_age_ms) continue;  // this one is fresh: nothing to gain

@@ -67,7 +67,7 @@ struct LiveDecisionInput {
 struct LiveDecision {
   std::string decision;                // not_needed, fresh, no_candidates, fetch
   std::string detail;
-  std::vector<LiveCandidate> fetch;    // to start, in order: at most ceil(max_urls * over_fetch)
+  std::vector<LiveCandidate> fetch;    // to start, in order: at most ceil(max_urls * over_fetch), and 16
   size_t needed = 0;                   // go on once this many pages arrived
   std::vector<std::string> notices;    // "live_fetch: <url>: <reason>" for candidates refused before fetching
 };

@@ -346,6 +346,7 @@ class EngineImpl final : public Engine {
     MutexLock lock(write_mu_);
     std::shared_ptr<const Snapshot> before = store_->Pin();
     WriteBatch changed;
+    std::vector<std::string> changed_urls;
     for (size_t i = 0; i < batch.upserts.size(); ++i) {
       PreparedDocument& prepared = batch.upserts[i];
       auto now = before->FindDocument(DocumentKey{prepared.record.tenant, prepared.record.id});
@@ -355,13 +356,14 @@ class EngineImpl final : public Engine {
         out.unchanged_ids.push_back(prepared.record.id);
       } else {
         out.refreshed_ids.push_back(prepared.record.id);
+        changed_urls.push_back(basis[i].second);
         changed.upserts.push_back(std::move(prepared));
       }
     }
     if (changed.upserts.empty()) return out;
     auto cr = store_->Commit(std::move(changed));
     if (!cr.ok()) {
-      for (const std::string& id : out.refreshed_ids) out.failed.emplace_back(id, "commit_failed: " + cr.status().message());
+      for (const std::string& url : changed_urls) out.failed.emplace_back(url, "commit_failed: " + cr.status().message());
       out.refreshed_ids.clear();
       return out;
     }
