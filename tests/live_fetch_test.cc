@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
+#include <random>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -161,6 +163,24 @@ TEST(LiveFetchDecision, RefusesUrlsThatAreNotHttpOrNotOnAnAllowedHost) {
   EXPECT_EQ(d.notices[1], "live_fetch: http://0177.0.0.1/x: invalid_url: AmbiguousIpv4");
   in.candidates.pop_back();
   EXPECT_EQ(DecideLiveFetch(in).decision, "no_candidates");
+}
+
+// --- timestamps (fetched_at, as_of) ---
+
+TEST(FreshnessTimestamp, FormatsLikeGmtimeOnRandomInstants) {
+  EXPECT_EQ(FormatUtcTimestamp(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(FormatUtcTimestamp(1'796'126'400'999), "2026-12-01T12:00:00Z");
+  EXPECT_EQ(FormatUtcTimestamp(-1), "1969-12-31T23:59:59Z");
+  std::mt19937_64 rng(14);
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t ms = static_cast<int64_t>(rng() % 8'000'000'000'000ull) - 1'000'000'000'000;
+    std::time_t t = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ASSERT_EQ(FormatUtcTimestamp(ms), buf) << ms;
+  }
 }
 
 // --- a fetched page as a new version of the stored document ---
@@ -392,6 +412,11 @@ TEST_F(LiveFetchEngineTest, AStalePageIsRefreshedAndTheAnswerCitesTheNewTextWith
   EXPECT_EQ(doc->acl_groups, std::vector<std::string>{"staff"});
   EXPECT_EQ(doc->access_label, "internal");
   EXPECT_EQ(doc->url, site_.base_url() + "/download.html");
+  EXPECT_EQ(doc->fetched_at, r.freshness.newest_fetched_at);
+  auto listed = engine_->ListDocuments(ListDocumentsOptions{});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->documents.size(), 1u);
+  EXPECT_EQ(listed->documents[0].fetched_at, doc->fetched_at);
 
   // Asked again: the page is unchanged (served from the page cache), nothing is re-indexed.
   const uint64_t after = engine_->CurrentSnapshot();

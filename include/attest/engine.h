@@ -330,6 +330,9 @@ struct DocumentInfo {
   std::vector<std::string> acl_groups;
   std::vector<ChunkId> chunk_ids;
   std::string text;                      // chunk texts joined by blank lines
+  // When Attest obtained this version's text (ISO 8601 UTC): the commit of the version, or a later
+  // live fetch that found it unchanged (docs/answer.md, "Freshness").
+  std::string fetched_at;
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;         // first snapshot that sees this version
   uint64_t snapshot_version = 0;         // the snapshot read
@@ -361,6 +364,7 @@ struct DocumentSummary {
   uint32_t chunks = 0;
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;
+  std::string fetched_at;                   // the commit of this version, ISO 8601 UTC
 };
 
 // A catalog row of the page that failed its checksum: not listed, named here so it can be

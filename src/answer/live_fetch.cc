@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <set>
 
+#include "common/date.h"
 #include "crawl/url.h"
 #include "index/document_api.h"
 
@@ -23,15 +23,6 @@ constexpr size_t kMaxConfirmations = 100000;
 
 int64_t WallMs(const Clock& clock) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch()).count();
-}
-
-std::string IsoUtc(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string Notice(const std::string& url, const std::string& reason) { return "live_fetch: " + url + ": " + reason; }
@@ -349,7 +340,7 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
       rec = std::move(r).value();
       it = fetched.emplace(s.doc_id, FetchedAtMs(snapshot, *rec, live)).first;
     }
-    if (it->second > 0) s.fetched_at = IsoUtc(it->second);
+    if (it->second > 0) s.fetched_at = FormatUtcTimestamp(it->second);
     if (!s.cited) continue;
     newest_fetched = std::max(newest_fetched, it->second);
     if (!rec) {
@@ -365,7 +356,7 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
     }
   }
   if (newest_day) f.newest_source_date = FormatDate(*newest_day);
-  if (newest_fetched > 0) f.newest_fetched_at = IsoUtc(newest_fetched);
+  if (newest_fetched > 0) f.newest_fetched_at = FormatUtcTimestamp(newest_fetched);
 }
 
 }  // namespace attest

@@ -272,7 +272,15 @@ class EngineImpl final : public Engine {
   Result<DocumentInfo> GetDocument(const SearchFilter& given, const std::string& id) const override {
     SearchFilter who = given;
     ResolveClearance(options_.access_levels, &who);
-    return ReadDocument(*store_->Pin(), who, id);
+    std::shared_ptr<const Snapshot> snap = store_->Pin();
+    ATTEST_ASSIGN_OR_RETURN(DocumentInfo info, ReadDocument(*snap, who, id));
+    if (live_ != nullptr) {
+      // A live fetch that found the page unchanged moved its fetched_at (answer/live_fetch.h).
+      if (auto rec = snap->FindDocument(DocumentKey{info.tenant, info.id}); rec.ok()) {
+        info.fetched_at = FormatUtcTimestamp(FetchedAtMs(*snap, *rec, live_.get()));
+      }
+    }
+    return info;
   }
 
   Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
