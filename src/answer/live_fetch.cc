@@ -267,6 +267,7 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
   if (!planned.ok() || !planned->plan.needs_search) {
     rep.decision = "not_needed";
     rep.detail = planned.ok() ? "the question needs no search" : "the question could not be planned";
+    rep.ms = double(elapsed_ms());
     return out;
   }
   LiveDecisionInput in;

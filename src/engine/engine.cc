@@ -143,6 +143,8 @@ class EngineImpl final : public Engine {
     // pins the snapshot after it.
     LiveFetchOutcome live;
     if (live_ != nullptr && options.live_fetch) {
+      const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
+      const auto t0 = clock->Now();
       std::shared_ptr<const Snapshot> before = store_->Pin();
       AnswerContext plan_ctx;
       plan_ctx.snapshot = before.get();
@@ -150,9 +152,9 @@ class EngineImpl final : public Engine {
       live = live_->Run(plan_ctx, options, [this, &options](const std::vector<ArrivedPage>& pages) {
         return RefreshPages(options.filter, pages);
       });
-      if (options.deadline_ms > 0) {
-        options.deadline_ms = static_cast<uint32_t>(
-            std::max<int64_t>(1, int64_t{options.deadline_ms} - static_cast<int64_t>(live.report.ms)));
+      if (options.deadline_ms > 0) {  // what live fetch spent (its planning included) is gone
+        const int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock->Now() - t0).count();
+        options.deadline_ms = static_cast<uint32_t>(std::max<int64_t>(1, int64_t{options.deadline_ms} - spent));
       }
     }
     std::shared_ptr<const Snapshot> snap = store_->Pin();  // every round of this answer reads it
