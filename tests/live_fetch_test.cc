@@ -104,6 +104,10 @@ TEST(LiveFetchDecision, FetchesOnlyWhenNeededAndTheNewestSourceIsTooOld) {
   // Undated sources (newest 0) are stale.
   in.candidates = {Cand("a", "https://docs.example.org/a", 0)};
   EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
+  // A maximum age of 0: even a source committed this very millisecond is refreshed.
+  o.max_age_seconds = 0;
+  in.candidates = {Cand("a", "https://docs.example.org/a", now)};
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
 }
 
 TEST(LiveFetchDecision, OverFetchesFeedsFirstWithinTheBudgetOfUrls) {

@@ -105,7 +105,7 @@ struct LiveFetchOptions {
   size_t max_urls = 3;                // pages refreshed per answer at most
   double over_fetch = 2.0;            // fetches started = ceil(max_urls * over_fetch); proceed once max_urls arrived
   uint32_t timeout_ms = 2000;         // per fetch, and the longest live fetch waits (within the answer's deadline)
-  int64_t max_age_seconds = 86400;    // a newest source younger than this is fresh enough: no fetch
+  int64_t max_age_seconds = 86400;    // a newest source at most this old is fresh enough: no fetch; 0 = always fetch
 };
 
 struct EngineOptions {

@@ -71,7 +71,8 @@ LiveDecision DecideLiveFetch(const LiveDecisionInput& in) {
   int64_t newest = 0;
   for (const LiveCandidate& c : in.candidates) newest = std::max(newest, c.newest_ms);
   const int64_t max_age_ms = o.max_age_seconds * 1000;
-  if (newest > 0 && in.now_ms - newest <= max_age_ms) {
+  // max_age 0 = every source is stale (refresh whenever the question asks for current information).
+  if (max_age_ms > 0 && newest > 0 && in.now_ms - newest <= max_age_ms) {
     out.decision = "fresh";
     out.detail = "the newest readable source is " + DescribeAge(std::max<int64_t>(0, in.now_ms - newest)) + " old";
     return out;
@@ -80,7 +81,7 @@ LiveDecision DecideLiveFetch(const LiveDecisionInput& in) {
       kMaxStartedFetches, static_cast<size_t>(std::ceil(double(o.max_urls) * std::max(1.0, o.over_fetch))));
   for (const LiveCandidate& c : in.candidates) {
     if (out.fetch.size() >= start) break;
-    if (in.now_ms - c.newest_ms <= max_age_ms) continue;  // this one is fresh: nothing to gain
+    if (max_age_ms > 0 && in.now_ms - c.newest_ms <= max_age_ms) continue;  // fresh: nothing to gain
     UrlParse u = ParseUrl(c.url);
     if (!u.ok()) {
       // Not an absolute http(s) URL (a file path, another scheme, a spelling the guard refuses).
