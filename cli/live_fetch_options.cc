@@ -28,7 +28,7 @@ void AddLiveFetchFlags(CLI::App& command, LiveFetchArgs& a) {
       ->check(CLI::Range(uint32_t{50}, uint32_t{60000}))
       ->capture_default_str();
   command.add_option("--live-fetch-max-age", a.max_age_seconds,
-                     "seconds: when the newest readable source is younger, nothing is fetched")
+                     "seconds: when the newest readable source is at most this old, nothing is fetched (0 = always fetch)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }

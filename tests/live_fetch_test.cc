@@ -9,6 +9,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -101,6 +104,10 @@ TEST(LiveFetchDecision, FetchesOnlyWhenNeededAndTheNewestSourceIsTooOld) {
   // Undated sources (newest 0) are stale.
   in.candidates = {Cand("a", "https://docs.example.org/a", 0)};
   EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
+  // A maximum age of 0: even a source committed this very millisecond is refreshed.
+  o.max_age_seconds = 0;
+  in.candidates = {Cand("a", "https://docs.example.org/a", now)};
+  EXPECT_EQ(DecideLiveFetch(in).decision, "fetch");
 }
 
 TEST(LiveFetchDecision, OverFetchesFeedsFirstWithinTheBudgetOfUrls) {
@@ -132,6 +139,11 @@ TEST(LiveFetchDecision, OverFetchesFeedsFirstWithinTheBudgetOfUrls) {
   d = DecideLiveFetch(in);
   EXPECT_EQ(d.fetch.size(), 11u);
   EXPECT_EQ(d.needed, 11u);  // never more than what was started
+  for (int i = 10; i < 40; ++i) {
+    in.candidates.push_back(Cand("r" + std::to_string(i), "https://docs.example.org/" + std::to_string(i), 0));
+  }
+  o.over_fetch = 5;
+  EXPECT_EQ(DecideLiveFetch(in).fetch.size(), 16u);  // the cap on threads per answer
 }
 
 TEST(LiveFetchDecision, RefusesUrlsThatAreNotHttpOrNotOnAnAllowedHost) {
@@ -156,6 +168,24 @@ TEST(LiveFetchDecision, RefusesUrlsThatAreNotHttpOrNotOnAnAllowedHost) {
   EXPECT_EQ(d.notices[1], "live_fetch: http://0177.0.0.1/x: invalid_url: AmbiguousIpv4");
   in.candidates.pop_back();
   EXPECT_EQ(DecideLiveFetch(in).decision, "no_candidates");
+}
+
+// --- timestamps (fetched_at, as_of) ---
+
+TEST(FreshnessTimestamp, FormatsLikeGmtimeOnRandomInstants) {
+  EXPECT_EQ(FormatUtcTimestamp(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(FormatUtcTimestamp(1'796'126'400'999), "2026-12-01T12:00:00Z");
+  EXPECT_EQ(FormatUtcTimestamp(-1), "1969-12-31T23:59:59Z");
+  std::mt19937_64 rng(14);
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t ms = static_cast<int64_t>(rng() % 8'000'000'000'000ull) - 1'000'000'000'000;
+    std::time_t t = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ASSERT_EQ(FormatUtcTimestamp(ms), buf) << ms;
+  }
 }
 
 // --- a fetched page as a new version of the stored document ---
@@ -355,7 +385,12 @@ TEST_F(LiveFetchEngineTest, AStalePageIsRefreshedAndTheAnswerCitesTheNewTextWith
   const uint64_t before = engine_->CurrentSnapshot();
   AgeTheIndex();
 
+  const auto t0 = std::chrono::steady_clock::now();
   AnswerResult r = Ask("What is the current release of ExampleDB?", std::vector<std::string>{"staff"});
+  std::printf("answer with one page fetched and put: %lld ms (live fetch %.1f ms)\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - t0).count()),
+              r.live_fetch.ms);
   EXPECT_EQ(r.live_fetch.decision, "fetched") << r.live_fetch.detail;
   EXPECT_EQ(r.live_fetch.attempted, 1u);
   EXPECT_EQ(r.live_fetch.succeeded, 1u);
@@ -387,6 +422,11 @@ TEST_F(LiveFetchEngineTest, AStalePageIsRefreshedAndTheAnswerCitesTheNewTextWith
   EXPECT_EQ(doc->acl_groups, std::vector<std::string>{"staff"});
   EXPECT_EQ(doc->access_label, "internal");
   EXPECT_EQ(doc->url, site_.base_url() + "/download.html");
+  EXPECT_EQ(doc->fetched_at, r.freshness.newest_fetched_at);
+  auto listed = engine_->ListDocuments(ListDocumentsOptions{});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->documents.size(), 1u);
+  EXPECT_EQ(listed->documents[0].fetched_at, doc->fetched_at);
 
   // Asked again: the page is unchanged (served from the page cache), nothing is re-indexed.
   const uint64_t after = engine_->CurrentSnapshot();
@@ -480,6 +520,7 @@ TEST_F(LiveFetchEngineTest, ASlowServerDoesNotHoldTheAnswerPastItsDeadline) {
   const auto t0 = std::chrono::steady_clock::now();
   AnswerResult r = Ask("What is the current release of ExampleDB?", std::nullopt, /*deadline_ms=*/400);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("answer with a 400 ms deadline and a stalled page: %lld ms\n", static_cast<long long>(ms));
   EXPECT_LT(ms, 1500) << "the answer waited for the slow page";
   EXPECT_EQ(r.live_fetch.decision, "fetched");
   EXPECT_EQ(r.live_fetch.succeeded, 0u);
@@ -487,6 +528,38 @@ TEST_F(LiveFetchEngineTest, ASlowServerDoesNotHoldTheAnswerPastItsDeadline) {
   // The answer still comes, from the stored page.
   ASSERT_EQ(r.outcome, AnswerOutcome::kAnswer) << Degraded(r);
   EXPECT_NE(r.text.find("17.2"), std::string::npos);
+}
+
+TEST_F(LiveFetchEngineTest, OverFetchGoesOnWithThePagesThatArrived) {
+  // Two stale pages, one wanted: both fetches start; the fast one is put and the answer does not
+  // wait for the slow one (whose fetch is not waited for, not failed).
+  Serve("/fast.html", 200, "text/html", [] {
+    return std::string("<html><body><p>The current release of ExampleDB is 18.0 on the fast mirror.</p></body></html>");
+  });
+  site_.Route("/slow.html", [](const LoopbackRequest&, LoopbackConnection& c) {
+    for (int i = 0; i < 50 && !c.stopping(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    c.Write(LoopbackTestServer::Response(200, {{"Content-Type", "text/html"}}, kNewDownload));
+  });
+  LiveFetchOptions live = Live();
+  live.max_urls = 1;
+  live.over_fetch = 2;
+  live.timeout_ms = 1500;  // the slow fetch ends by then (the engine joins it when it closes)
+  Open(std::move(live));
+  Put({Doc("slow", "/slow.html",
+           "<html><body><p>The current release of ExampleDB is 17.2 on the slow mirror.</p></body></html>"),
+       Doc("fast", "/fast.html",
+           "<html><body><p>The current release of ExampleDB is 17.2 on the fast mirror.</p></body></html>")});
+  AgeTheIndex();
+  const auto t0 = std::chrono::steady_clock::now();
+  AnswerResult r = Ask("What is the current release of ExampleDB?");
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("answer with one of two pages arrived: %lld ms\n", static_cast<long long>(ms));
+  EXPECT_LT(ms, 1200) << "live fetch waited for the slow page although one page was enough";
+  EXPECT_EQ(r.live_fetch.attempted, 2u);
+  EXPECT_EQ(r.live_fetch.succeeded, 1u);
+  EXPECT_EQ(r.live_fetch.failed, 0u);
+  EXPECT_EQ(r.live_fetch.refreshed_ids, std::vector<std::string>{"fast"});
+  EXPECT_TRUE(HasNotice(r, "live_fetch: " + site_.base_url() + "/slow.html: not_waited_for")) << Degraded(r);
 }
 
 TEST_F(LiveFetchEngineTest, ADocumentPointingAtANonGlobalAddressIsNeverFetched) {

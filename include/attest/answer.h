@@ -59,7 +59,7 @@ struct AskOptions {
   WriterKind writer = WriterKind::kExtractive;
   size_t max_sentences = 3;
   size_t candidates_per_subquery = 20;
-  uint32_t deadline_ms = 0;            // planning + retrieval + reranking budget; 0 = none
+  uint32_t deadline_ms = 0;            // live fetch + planning + retrieval + reranking budget; 0 = none
   std::string planner_config_json;     // aliases, entity types (docs/planner.md); "" = defaults
   std::string source_hierarchy_json;   // authority tiers (docs/answer.md); "" = defaults
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned

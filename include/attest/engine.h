@@ -105,7 +105,7 @@ struct LiveFetchOptions {
   size_t max_urls = 3;                // pages refreshed per answer at most
   double over_fetch = 2.0;            // fetches started = ceil(max_urls * over_fetch); proceed once max_urls arrived
   uint32_t timeout_ms = 2000;         // per fetch, and the longest live fetch waits (within the answer's deadline)
-  int64_t max_age_seconds = 86400;    // a newest source younger than this is fresh enough: no fetch
+  int64_t max_age_seconds = 86400;    // a newest source at most this old is fresh enough: no fetch; 0 = always fetch
 };
 
 struct EngineOptions {
@@ -354,6 +354,9 @@ struct DocumentInfo {
   std::vector<std::string> acl_groups;
   std::vector<ChunkId> chunk_ids;
   std::string text;                      // chunk texts joined by blank lines
+  // When Attest obtained this version's text (ISO 8601 UTC): the commit of the version, or a later
+  // live fetch that found it unchanged (docs/answer.md, "Freshness").
+  std::string fetched_at;
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;         // first snapshot that sees this version
   uint64_t snapshot_version = 0;         // the snapshot read
@@ -385,6 +388,7 @@ struct DocumentSummary {
   uint32_t chunks = 0;
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;
+  std::string fetched_at;                   // the commit of this version, ISO 8601 UTC
 };
 
 // A catalog row of the page that failed its checksum: not listed, named here so it can be

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -22,15 +21,6 @@ using SteadyClock = std::chrono::steady_clock;
 
 double MsSince(SteadyClock::time_point t) {
   return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
-}
-
-std::string IsoUtc(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 void Fallback(AnswerResult* r, const char* reason) {
@@ -137,7 +127,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   AnswerResult result;
   result.snapshot_version = ctx.snapshot->version().get();
   ATTEST_ASSIGN_OR_RETURN(int64_t committed, ctx.snapshot->CommittedAtUnixMs());
-  result.as_of = IsoUtc(committed);
+  result.as_of = FormatUtcTimestamp(committed);
 
   // --- plan ---
   auto t = SteadyClock::now();

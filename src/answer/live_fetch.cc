@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <set>
 
+#include "common/date.h"
 #include "crawl/url.h"
 #include "index/document_api.h"
 
@@ -16,20 +16,13 @@ constexpr int64_t kMsPerDay = 86400000;
 // Live fetch does not start with less than this left of its budget: a fetch that cannot finish
 // only costs a connection.
 constexpr int64_t kMinBudgetMs = 50;
+// Fetches started by one answer at most, whatever max_urls and over_fetch say (one thread each).
+constexpr size_t kMaxStartedFetches = 16;
 // Confirmations kept in memory at most (the oldest half is dropped beyond).
 constexpr size_t kMaxConfirmations = 100000;
 
 int64_t WallMs(const Clock& clock) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch()).count();
-}
-
-std::string IsoUtc(int64_t unix_ms) {
-  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string Notice(const std::string& url, const std::string& reason) { return "live_fetch: " + url + ": " + reason; }
@@ -78,15 +71,17 @@ LiveDecision DecideLiveFetch(const LiveDecisionInput& in) {
   int64_t newest = 0;
   for (const LiveCandidate& c : in.candidates) newest = std::max(newest, c.newest_ms);
   const int64_t max_age_ms = o.max_age_seconds * 1000;
-  if (newest > 0 && in.now_ms - newest <= max_age_ms) {
+  // max_age 0 = every source is stale (refresh whenever the question asks for current information).
+  if (max_age_ms > 0 && newest > 0 && in.now_ms - newest <= max_age_ms) {
     out.decision = "fresh";
     out.detail = "the newest readable source is " + DescribeAge(std::max<int64_t>(0, in.now_ms - newest)) + " old";
     return out;
   }
-  const size_t start = static_cast<size_t>(std::ceil(double(o.max_urls) * std::max(1.0, o.over_fetch)));
+  const size_t start = std::min(
+      kMaxStartedFetches, static_cast<size_t>(std::ceil(double(o.max_urls) * std::max(1.0, o.over_fetch))));
   for (const LiveCandidate& c : in.candidates) {
     if (out.fetch.size() >= start) break;
-    if (in.now_ms - c.newest_ms <= max_age_ms) continue;  // this one is fresh: nothing to gain
+    if (max_age_ms > 0 && in.now_ms - c.newest_ms <= max_age_ms) continue;  // fresh: nothing to gain
     UrlParse u = ParseUrl(c.url);
     if (!u.ok()) {
       // Not an absolute http(s) URL (a file path, another scheme, a spelling the guard refuses).
@@ -265,12 +260,15 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
     rep.detail = enabled() ? "not asked for this answer" : "not configured";
     return out;
   }
+  // The budget: the per-fetch timeout, and at most three quarters of the answer's deadline (the
+  // rest is for retrieval and reranking, which read what arrived).
   int64_t budget_ms = options_.timeout_ms;
-  if (options.deadline_ms > 0) budget_ms = std::min<int64_t>(budget_ms, options.deadline_ms);
+  if (options.deadline_ms > 0) budget_ms = std::min<int64_t>(budget_ms, int64_t{options.deadline_ms} * 3 / 4);
   auto planned = PlanForAnswer(ctx, options);
   if (!planned.ok() || !planned->plan.needs_search) {
     rep.decision = "not_needed";
     rep.detail = planned.ok() ? "the question needs no search" : "the question could not be planned";
+    rep.ms = double(elapsed_ms());
     return out;
   }
   LiveDecisionInput in;
@@ -344,7 +342,7 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
       rec = std::move(r).value();
       it = fetched.emplace(s.doc_id, FetchedAtMs(snapshot, *rec, live)).first;
     }
-    if (it->second > 0) s.fetched_at = IsoUtc(it->second);
+    if (it->second > 0) s.fetched_at = FormatUtcTimestamp(it->second);
     if (!s.cited) continue;
     newest_fetched = std::max(newest_fetched, it->second);
     if (!rec) {
@@ -360,7 +358,7 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
     }
   }
   if (newest_day) f.newest_source_date = FormatDate(*newest_day);
-  if (newest_fetched > 0) f.newest_fetched_at = IsoUtc(newest_fetched);
+  if (newest_fetched > 0) f.newest_fetched_at = FormatUtcTimestamp(newest_fetched);
 }
 
 }  // namespace attest

@@ -8,7 +8,8 @@
 //     configuration allows; never a URL found in a page or a question;
 //   - how many: ceil(max_urls * over_fetch) fetches start at once, each on its own thread; live
 //     fetch goes on as soon as max_urls pages arrived, every fetch finished, or the budget (the
-//     per-fetch timeout, within the answer's deadline) ran out; late pages are not waited for;
+//     per-fetch timeout, and at most 3/4 of the answer's deadline) ran out; late pages are not
+//     waited for (their fetches end at the same budget and fill the page cache);
 //   - failures (refused by the SSRF guard, network errors, non-2xx answers, pages that cannot be
 //     parsed) are notices "live_fetch: <url>: <reason>", never errors, and never touch the stored
 //     document.
@@ -66,7 +67,7 @@ struct LiveDecisionInput {
 struct LiveDecision {
   std::string decision;                // not_needed, fresh, no_candidates, fetch
   std::string detail;
-  std::vector<LiveCandidate> fetch;    // to start, in order: at most ceil(max_urls * over_fetch)
+  std::vector<LiveCandidate> fetch;    // to start, in order: at most ceil(max_urls * over_fetch), and 16
   size_t needed = 0;                   // go on once this many pages arrived
   std::vector<std::string> notices;    // "live_fetch: <url>: <reason>" for candidates refused before fetching
 };

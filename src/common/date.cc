@@ -206,4 +206,18 @@ std::string FormatDate(DayNumber day) {
   return buf;
 }
 
+std::string FormatUtcTimestamp(int64_t unix_ms) {
+  int64_t seconds = unix_ms / 1000;
+  if (unix_ms < 0 && unix_ms % 1000 != 0) --seconds;  // floor
+  int64_t days = seconds / 86400;
+  int64_t rest = seconds % 86400;
+  if (rest < 0) {
+    rest += 86400;
+    --days;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "T%02d:%02d:%02dZ", int(rest / 3600), int(rest / 60 % 60), int(rest % 60));
+  return FormatDate(static_cast<DayNumber>(days)) + buf;
+}
+
 }  // namespace attest

@@ -18,5 +18,7 @@ using DayNumber = int32_t;
 std::optional<DayNumber> ParseDate(std::string_view text);
 // "YYYY-MM-DD".
 std::string FormatDate(DayNumber day);
+// "YYYY-MM-DDThh:mm:ssZ" (ISO 8601, UTC; milliseconds dropped) of Unix milliseconds.
+std::string FormatUtcTimestamp(int64_t unix_ms);
 
 }  // namespace attest

@@ -143,6 +143,8 @@ class EngineImpl final : public Engine {
     // pins the snapshot after it.
     LiveFetchOutcome live;
     if (live_ != nullptr && options.live_fetch) {
+      const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
+      const auto t0 = clock->Now();
       std::shared_ptr<const Snapshot> before = store_->Pin();
       AnswerContext plan_ctx;
       plan_ctx.snapshot = before.get();
@@ -150,9 +152,9 @@ class EngineImpl final : public Engine {
       live = live_->Run(plan_ctx, options, [this, &options](const std::vector<ArrivedPage>& pages) {
         return RefreshPages(options.filter, pages);
       });
-      if (options.deadline_ms > 0) {
-        options.deadline_ms = static_cast<uint32_t>(
-            std::max<int64_t>(1, int64_t{options.deadline_ms} - static_cast<int64_t>(live.report.ms)));
+      if (options.deadline_ms > 0) {  // what live fetch spent (its planning included) is gone
+        const int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock->Now() - t0).count();
+        options.deadline_ms = static_cast<uint32_t>(std::max<int64_t>(1, int64_t{options.deadline_ms} - spent));
       }
     }
     std::shared_ptr<const Snapshot> snap = store_->Pin();  // every round of this answer reads it
@@ -272,7 +274,15 @@ class EngineImpl final : public Engine {
   Result<DocumentInfo> GetDocument(const SearchFilter& given, const std::string& id) const override {
     SearchFilter who = given;
     ResolveClearance(options_.access_levels, &who);
-    return ReadDocument(*store_->Pin(), who, id);
+    std::shared_ptr<const Snapshot> snap = store_->Pin();
+    ATTEST_ASSIGN_OR_RETURN(DocumentInfo info, ReadDocument(*snap, who, id));
+    if (live_ != nullptr) {
+      // A live fetch that found the page unchanged moved its fetched_at (answer/live_fetch.h).
+      if (auto rec = snap->FindDocument(DocumentKey{info.tenant, info.id}); rec.ok()) {
+        info.fetched_at = FormatUtcTimestamp(FetchedAtMs(*snap, *rec, live_.get()));
+      }
+    }
+    return info;
   }
 
   Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
@@ -346,6 +356,7 @@ class EngineImpl final : public Engine {
     MutexLock lock(write_mu_);
     std::shared_ptr<const Snapshot> before = store_->Pin();
     WriteBatch changed;
+    std::vector<std::string> changed_urls;
     for (size_t i = 0; i < batch.upserts.size(); ++i) {
       PreparedDocument& prepared = batch.upserts[i];
       auto now = before->FindDocument(DocumentKey{prepared.record.tenant, prepared.record.id});
@@ -355,13 +366,14 @@ class EngineImpl final : public Engine {
         out.unchanged_ids.push_back(prepared.record.id);
       } else {
         out.refreshed_ids.push_back(prepared.record.id);
+        changed_urls.push_back(basis[i].second);
         changed.upserts.push_back(std::move(prepared));
       }
     }
     if (changed.upserts.empty()) return out;
     auto cr = store_->Commit(std::move(changed));
     if (!cr.ok()) {
-      for (const std::string& id : out.refreshed_ids) out.failed.emplace_back(id, "commit_failed: " + cr.status().message());
+      for (const std::string& url : changed_urls) out.failed.emplace_back(url, "commit_failed: " + cr.status().message());
       out.refreshed_ids.clear();
       return out;
     }

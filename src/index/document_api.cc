@@ -144,6 +144,9 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   info.tenant = r.tenant;
   info.sha256 = r.sha256;
   info.snapshot_version = snapshot.version().get();
+  if (auto at = snapshot.VersionCommittedAtUnixMs(r.created); at.ok() && *at > 0) {
+    info.fetched_at = FormatUtcTimestamp(*at);
+  }
   for (const ChunkRecord& c : chunks) {
     info.chunk_ids.push_back(c.id);
     if (!info.text.empty()) info.text += "\n\n";
@@ -175,6 +178,7 @@ Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocume
   out.total = page.total;
   out.snapshot_version = snapshot.version().get();
   if (page.more && !page.rows.empty()) out.next_after_id = page.rows.back().id;
+  std::map<uint64_t, std::string> committed;  // created snapshot -> its commit time (rows share them)
   for (ListedDocument& row : page.rows) {
     if (!row.record) {
       spdlog::error("{}", row.error);
@@ -185,6 +189,12 @@ Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocume
     DocumentSummary d;
     CopyDocumentFields(r, &d);
     d.chunks = r.chunk_count;
+    auto at = committed.find(r.created.get());
+    if (at == committed.end()) {
+      auto ms = snapshot.VersionCommittedAtUnixMs(r.created);
+      at = committed.emplace(r.created.get(), ms.ok() && *ms > 0 ? FormatUtcTimestamp(*ms) : "").first;
+    }
+    d.fetched_at = at->second;
     out.documents.push_back(std::move(d));
   }
   return out;

@@ -244,6 +244,8 @@ void AddDocumentSchemas(json* out) {
        {"sha256", Str("Digest of the stored content and metadata.")}, {"bytes", Int("Source bytes.")},
        {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
        {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},
+       {"fetched_at", Str("When Attest obtained this version's text, ISO 8601 UTC (its commit, or a later live "
+                          "fetch that found it unchanged).")},
        {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
 }
 
@@ -257,7 +259,8 @@ void AddListingSchemas(json* out) {
        {"updated", Str("YYYY-MM-DD or \"\".")}, {"access_label", Str("Access label; \"\" = the lowest level.")},
        {"acl_groups", ArrayOf(Str("Group."), "Groups that may read it; empty = the whole tenant.")},
        {"chunks", Int("Chunks of this version.")}, {"bytes", Int("Source bytes.")},
-       {"created_snapshot", Int("First snapshot with this version.")}},
+       {"created_snapshot", Int("First snapshot with this version.")},
+       {"fetched_at", Str("When this version was committed, ISO 8601 UTC.")}},
       {"id", "title", "chunks", "created_snapshot"});
   schemas["DocumentList"] = Object(
       {{"tenant", Str("The tenant listed.")},

@@ -124,6 +124,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
               {"chunk_ids", ChunkNumbers(d->chunk_ids)},
               {"text", d->text},
               {"created_snapshot", d->created_snapshot},
+              {"fetched_at", d->fetched_at},
               {"snapshot_version", d->snapshot_version},
               {"versions", Versions()}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
@@ -164,7 +165,8 @@ ApiResult<std::string> Service::ListDocuments(const Identity& who, const Documen
                     {"acl_groups", d.acl_groups},
                     {"chunks", d.chunks},
                     {"bytes", d.bytes},
-                    {"created_snapshot", d.created_snapshot}});
+                    {"created_snapshot", d.created_snapshot},
+                    {"fetched_at", d.fetched_at}});
   }
   json corrupt = json::array();
   for (const CorruptDocument& c : r->corrupt) corrupt.push_back({{"id", c.id}, {"message", c.message}});
