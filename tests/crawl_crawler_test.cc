@@ -531,5 +531,30 @@ TEST_F(CrawlerTest, AnUnreachableRobotsTxtDisallowsTheOriginForThatRunOnly) {
   EXPECT_EQ(Page(site.url("/index.html")).state, PageState::kDone);
 }
 
+TEST_F(CrawlerTest, NoindexAndNofollowAreHonouredAndKeptOnA304) {
+  Site site({"/robots.txt", "/index.html", "/hidden.html", "/dead-end.html", "/never.html"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {"hidden.html", "dead-end.html"})});
+  site.Set("/hidden.html", {200, PageHtml("Hidden", "The secretword page.", {},
+                                          "<meta name=\"robots\" content=\"noindex\">")});
+  site.Set("/dead-end.html", {200, PageHtml("Dead end", Words("dead", 40), {"never.html"},
+                                            "<meta name=\"robots\" content=\"nofollow\">")});
+  site.Set("/never.html", {200, PageHtml("Never", Words("never", 40), {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  CrawlReport r = Pass(site, o);
+  EXPECT_EQ(r.noindex, 1u);
+  EXPECT_EQ(Documents(), 2u);  // index, dead-end
+  EXPECT_EQ(site.Requests("/never.html"), 0);
+  EXPECT_EQ(Page(site.url("/hidden.html")).state, PageState::kExcluded);
+  o.revisit_all = true;
+  CrawlReport again = Pass(site, o);
+  EXPECT_EQ(again.not_modified, 3u);
+  PageRecord hidden = Page(site.url("/hidden.html"));
+  EXPECT_EQ(hidden.state, PageState::kExcluded);
+  EXPECT_EQ(hidden.error, "noindex");
+  EXPECT_EQ(Documents(), 2u);
+}
+
 }  // namespace
 }  // namespace attest

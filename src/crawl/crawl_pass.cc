@@ -296,11 +296,15 @@ void CrawlPass::ProcessPage(const std::string& url, const std::string& origin) {
   if (status == 304) {
     PendingPage pp;
     pp.before = record;
-    record.state = record.duplicate_of.empty() ? PageState::kDone : PageState::kDuplicate;
+    // Not modified: the page stays what its content made it (indexed, a duplicate, noindex).
+    const bool noindex = record.state == PageState::kExcluded && record.error == "noindex";
+    record.state = !record.duplicate_of.empty() ? PageState::kDuplicate
+                   : noindex                    ? PageState::kExcluded
+                                                : PageState::kDone;
     record.fetched_at_ms = now_ms;
     record.last_status = 304;
     record.attempts = 0;
-    record.error.clear();
+    if (!noindex) record.error.clear();
     const auto interval = NextRevisitInterval(std::chrono::seconds{record.revisit_interval_s}, false, options_.revisit);
     record.revisit_interval_s = interval.count();
     record.next_visit_ms = now_ms + interval.count() * 1000;

@@ -138,7 +138,10 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
     fingerprint_urls_.push_back(url);
   }
   record.state = PageState::kDone;
-  if (!changed && before.state == PageState::kDone && before.doc_id == doc_id) {
+  // The same body under the same document (also after a failed attempt, which keeps the
+  // document): nothing to index.
+  if (!changed && !before.doc_id.empty() && before.doc_id == doc_id &&
+      (before.state == PageState::kDone || before.state == PageState::kFailed)) {
     ++report_.unchanged;
     record.doc_id = doc_id;
     pp.after = record;
