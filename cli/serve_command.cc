@@ -235,6 +235,16 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     site = std::move(made).value();
     rc.site = site.get();
   }
+  // Watched folders (docs/watch.md): opened (and refused) before the server listens.
+  std::unique_ptr<ServeWatch> watch;
+  if (!a.watch.dirs.empty()) {
+    auto opened = ServeWatch::Open(g, a.watch, **engine, svc, metrics);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "attest: --watch: %s\n", opened.status().message().c_str());
+      return kExitFailure;
+    }
+    watch = std::move(opened).value();
+  }
   std::unique_ptr<http::Server> srv;
   rc.ready = [&srv] { return srv && !srv->Stopping(); };
   rc.open_streams = [&srv] { return srv ? srv->open_streams() : 0; };
@@ -255,16 +265,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: cannot listen on %s:%u: %s\n", a.host.c_str(), unsigned(a.port), st.ToString().c_str());
     return kExitFailure;
   }
-  std::unique_ptr<ServeWatch> watch;
-  if (!a.watch.dirs.empty()) {
-    auto opened = ServeWatch::Open(g, a.watch, **engine, svc, metrics);
-    if (!opened.ok()) {
-      std::fprintf(stderr, "attest: --watch: %s\n", opened.status().message().c_str());
-      return kExitFailure;
-    }
-    watch = std::move(opened).value();
-    watch->Start();  // brings the index in line in the background; searches run meanwhile
-  }
+  if (watch) watch->Start();  // brings the index in line in the background; searches run meanwhile
   std::printf("attest: listening on http://%s:%u (revocation delay %u ms)\n", a.host.c_str(), unsigned(srv->port()),
               unsigned(a.group_cache_ttl_ms));
   std::fflush(stdout);
