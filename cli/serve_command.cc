@@ -290,6 +290,16 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     site = std::move(made).value();
     rc.site = site.get();
   }
+  // Watched folders (docs/watch.md): opened (and refused) before the server listens.
+  std::unique_ptr<ServeWatch> watch;
+  if (!a.watch.dirs.empty()) {
+    auto opened = ServeWatch::Open(g, a.watch, **engine, svc, metrics);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "attest: --watch: %s\n", opened.status().message().c_str());
+      return kExitFailure;
+    }
+    watch = std::move(opened).value();
+  }
   std::unique_ptr<http::Server> srv;
   rc.ready = [&srv] { return srv && !srv->Stopping(); };
   rc.open_streams = [&srv] { return srv ? srv->open_streams() : 0; };
@@ -310,16 +320,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: cannot listen on %s:%u: %s\n", a.host.c_str(), unsigned(a.port), st.ToString().c_str());
     return kExitFailure;
   }
-  std::unique_ptr<ServeWatch> watch;
-  if (!a.watch.dirs.empty()) {
-    auto opened = ServeWatch::Open(g, a.watch, **engine, svc, metrics);
-    if (!opened.ok()) {
-      std::fprintf(stderr, "attest: --watch: %s\n", opened.status().message().c_str());
-      return kExitFailure;
-    }
-    watch = std::move(opened).value();
-    watch->Start();  // brings the index in line in the background; searches run meanwhile
-  }
+  if (watch) watch->Start();  // brings the index in line in the background; searches run meanwhile
   std::unique_ptr<service::CrawlSources> crawls;
   if (!crawl_sources.empty()) {
     crawls = std::make_unique<service::CrawlSources>(**engine, metrics, g.data_dir, std::move(crawl_sources),

@@ -45,6 +45,7 @@ void ServeWatch::Start() {
 }
 
 ServeWatch::~ServeWatch() {
+  if (watcher_ == nullptr) return;  // Open failed
   watcher_->Stop();
   if (thread_.joinable()) thread_.join();
 }

@@ -10,6 +10,7 @@
 // training must never delay lexical searchability.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>

@@ -116,6 +116,16 @@ TEST(WatchCliTest, BadArgumentsAreErrorsNamingThem) {
   auto label = RunAttest({"--data", dir.str("data"), "watch", dir.str("docs"), "--label", "top-secret"});
   EXPECT_EQ(label.exit_code, 2);
   EXPECT_NE(label.err.find("--label"), std::string::npos) << label.err;
+  // serve --watch refuses to start on a folder that is not there, or a label that is not a level
+  // (regression: a failed open crashed in the destructor of the half-made ServeWatch).
+  auto serve = RunAttest({"--data", dir.str("data"), "serve", "--port", "0", "--watch", dir.str("nowhere")});
+  EXPECT_EQ(serve.exit_code, 1);
+  EXPECT_NE(serve.err.find("--watch"), std::string::npos) << serve.err;
+  EXPECT_NE(serve.err.find("nowhere"), std::string::npos) << serve.err;
+  auto serve_label = RunAttest({"--data", dir.str("data"), "serve", "--port", "0", "--watch", dir.str("docs"),
+                                "--watch-label", "top-secret"});
+  EXPECT_EQ(serve_label.exit_code, 1);
+  EXPECT_NE(serve_label.err.find("--watch-label"), std::string::npos) << serve_label.err;
 }
 
 }  // namespace
