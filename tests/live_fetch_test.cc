@@ -443,6 +443,34 @@ TEST_F(LiveFetchEngineTest, AStalePageIsRefreshedAndTheAnswerCitesTheNewTextWith
   EXPECT_EQ(site_.requests(), 1);
 }
 
+TEST_F(LiveFetchEngineTest, EveryAnswerSaysHowFreshItIs) {
+  // Without live fetch too: fetched_at per source, the newest cited date, the index lag.
+  Open(LiveFetchOptions{});
+  std::vector<DocumentSpec> docs;
+  for (int i = 0; i < 8; ++i) {
+    DocumentSpec d = Doc("p" + std::to_string(i), "/p" + std::to_string(i) + ".html",
+                         "<html><body><p>ExampleDB page " + std::to_string(i) +
+                             " says the current release of ExampleDB is 17." + std::to_string(i) + ".</p></body></html>");
+    d.published = "2025-0" + std::to_string(i + 1) + "-01";
+    docs.push_back(d);
+  }
+  Put(docs);
+  AnswerResult r = Ask("What does the ExampleDB page say about the release?");
+  EXPECT_EQ(r.live_fetch.decision, "off");
+  ASSERT_FALSE(r.sources.empty());
+  std::string newest;
+  for (const AnswerSource& s : r.sources) {
+    EXPECT_FALSE(s.fetched_at.empty()) << s.id;
+    if (s.cited && s.date > newest) newest = s.date;
+  }
+  ASSERT_FALSE(newest.empty()) << "no cited source: " << r.text;
+  EXPECT_EQ(r.freshness.newest_source_date, newest);
+  EXPECT_FALSE(r.freshness.newest_source.empty());
+  EXPECT_FALSE(r.freshness.newest_fetched_at.empty());
+  EXPECT_GE(r.freshness.index_lag_seconds, 0);
+  EXPECT_LT(r.freshness.index_lag_seconds, 600);
+}
+
 TEST_F(LiveFetchEngineTest, FreshSourcesAndQuestionsWithoutRecencyFetchNothing) {
   Serve("/download.html", 200, "text/html", [] { return std::string(kNewDownload); });
   Open(Live());
