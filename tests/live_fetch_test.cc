@@ -641,6 +641,36 @@ TEST_F(LiveFetchEngineTest, PagesThatFailOrAreGoneLeaveTheStoredDocuments) {
   EXPECT_EQ(r.outcome, AnswerOutcome::kAnswer) << Degraded(r);
 }
 
+TEST_F(LiveFetchEngineTest, ARedirectToAHostNotAllowedIsNotPut) {
+  // The guard admits the target (it resolves to the allowed address), the host list does not.
+  site_.Route("/moved.html", [this](const LoopbackRequest&, LoopbackConnection& c) {
+    c.Write(LoopbackTestServer::Response(
+        302, {{"Location", "http://other.test:" + std::to_string(site_.port()) + "/new.html"}}, ""));
+  });
+  Serve("/new.html", 200, "text/html", [] { return std::string(kNewDownload); });
+  LiveFetchOptions live = Live();
+  FetcherOptions fo;
+  fo.policy.allow = {*ParseCidr("127.0.0.1/32")};
+  fo.policy.allowed_ports = {80, 443, static_cast<uint16_t>(site_.port())};
+  fo.resolve = [](std::string_view host, int) -> std::vector<std::string> {
+    if (host == "other.test") return {"127.0.0.1"};
+    return {};
+  };
+  live.fetcher = MakeCachedFetcher(fo, PageCacheOptions{});
+  Open(std::move(live));
+  Put({Doc("download", "/moved.html", kOldDownload)});
+  AgeTheIndex();
+  AnswerResult r = Ask("What is the current release of ExampleDB?");
+  EXPECT_EQ(r.live_fetch.failures["redirect_host_not_allowed"], 1u) << Degraded(r);
+  EXPECT_EQ(r.live_fetch.succeeded, 0u);
+  EXPECT_TRUE(HasNotice(r, "live_fetch: " + site_.base_url() + "/moved.html: redirect_host_not_allowed: http://other.test:"))
+      << Degraded(r);
+  auto doc = engine_->GetDocument(SearchFilter{}, "download");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_NE(doc->text.find("17.2"), std::string::npos);
+  EXPECT_GE(site_.requests(), 2);  // the redirect was followed: the refusal is the host list's
+}
+
 TEST_F(LiveFetchEngineTest, ACallerRefreshesOnlyWhatItReadsAndAccessIsKept) {
   Serve("/public.html", 200, "text/html", [] {
     return std::string("<html><body><p>The current release of ExampleDB is 18.0 for everyone.</p></body></html>");

@@ -309,6 +309,14 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
                                             std::to_string(d.needed) + " pages arrived within " +
                                             std::to_string(left) + " ms)"));
   }
+  // A redirect may have led to another host: the host list holds for where the page came from.
+  std::erase_if(got.arrived, [&](const ArrivedPage& p) {
+    const std::string& where = p.response.final_url.empty() ? p.candidate.url : p.response.final_url;
+    UrlParse u = ParseUrl(where);
+    if (u.ok() && HostAllowed(options_, u.url->host)) return false;
+    fail(p.candidate.url, "redirect_host_not_allowed: " + where);
+    return true;
+  });
   rep.succeeded = static_cast<uint32_t>(got.arrived.size());
   if (!got.arrived.empty() && refresh) {
     RefreshOutcome put = refresh(got.arrived);
