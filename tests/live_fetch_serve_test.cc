@@ -81,9 +81,16 @@ TEST(LiveFetchServe, AnswersShowFreshnessAndMetricsCountLiveFetch) {
   sc.body = R"({"query":"What is the current release of ExampleDB?"})";
   std::vector<SseEvent> events;
   ASSERT_EQ(SseRequest(server.port(), sc, &events).status, 200);
-  bool done = false, progress = false;
+  bool done = false, progress = false, cards = false;
   for (const SseEvent& e : events) {
     if (e.event == "progress") progress |= json::parse(e.data)["stage"] == "live_fetch";
+    if (e.event == "sources") {
+      const json sources = json::parse(e.data);
+      for (const auto& card : sources["sources"]) {
+        cards = true;
+        EXPECT_FALSE(card["fetched_at"].get<std::string>().empty()) << e.data;
+      }
+    }
     if (e.event != "done") continue;
     done = true;
     json d = json::parse(e.data);
@@ -92,6 +99,7 @@ TEST(LiveFetchServe, AnswersShowFreshnessAndMetricsCountLiveFetch) {
   }
   EXPECT_TRUE(done);
   EXPECT_TRUE(progress);
+  EXPECT_TRUE(cards);
   EXPECT_EQ(internal.accepted(), 0);
 
   HttpCall mc;

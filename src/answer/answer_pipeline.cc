@@ -9,6 +9,7 @@
 #include "answer/answer_stages.h"
 #include "answer/answerability.h"
 #include "answer/evidence_builder.h"
+#include "answer/live_fetch.h"
 #include "answer/output_sanitizer.h"
 #include "verify/llm_judge.h"
 #include "write/extractive_writer.h"
@@ -179,6 +180,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   Append(&result.warnings, std::move(packed.warnings));
   result.timings_ms["rerank"] = MsSince(t);
   result.sources = SourcesOf(pack);
+  StampFetchedAt(*ctx.snapshot, options.filter.tenant, ctx.live, &result.sources);
   std::string abstain_warning;
   if (ShouldAbstain(pack, packed.best_coverage, planned.hierarchy, &abstain_warning, options.min_evidence_coverage)) {
     Fallback(&result, "no_confident_answer");

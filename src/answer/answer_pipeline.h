@@ -18,6 +18,7 @@ namespace attest {
 class LlmWriter;
 class LlmJudge;
 class Reranker;
+class LiveFetcher;
 
 struct AnswerContext {
   const Snapshot* snapshot = nullptr;
@@ -26,6 +27,7 @@ struct AnswerContext {
   LlmWriter* llm_writer = nullptr;     // for WriterKind::kLlm; null = not configured
   const Reranker* reranker = nullptr;  // an external cross-encoder; null = built-in features only
   const LlmJudge* judge = nullptr;     // for AskOptions::llm_judge; null = not configured
+  const LiveFetcher* live = nullptr;   // its confirmations move sources' fetched_at; null = none
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

@@ -309,6 +309,14 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
                                             std::to_string(d.needed) + " pages arrived within " +
                                             std::to_string(left) + " ms)"));
   }
+  // A redirect may have led to another host: the host list holds for where the page came from.
+  std::erase_if(got.arrived, [&](const ArrivedPage& p) {
+    const std::string& where = p.response.final_url.empty() ? p.candidate.url : p.response.final_url;
+    UrlParse u = ParseUrl(where);
+    if (u.ok() && HostAllowed(options_, u.url->host)) return false;
+    fail(p.candidate.url, "redirect_host_not_allowed: " + where);
+    return true;
+  });
   rep.succeeded = static_cast<uint32_t>(got.arrived.size());
   if (!got.arrived.empty() && refresh) {
     RefreshOutcome put = refresh(got.arrived);
@@ -324,32 +332,37 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
   return out;
 }
 
-void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, const LiveFetcher* live,
-                   AnswerResult* result) {
+void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
+                    std::vector<AnswerSource>* sources) {
+  std::map<std::string, std::string> fetched;  // doc id -> fetched_at (passages share documents)
+  for (AnswerSource& s : *sources) {
+    auto it = fetched.find(s.doc_id);
+    if (it == fetched.end()) {
+      std::string at;
+      if (auto rec = snapshot.FindDocument(DocumentKey{tenant, s.doc_id}); rec.ok()) {
+        const int64_t ms = FetchedAtMs(snapshot, *rec, live);
+        if (ms > 0) at = FormatUtcTimestamp(ms);
+      }
+      it = fetched.emplace(s.doc_id, std::move(at)).first;
+    }
+    s.fetched_at = it->second;
+  }
+}
+
+void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, AnswerResult* result) {
   AnswerFreshness& f = result->freshness;
   if (auto committed = snapshot.CommittedAtUnixMs(); committed.ok() && *committed > 0) {
     f.index_lag_seconds = std::max<int64_t>(0, (now_ms - *committed) / 1000);
   }
-  std::map<std::string, int64_t> fetched;  // doc id -> fetched_at
-  int64_t newest_fetched = 0;
   std::optional<DayNumber> newest_day;
-  for (AnswerSource& s : result->sources) {
-    auto it = fetched.find(s.doc_id);
-    std::optional<DocumentRecord> rec;
-    if (it == fetched.end()) {
-      auto r = snapshot.FindDocument(DocumentKey{tenant, s.doc_id});
-      if (!r.ok()) continue;
-      rec = std::move(r).value();
-      it = fetched.emplace(s.doc_id, FetchedAtMs(snapshot, *rec, live)).first;
-    }
-    if (it->second > 0) s.fetched_at = FormatUtcTimestamp(it->second);
+  std::set<std::string> seen;
+  for (const AnswerSource& s : result->sources) {
     if (!s.cited) continue;
-    newest_fetched = std::max(newest_fetched, it->second);
-    if (!rec) {
-      auto r = snapshot.FindDocument(DocumentKey{tenant, s.doc_id});
-      if (!r.ok()) continue;
-      rec = std::move(r).value();
-    }
+    // One format (FormatUtcTimestamp): the text order is the time order.
+    f.newest_fetched_at = std::max(f.newest_fetched_at, s.fetched_at);
+    if (!seen.insert(s.doc_id).second) continue;
+    auto rec = snapshot.FindDocument(DocumentKey{tenant, s.doc_id});
+    if (!rec.ok()) continue;
     for (const std::optional<DayNumber>& day : {rec->published, rec->updated}) {
       if (day && (!newest_day || *day > *newest_day)) {
         newest_day = day;
@@ -358,7 +371,6 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
     }
   }
   if (newest_day) f.newest_source_date = FormatDate(*newest_day);
-  if (newest_fetched > 0) f.newest_fetched_at = FormatUtcTimestamp(newest_fetched);
 }
 
 }  // namespace attest

@@ -148,9 +148,12 @@ class LiveFetcher {
 // confirmation; 0 when unknown.
 int64_t FetchedAtMs(const Snapshot& snapshot, const DocumentRecord& record, const LiveFetcher* live);
 
-// Fills result->freshness and every source's fetched_at from the snapshot the answer read
+// Sets every source's fetched_at (before the sources are announced: the stream's cards carry it).
+void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
+                    std::vector<AnswerSource>* sources);
+
+// Fills result->freshness from the snapshot the answer read and its sources' fetched_at
 // (`now_ms` = the clock's wall time).
-void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, const LiveFetcher* live,
-                   AnswerResult* result);
+void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, AnswerResult* result);
 
 }  // namespace attest

@@ -176,6 +176,7 @@ class EngineImpl final : public Engine {
     ctx.llm_writer = llm_writer_.get();
     ctx.judge = judge_.get();
     ctx.reranker = reranker_.get();
+    ctx.live = live_.get();
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);
@@ -183,7 +184,7 @@ class EngineImpl final : public Engine {
     const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
     FillFreshness(*snap, options.filter.tenant,
                   std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count(),
-                  live_.get(), &r);
+                  &r);
     r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
               double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
     return r;
