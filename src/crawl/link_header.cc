@@ -1,6 +1,7 @@
 #include "crawl/link_header.h"
 
 #include "common/strings.h"
+#include "ingest/text_util.h"
 
 namespace attest {
 namespace {
@@ -8,17 +9,6 @@ namespace {
 bool IsTchar(char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool EqualsAsciiNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 class LinkCursor {
@@ -126,7 +116,7 @@ bool ReadParams(LinkCursor& c, LinkValue* link) {
 
 std::optional<std::string_view> LinkValue::Param(std::string_view name) const {
   for (const auto& [n, v] : params) {
-    if (EqualsAsciiNoCase(n, name)) return std::string_view(v);
+    if (ingest::EqualsIgnoreCase(n, name)) return std::string_view(v);
   }
   return std::nullopt;
 }
@@ -140,7 +130,7 @@ bool LinkValue::HasRel(std::string_view relation) const {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
     size_t j = i;
     while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
-    if (j > i && EqualsAsciiNoCase(s.substr(i, j - i), relation)) return true;
+    if (j > i && ingest::EqualsIgnoreCase(s.substr(i, j - i), relation)) return true;
     i = j;
   }
   return false;

@@ -60,18 +60,7 @@ const char* Attr(const GumboNode* node, std::string_view name) {
 }
 
 bool HasClassToken(const GumboNode* node, std::string_view token) {
-  const char* cls = Attr(node, "class");
-  if (cls == nullptr) return false;
-  std::string_view s(cls);
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && IsAsciiSpace(s[i])) ++i;
-    size_t j = i;
-    while (j < s.size() && !IsAsciiSpace(s[j])) ++j;
-    if (j > i && EqualsIgnoreCase(s.substr(i, j - i), token)) return true;
-    i = j;
-  }
-  return false;
+  return RelHasToken(Attr(node, "class"), token);
 }
 
 bool RelHasToken(const char* rel, std::string_view token) {
