@@ -67,7 +67,9 @@ class CrawlPass {
   void ProcessPage(const std::string& url, const std::string& origin);
   void HandleOk(const std::string& url, const FetchResponse& response, PageRecord record, int64_t now_ms);
   void Retry(const std::string& url, PageRecord record, const std::string& reason, int64_t now_ms);
-  void Fail(PageRecord record, const std::string& reason, int64_t now_ms);
+  // Counts the failure under `reason`; the page records `detail` when given (e.g.
+  // "unsupported_charset:koi8-x", counted as "unsupported_charset").
+  void Fail(PageRecord record, const std::string& reason, int64_t now_ms, const std::string& detail = "");
   void Submit(PendingPage page);  // adds to the batch; flushes a full batch
   Status Flush(std::vector<PendingPage> batch);
   // Under mu_: records a link found on a page; true when it is new.
