@@ -591,5 +591,48 @@ TEST_F(CrawlerTest, ALatin1PageIsDecodedAndSearchableByItsAccentedWord) {
   EXPECT_NE(doc->text.find("\xE2\x80\x9CZ\xC3\xBCrich\xE2\x80\x9D"), std::string::npos);
 }
 
+TEST_F(CrawlerTest, APageListedOnlyInARobotsSitemapIsCrawled) {
+  Site site({"/robots.txt", "/index.html", "/maps/robots-sitemap.xml", "/docs/orphan.html", "/relative.xml"});
+  site.Set("/robots.txt", {200, "User-agent: *\nDisallow: /private/\n\n"
+                                "Sitemap: " + site.url("/maps/robots-sitemap.xml") + "\n"
+                                "Sitemap: /relative.xml\n"                      // relative: ignored
+                                "Sitemap: http://127.0.0.3:1/other-host.xml\n",  // host out of scope
+                           "text/plain"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {})});
+  site.Set("/maps/robots-sitemap.xml",
+           {200, "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+                 "<url><loc>" + site.url("/docs/orphan.html") + "</loc></url></urlset>",
+            "application/xml"});
+  site.Set("/docs/orphan.html", {200, PageHtml("Orphan", "The zeppelin timetable is only in the sitemap.", {})});
+  site.Set("/relative.xml", {200, "<urlset/>", "application/xml"});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  o.scope.path_prefixes = {"/index.html", "/docs/"};  // the sitemap file itself is outside the prefixes
+  o.sitemaps_from_robots = false;
+  CrawlReport off = Pass(site, o);
+  EXPECT_EQ(off.errors, 0u);
+  EXPECT_EQ(site.Requests("/maps/robots-sitemap.xml"), 0);
+  EXPECT_EQ(site.Requests("/docs/orphan.html"), 0);
+  EXPECT_EQ(Documents(), 1u);
+
+  o.sitemaps_from_robots = true;  // the default; robots.txt now comes from the frontier
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.errors, 0u) << (r.errors_by_reason.empty() ? "" : r.errors_by_reason.begin()->first);
+  EXPECT_EQ(r.sitemap_fetches, 1u);
+  EXPECT_EQ(site.Requests("/robots.txt"), 1);
+  EXPECT_EQ(site.Requests("/maps/robots-sitemap.xml"), 1);
+  EXPECT_EQ(site.Requests("/relative.xml"), 0);
+  EXPECT_EQ(site.Requests("/docs/orphan.html"), 1);
+  EXPECT_EQ(Page(site.url("/docs/orphan.html")).discovered_from, site.url("/maps/robots-sitemap.xml"));
+  SearchOptions so;
+  so.query = "zeppelin timetable";
+  auto hits = engine_->Search(so);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].doc_id, site.url("/docs/orphan.html"));
+}
+
 }  // namespace
 }  // namespace attest

@@ -53,6 +53,10 @@ class CrawlPass {
   Status LoadHosts() EXCLUDES(mu_);
   void EnqueueSeeds();
   void ExpandSitemapsAndFeeds();
+  // Waits until `origin`'s robots.txt is known, fetching it when no one else is; false when stopped.
+  bool AwaitRobots(const std::string& origin);
+  // The Sitemap URLs listed in the robots.txt of the seeds' origins whose host is in scope.
+  std::vector<std::string> RobotsSitemaps();
   // Fetches `url` for seeds: waits for the origin's turn and its robots.txt; nullopt on failure.
   std::optional<FetchResponse> FetchSeedDocument(const std::string& url);
   // Fetches and records robots.txt of `origin` (the caller holds the origin's request slot).
