@@ -20,6 +20,7 @@ struct CrawlArgs {
   uint64_t max_pages = 0;
   int64_t delay_ms = 1000;
   bool no_politeness = false;
+  bool no_sitemaps_from_robots = false;
   unsigned workers = 4;
   std::vector<std::string> allow_addresses;
   std::vector<uint16_t> allow_ports;
@@ -70,6 +71,8 @@ class CrawlCommandImpl final : public CrawlCommand {
     cmd_->add_option("--seed", a.seeds, "start URL (repeatable)");
     cmd_->add_option("--sitemap", a.sitemaps, "sitemap or sitemap index URL (repeatable)");
     cmd_->add_option("--feed", a.feeds, "RSS or Atom feed URL (repeatable)");
+    cmd_->add_flag("--no-sitemaps-from-robots", a.no_sitemaps_from_robots,
+                   "do not use the Sitemap lines of the seeds' robots.txt as sitemap seeds");
     cmd_->add_option("--host", a.hosts, "host (or host:port) in scope (repeatable; default: the seeds' hosts)");
     cmd_->add_option("--prefix", a.prefixes, "path prefix in scope, e.g. /docs/ (repeatable)");
     cmd_->add_option("--include", a.include, "glob over the URL a page must match (repeatable; * and ?)");
@@ -115,6 +118,7 @@ Result<CrawlOptions> MakeCrawlOptions(const CrawlArgs& a) {
   o.seeds = a.seeds;
   o.sitemaps = a.sitemaps;
   o.feeds = a.feeds;
+  o.sitemaps_from_robots = !a.no_sitemaps_from_robots;
   o.scope.hosts = a.hosts;
   o.scope.path_prefixes = a.prefixes;
   o.scope.include = a.include;

@@ -556,5 +556,83 @@ TEST_F(CrawlerTest, NoindexAndNofollowAreHonouredAndKeptOnA304) {
   EXPECT_EQ(Documents(), 2u);
 }
 
+TEST_F(CrawlerTest, ALatin1PageIsDecodedAndSearchableByItsAccentedWord) {
+  Site site({"/robots.txt", "/index.html", "/latin.html", "/meta.html", "/klingon.html"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {"latin.html", "meta.html", "klingon.html"})});
+  // ISO-8859-1 bytes: "crème brûlée" (0xE8, 0xFB, 0xE9), declared by the header.
+  site.Set("/latin.html", {200, "<html><head><title>Desserts</title></head><body><p>The cr\xE8me br\xFBl\xE9" "e of "
+                                "the house is served cold.</p></body></html>",
+                           "text/html; charset=ISO-8859-1"});
+  // Declared by <meta> only: windows-1252 curly quotes around "Zürich".
+  site.Set("/meta.html", {200, "<html><head><meta charset=\"windows-1252\"><title>Trains</title></head><body>"
+                               "<p>The \x93Z\xFCrich\x94 night train leaves at ten.</p></body></html>",
+                          "text/html"});
+  site.Set("/klingon.html", {200, PageHtml("K", "tlhIngan Hol", {}), "text/html; charset=klingon"});
+  OpenEngine();
+  OpenFrontier();
+  CrawlReport r = Pass(site, Options(site));
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(Documents(), 3u);
+  EXPECT_EQ(r.errors, 1u);
+  EXPECT_EQ(r.errors_by_reason["unsupported_charset"], 1u);
+  PageRecord klingon = Page(site.url("/klingon.html"));
+  EXPECT_EQ(klingon.state, PageState::kFailed);
+  EXPECT_EQ(klingon.error, "unsupported_charset:klingon");
+  for (auto [query, path] : {std::pair{"br\xC3\xBBl\xC3\xA9" "e", "/latin.html"}, std::pair{"Z\xC3\xBCrich", "/meta.html"}}) {
+    SearchOptions so;
+    so.query = query;
+    auto hits = engine_->Search(so);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->hits.size(), 1u) << query;
+    EXPECT_EQ(hits->hits[0].doc_id, site.url(path));
+  }
+  auto doc = engine_->GetDocument(SearchFilter{}, site.url("/meta.html"));
+  ASSERT_TRUE(doc.ok());
+  EXPECT_NE(doc->text.find("\xE2\x80\x9CZ\xC3\xBCrich\xE2\x80\x9D"), std::string::npos);
+}
+
+TEST_F(CrawlerTest, APageListedOnlyInARobotsSitemapIsCrawled) {
+  Site site({"/robots.txt", "/index.html", "/maps/robots-sitemap.xml", "/docs/orphan.html", "/relative.xml"});
+  site.Set("/robots.txt", {200, "User-agent: *\nDisallow: /private/\n\n"
+                                "Sitemap: " + site.url("/maps/robots-sitemap.xml") + "\n"
+                                "Sitemap: /relative.xml\n"                      // relative: ignored
+                                "Sitemap: http://127.0.0.3:1/other-host.xml\n",  // host out of scope
+                           "text/plain"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {})});
+  site.Set("/maps/robots-sitemap.xml",
+           {200, "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+                 "<url><loc>" + site.url("/docs/orphan.html") + "</loc></url></urlset>",
+            "application/xml"});
+  site.Set("/docs/orphan.html", {200, PageHtml("Orphan", "The zeppelin timetable is only in the sitemap.", {})});
+  site.Set("/relative.xml", {200, "<urlset/>", "application/xml"});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  o.scope.path_prefixes = {"/index.html", "/docs/"};  // the sitemap file itself is outside the prefixes
+  o.sitemaps_from_robots = false;
+  CrawlReport off = Pass(site, o);
+  EXPECT_EQ(off.errors, 0u);
+  EXPECT_EQ(site.Requests("/maps/robots-sitemap.xml"), 0);
+  EXPECT_EQ(site.Requests("/docs/orphan.html"), 0);
+  EXPECT_EQ(Documents(), 1u);
+
+  o.sitemaps_from_robots = true;  // the default; robots.txt now comes from the frontier
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  EXPECT_EQ(r.errors, 0u) << (r.errors_by_reason.empty() ? "" : r.errors_by_reason.begin()->first);
+  EXPECT_EQ(r.sitemap_fetches, 1u);
+  EXPECT_EQ(site.Requests("/robots.txt"), 1);
+  EXPECT_EQ(site.Requests("/maps/robots-sitemap.xml"), 1);
+  EXPECT_EQ(site.Requests("/relative.xml"), 0);
+  EXPECT_EQ(site.Requests("/docs/orphan.html"), 1);
+  EXPECT_EQ(Page(site.url("/docs/orphan.html")).discovered_from, site.url("/maps/robots-sitemap.xml"));
+  SearchOptions so;
+  so.query = "zeppelin timetable";
+  auto hits = engine_->Search(so);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].doc_id, site.url("/docs/orphan.html"));
+}
+
 }  // namespace
 }  // namespace attest

@@ -272,6 +272,18 @@ TEST(CrawlRobotsTest, SitemapsAndCrawlDelay) {
   ASSERT_EQ(rules.Sitemaps().size(), 2u);
   EXPECT_EQ(rules.Sitemaps()[0], "http://foo.bar/sitemap.xml");
   EXPECT_EQ(rules.Sitemaps()[1], "https://foo.bar/news.xml");
+  // Relative or schemeless values are not URLs a crawler can fetch; the count is capped.
+  const RobotsRules relative = RobotsRules::Parse(
+      "Sitemap: /sitemap.xml\nSitemap: foo.bar/s.xml\nSitemap: ftp://foo.bar/s.xml\nSitemap: http:///s.xml\n"
+      "Sitemap: HTTPS://Foo.bar/ok.xml\n",
+      "FooBot");
+  ASSERT_EQ(relative.Sitemaps().size(), 1u);
+  EXPECT_EQ(relative.Sitemaps()[0], "HTTPS://Foo.bar/ok.xml");
+  std::string many;
+  for (size_t i = 0; i < kRobotsMaxSitemaps + 20; ++i) many += "Sitemap: https://foo.bar/s" + std::to_string(i) + ".xml\n";
+  const RobotsRules capped = RobotsRules::Parse(many, "FooBot");
+  ASSERT_EQ(capped.Sitemaps().size(), kRobotsMaxSitemaps);
+  EXPECT_EQ(capped.Sitemaps().back(), "https://foo.bar/s" + std::to_string(kRobotsMaxSitemaps - 1) + ".xml");
   ASSERT_TRUE(rules.CrawlDelay().has_value());
   EXPECT_DOUBLE_EQ(*rules.CrawlDelay(), 2.5);
   EXPECT_DOUBLE_EQ(*RobotsRules::Parse("User-agent: *\nCrawl-delay: 10\n", "X").CrawlDelay(), 10);

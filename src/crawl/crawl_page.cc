@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "common/checksum.h"
+#include "crawl/charset.h"
 #include "crawl/crawl_binary.h"
 #include "common/date.h"
 #include "crawl/http_dates.h"
@@ -80,9 +81,14 @@ Result<PreparedPage> PreparePage(const FetchResponse& response, std::string_view
   const std::string path = parsed.ok() ? parsed.url->path : std::string();
   const std::string media = MediaType(response.content_type());
   page.content_type = IndexableContentType(media, path);
-  std::string_view body = ingest::StripBom(response.body);
+  std::string_view body;
   std::string converted;
-  if (page.content_type.empty()) {
+  if (!page.content_type.empty()) {
+    ATTEST_ASSIGN_OR_RETURN(DecodedText decoded,
+                            DecodeToUtf8(response.body, response.content_type(), page.content_type == "html"));
+    converted = std::move(decoded.text);
+    body = converted;
+  } else {
     ATTEST_ASSIGN_OR_RETURN(std::optional<ConvertedBody> c,
                             ConvertBinaryBody(media, path, response.body, kMaxConvertedTextBytes));
     if (!c) return Status::InvalidArgument("unsupported_content_type:" + media);
@@ -92,7 +98,7 @@ Result<PreparedPage> PreparePage(const FetchResponse& response, std::string_view
     body = ingest::StripBom(converted);
   }
   if (auto bad = ingest::FindInvalidUtf8(body)) {
-    return Status::InvalidArgument("invalid_utf8: at byte " + std::to_string(*bad) + " (only UTF-8 pages are read)");
+    return Status::InvalidArgument("invalid_utf8: at byte " + std::to_string(*bad) + " of the converted text");
   }
   if (ingest::FindNul(body)) return Status::InvalidArgument("binary_body: a NUL byte in a text page");
   page.body = std::string(body);

@@ -49,12 +49,14 @@ struct PreparedPage {
   bool nofollow = false;
   bool page_has_date = false;      // the page states published / updated itself
   std::string page_version;        // a version the extractor found (release notes), or ""
-  std::string body;                // UTF-8 text, BOM removed (converted for PDF, DOCX, ODT, gzip)
+  std::string body;                // UTF-8 text, BOM removed (decoded from its charset; converted for PDF, DOCX, ODT, gzip)
   std::string title;               // the converted document's title ("" = the extractor's)
 };
 
-// Checks and analyses a 200 body. kInvalidArgument with a reason word first ("unsupported_content_type:
-// application/pdf", "invalid_utf8: ...", "html: ...") when the page cannot be indexed.
+// Checks and analyses a 200 body; a text body is decoded to UTF-8 from its character set first
+// (crawl/charset.h). kInvalidArgument with a reason word first ("unsupported_content_type:
+// application/pdf", "unsupported_charset:koi8-x", "invalid_utf8: ...", "html: ...") when the page
+// cannot be indexed.
 Result<PreparedPage> PreparePage(const FetchResponse& response, std::string_view page_url,
                                  const Analyzer& analyzer);
 

@@ -380,11 +380,11 @@ void CrawlPass::Retry(const std::string& url, PageRecord record, const std::stri
   Schedule(url);
 }
 
-void CrawlPass::Fail(PageRecord record, const std::string& reason, int64_t now_ms) {
+void CrawlPass::Fail(PageRecord record, const std::string& reason, int64_t now_ms, const std::string& detail) {
   PendingPage pp;
   pp.before = record;
   record.state = PageState::kFailed;
-  record.error = reason;
+  record.error = detail.empty() ? reason : detail;
   ++record.attempts;
   const int64_t retry_at = now_ms + std::chrono::duration_cast<milliseconds>(options_.revisit.min).count();
   record.next_visit_ms = std::max(record.next_visit_ms, retry_at);

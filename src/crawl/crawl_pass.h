@@ -53,6 +53,10 @@ class CrawlPass {
   Status LoadHosts() EXCLUDES(mu_);
   void EnqueueSeeds();
   void ExpandSitemapsAndFeeds();
+  // Waits until `origin`'s robots.txt is known, fetching it when no one else is; false when stopped.
+  bool AwaitRobots(const std::string& origin);
+  // The Sitemap URLs listed in the robots.txt of the seeds' origins whose host is in scope.
+  std::vector<std::string> RobotsSitemaps();
   // Fetches `url` for seeds: waits for the origin's turn and its robots.txt; nullopt on failure.
   std::optional<FetchResponse> FetchSeedDocument(const std::string& url);
   // Fetches and records robots.txt of `origin` (the caller holds the origin's request slot).
@@ -67,7 +71,9 @@ class CrawlPass {
   void ProcessPage(const std::string& url, const std::string& origin);
   void HandleOk(const std::string& url, const FetchResponse& response, PageRecord record, int64_t now_ms);
   void Retry(const std::string& url, PageRecord record, const std::string& reason, int64_t now_ms);
-  void Fail(PageRecord record, const std::string& reason, int64_t now_ms);
+  // Counts the failure under `reason`; the page records `detail` when given (e.g.
+  // "unsupported_charset:koi8-x", counted as "unsupported_charset").
+  void Fail(PageRecord record, const std::string& reason, int64_t now_ms, const std::string& detail = "");
   void Submit(PendingPage page);  // adds to the batch; flushes a full batch
   Status Flush(std::vector<PendingPage> batch);
   // Under mu_: records a link found on a page; true when it is new.

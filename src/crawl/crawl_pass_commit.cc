@@ -71,7 +71,8 @@ void CrawlPass::HandleOk(const std::string& url, const FetchResponse& response, 
       Submit(std::move(pp));
       return;
     }
-    Fail(std::move(record), reason, now_ms);
+    // The label of an unsupported charset is kept on the page (printable, capped), not in the counter.
+    Fail(std::move(record), reason, now_ms, reason == "unsupported_charset" ? prepared.status().message() : "");
     return;
   }
   std::string doc_id = final_url;

@@ -1,4 +1,5 @@
 // CrawlPass: loading the frontier, robots.txt per origin, and the seeds (URLs, sitemaps, feeds).
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -143,23 +144,57 @@ void CrawlPass::FetchRobots(const std::string& origin) {
   origins_[origin].robots = std::move(decision.rules);
 }
 
+bool CrawlPass::AwaitRobots(const std::string& origin) {
+  while (true) {
+    {
+      MutexLock lock(mu_);
+      if (origins_[origin].robots.has_value()) return true;
+    }
+    if (stop_.load()) return false;
+    if (scheduler_.TryStart(origin)) {
+      FetchRobots(origin);
+      return true;
+    }
+    clock_.SleepFor(milliseconds{5});
+  }
+}
+
+std::vector<std::string> CrawlPass::RobotsSitemaps() {
+  std::vector<std::string> origins;
+  for (const auto* list : {&options_.seeds, &options_.sitemaps, &options_.feeds}) {
+    for (const std::string& s : *list) {
+      const std::string origin = OriginOf(s);
+      if (!origin.empty() && std::find(origins.begin(), origins.end(), origin) == origins.end()) {
+        origins.push_back(origin);
+      }
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& origin : origins) {
+    if (!AwaitRobots(origin)) break;
+    std::vector<std::string> listed;
+    {
+      MutexLock lock(mu_);
+      listed = origins_[origin].robots->Sitemaps();
+    }
+    for (const std::string& s : listed) {
+      UrlParse parsed = ParseUrl(s);
+      if (!parsed.ok()) continue;
+      const std::string c = CanonicalUrl(*parsed.url);
+      // The sitemap file itself may sit outside the path prefixes (/sitemap.xml for /docs/); its
+      // host must be in scope, and every page it lists is checked like any other.
+      if (scope_->Check(*parsed.url, c) == "host") continue;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::optional<FetchResponse> CrawlPass::FetchSeedDocument(const std::string& url) {
   const std::string origin = OriginOf(url);
   if (origin.empty()) return std::nullopt;
   // Robots first (fetched now when the origin has none yet), then the origin's turn.
-  for (bool robots_known = false; !robots_known;) {
-    {
-      MutexLock lock(mu_);
-      robots_known = origins_[origin].robots.has_value();
-    }
-    if (robots_known) break;
-    if (stop_.load()) return std::nullopt;
-    if (scheduler_.TryStart(origin)) {
-      FetchRobots(origin);
-      break;
-    }
-    clock_.SleepFor(milliseconds{5});
-  }
+  if (!AwaitRobots(origin)) return std::nullopt;
   {
     MutexLock lock(mu_);
     if (!origins_[origin].robots->Allowed(url)) {
@@ -214,6 +249,9 @@ void CrawlPass::ExpandSitemapsAndFeeds() {
   std::deque<std::string> sitemaps;
   for (const std::string& s : options_.sitemaps) {
     if (std::optional<std::string> c = Canonical(s)) sitemaps.push_back(*c);
+  }
+  if (options_.sitemaps_from_robots) {
+    for (std::string& s : RobotsSitemaps()) sitemaps.push_back(std::move(s));
   }
   std::set<std::string> seen;
   while (!sitemaps.empty() && seen.size() < kMaxSitemapFiles && !stop_.load()) {

@@ -38,6 +38,7 @@ struct CrawlOptions {
   std::vector<std::string> seeds;     // page URLs
   std::vector<std::string> sitemaps;  // sitemap (or sitemap index) URLs
   std::vector<std::string> feeds;     // RSS / Atom feed URLs
+  bool sitemaps_from_robots = true;  // also the Sitemap lines of the seeds' robots.txt files
   ScopeRules scope;
   int max_depth = 50;                 // links followed from a seed
   uint64_t max_pages = 0;             // page fetches per pass (0 = no budget)

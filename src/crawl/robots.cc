@@ -1,6 +1,7 @@
 #include "crawl/robots.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -17,6 +18,20 @@ struct Record {
 };
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+// "http://" or "https://" (any case) followed by a host character: a Sitemap value that can be
+// fetched as it is (relative values name no origin and are dropped).
+bool IsAbsoluteHttpUrl(std::string_view v) {
+  auto starts = [&](std::string_view prefix) {
+    if (v.size() <= prefix.size()) return false;
+    for (size_t i = 0; i < prefix.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(v[i])) != prefix[i]) return false;
+    }
+    const char next = v[prefix.size()];
+    return next != '/' && next != '?' && next != '#' && !IsBlank(next);
+  };
+  return starts("http://") || starts("https://");
+}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsBlank(s.front())) s.remove_prefix(1);
@@ -187,7 +202,7 @@ RobotsRules RobotsRules::Parse(std::string_view robots_txt, std::string_view cra
       }
       case Key::kSitemap: {
         const std::string value(record->value.substr(0, kRobotsMaxValueBytes));
-        if (!value.empty() &&
+        if (IsAbsoluteHttpUrl(value) && out.sitemaps_.size() < kRobotsMaxSitemaps &&
             std::find(out.sitemaps_.begin(), out.sitemaps_.end(), value) == out.sitemaps_.end()) {
           out.sitemaps_.push_back(value);
         }

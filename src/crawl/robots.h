@@ -48,6 +48,8 @@ namespace attest {
 inline constexpr size_t kRobotsParseLimitBytes = 500 * 1024;
 // Google's robots.txt parser cuts longer lines at 8 × 2083 octets (the longest URL IE accepted).
 inline constexpr size_t kRobotsMaxValueBytes = 8 * 2083;
+// Sitemap records kept per file (a hostile robots.txt cannot queue unbounded sitemap fetches).
+inline constexpr size_t kRobotsMaxSitemaps = 100;
 // RFC 9309 §2.4: a cached robots.txt should not be used for more than 24 hours.
 inline constexpr std::chrono::hours kRobotsMaxCacheAge{24};
 
@@ -75,7 +77,9 @@ class RobotsRules {
 
   // Crawl-delay of the applying groups in seconds (the largest when several are given).
   std::optional<double> CrawlDelay() const { return crawl_delay_seconds_; }
-  // Every Sitemap value of the file, in order, duplicates removed.
+  // The Sitemap values of the file (RFC 9309 §2.3.5; records of no group), in order, duplicates
+  // removed: absolute http(s) URLs only (sitemaps.org requires the full URL), the first
+  // kRobotsMaxSitemaps.
   const std::vector<std::string>& Sitemaps() const { return sitemaps_; }
   // The rules of the applying groups, merged, in file order.
   const std::vector<RobotsRule>& Rules() const { return rules_; }

@@ -91,6 +91,7 @@ Result<CrawlSourceConfig> ParseSource(const json& object, const std::string& whe
   ATTEST_RETURN_IF_ERROR(f.Strings("seeds", &o.seeds));
   ATTEST_RETURN_IF_ERROR(f.Strings("sitemaps", &o.sitemaps));
   ATTEST_RETURN_IF_ERROR(f.Strings("feeds", &o.feeds));
+  ATTEST_RETURN_IF_ERROR(f.Bool("sitemaps_from_robots", &o.sitemaps_from_robots));
   ATTEST_RETURN_IF_ERROR(f.Strings("hosts", &o.scope.hosts));
   ATTEST_RETURN_IF_ERROR(f.Strings("prefixes", &o.scope.path_prefixes));
   ATTEST_RETURN_IF_ERROR(f.Strings("include", &o.scope.include));
