@@ -1,0 +1,32 @@
+// Builders of the OpenAPI document (service/contracts.h, OpenApiJson) shared by its parts:
+// openapi.cc (the document, paths and most schemas) and openapi_events.cc (POST /v1/events).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attest::service::openapi {
+
+using nlohmann::json;
+
+inline json Ref(const std::string& name) { return {{"$ref", "#/components/schemas/" + name}}; }
+inline json Str(const char* description) { return {{"type", "string"}, {"description", description}}; }
+inline json Int(const char* description) { return {{"type", "integer"}, {"description", description}}; }
+inline json Num(const char* description) { return {{"type", "number"}, {"description", description}}; }
+inline json Bool(const char* description) { return {{"type", "boolean"}, {"description", description}}; }
+inline json ArrayOf(json items, const char* description) {
+  return {{"type", "array"}, {"items", std::move(items)}, {"description", description}};
+}
+inline json Object(json properties, std::vector<std::string> required = {}) {
+  json o = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) o["required"] = required;
+  return o;
+}
+
+// The schemas of POST /v1/events and GET /v1/events/{seq} (docs/events.md).
+void AddEventSchemas(json* out);
+
+}  // namespace attest::service::openapi
