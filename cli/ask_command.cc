@@ -166,6 +166,7 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
       std::printf("%s %s%s%s\n", markers.c_str(), s.title.empty() ? s.doc_id.c_str() : s.title.c_str(),
                   s.url.empty() ? "" : "  ", s.url.c_str());
       if (!meta.empty()) std::printf("    (%s)\n", meta.c_str());
+      if (!s.license.empty()) std::printf("    license: %s\n", s.license.c_str());
       for (size_t i : idx) std::printf("    [%zu] \"%s\"\n", i + 1, r->sources[i].text.c_str());
     }
   }

@@ -73,6 +73,7 @@ struct IngestArgs {
   std::string source_type;
   std::string version;
   std::string site;
+  std::string license;       // licence or terms recorded on every document ("" = none)
   size_t batch_docs = 4096;
   bool print_acks = false;   // print "ack <id>" after each durable commit (crash tests)
   bool json = false;

@@ -56,6 +56,7 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
   io.source_type = a.source_type;
   io.version = a.version;
   io.site = a.site;
+  io.license = a.license;
   io.batch_documents = a.batch_docs;
   io.on_progress = [&](uint64_t done, uint64_t total) { bar.Update(done, total); };
   if (a.print_acks) {

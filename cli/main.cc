@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
                      "source type (docs, wiki, ticket, ...) for documents that do not state one");
   ingest->add_option("--version", ia.version, "version label for documents that do not state one");
   ingest->add_option("--site", ia.site, "site label for documents without a canonical URL");
+  ingest->add_option("--license", ia.license,
+                     "licence or terms of the sources, shown with their documents (at most 1000 bytes)");
   ingest->add_option("--batch-docs", ia.batch_docs, "documents per atomic commit")->check(CLI::Range(1, 1000000));
   ingest->add_flag("--print-acks", ia.print_acks, "print 'ack <id>' for each document once it is durable");
   ingest->add_flag("--json", ia.json, "print the summary as JSON");

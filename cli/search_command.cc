@@ -88,6 +88,7 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
                       {"date", h.date},       {"version", h.version},   {"source_type", h.source_type},
                       {"section", h.section}, {"snippet", h.snippet},   {"highlights", hl},
                       {"explain", Explain(h)}});
+      if (!h.license.empty()) hits.back()["license"] = h.license;
     }
     nlohmann::json j = {{"query", a.query},
                         {"snapshot_version", r->snapshot_version},
@@ -120,6 +121,7 @@ int RunSearch(const GlobalArgs& g, const SearchArgs& a) {
                 h.title.empty() ? h.doc_id.c_str() : h.title.c_str(), ansi ? "\x1b[0m" : "", h.score);
     std::printf("    %s%s%s\n", h.url.c_str(), meta.empty() ? "" : "  (", meta.empty() ? "" : (meta + ")").c_str());
     if (!h.section.empty()) std::printf("    section: %s\n", h.section.c_str());
+    if (!h.license.empty()) std::printf("    license: %s\n", h.license.c_str());
     if (a.explain) {
       auto leg = [](uint32_t rank, float score) {
         char buf[64];

@@ -12,6 +12,7 @@
 
 #include <zlib.h>
 
+#include "common/date.h"
 #include "ingest/child_process.h"
 #include "support/loopback_test_server.h"
 #include "text/analyzer.h"
@@ -632,6 +633,40 @@ TEST_F(CrawlerTest, APageListedOnlyInARobotsSitemapIsCrawled) {
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->hits.size(), 1u);
   EXPECT_EQ(hits->hits[0].doc_id, site.url("/docs/orphan.html"));
+}
+
+// --license is recorded on every crawled document and shown with it; each document's fetched_at is
+// when its page was fetched (the frontier's time), not the commit. A licence with a control
+// character is refused before anything is fetched.
+TEST_F(CrawlerTest, TheLicenceAndFetchTimeOfCrawledPagesAreRecordedAndShown) {
+  Site site({"/robots.txt", "/index.html", "/terms.html"});
+  site.Set("/index.html", {200, PageHtml("Index", Words("index", 40), {"terms.html"})});
+  site.Set("/terms.html", {200, PageHtml("Terms", "The walrus tariff applies to every parcel.", {})});
+  OpenEngine();
+  OpenFrontier();
+  CrawlOptions o = Options(site);
+  o.documents.license = "CC BY-SA 4.0 \xE2\x80\x94 Example contributors";
+  CrawlReport r = Pass(site, o);
+  EXPECT_TRUE(r.completed);
+  ASSERT_EQ(Documents(), 2u);
+  auto doc = engine_->GetDocument(SearchFilter{}, site.url("/terms.html"));
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->license, o.documents.license);
+  EXPECT_EQ(doc->fetched_at, FormatUtcTimestamp(Page(site.url("/terms.html")).fetched_at_ms));
+  SearchOptions so;
+  so.query = "walrus tariff";
+  auto hits = engine_->Search(so);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->hits.size(), 1u);
+  EXPECT_EQ(hits->hits[0].license, o.documents.license);
+
+  o.documents.license = "CC BY\n4.0";
+  Fetcher fetcher(LoopbackFetcher(site.port()));
+  Crawler crawler(o, *engine_, *frontier_, fetcher, *RealClock());
+  auto bad = crawler.RunPass();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("license:"), std::string::npos) << bad.status().ToString();
 }
 
 }  // namespace

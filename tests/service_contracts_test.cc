@@ -331,6 +331,18 @@ TEST(ServiceContracts, WellFormedRequestsOfEveryKind) {
   EXPECT_EQ(d.value().metadata.at("team"), "db");
   EXPECT_EQ(d.value().tenant.value(), "acme");
 
+  // Provenance (docs/store_format.md): the licence is bounded and free of control characters.
+  auto lic = ParseDocumentInput(
+      R"({"id":"a","text":"t","license":"CC BY-SA 4.0","fetched_at":"2025-12-02T14:35:56Z"})");
+  ASSERT_TRUE(lic.ok()) << lic.error().message;
+  EXPECT_EQ(lic.value().license, "CC BY-SA 4.0");
+  EXPECT_EQ(lic.value().fetched_at, "2025-12-02T14:35:56Z");
+  for (const std::string& bad : {std::string(R"("MIT\u0007")"), "\"" + std::string(1001, 'x') + "\"", std::string("7")}) {
+    auto r = ParseDocumentInput(R"({"id":"a","text":"t","license":)" + bad + "}");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().field, "license") << bad << ": " << r.error().message;
+  }
+
   auto b = ParseDocumentBatch(R"({"documents":[{"id":"a","text":"t"},{"id":"b","text":"u"}]})");
   ASSERT_TRUE(b.ok()) << b.error().message;
   ASSERT_EQ(b.value().documents.size(), 2u);

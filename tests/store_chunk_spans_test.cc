@@ -243,7 +243,7 @@ TEST_F(StoreChunkSpansTest, AMalformedBlobIsCorruptionNamingTheChunk) {
   EXPECT_TRUE(snap->GetChunks(std::span<const ChunkId>(&ids_[1], 1)).ok());
 }
 
-// A schema-5 catalog (no spans column): a reader reads it as it is; a writer upgrades it to 6, its
+// A schema-5 catalog (no spans column): a reader reads it as it is; a writer upgrades it (to the current version), its
 // rows keep their checksums and read without spans, and new commits record spans.
 TEST(StoreChunkSpansUpgrade, UpgradeFromSchema5KeepsOldRowsAndRecordsNewSpans) {
   TempDir dir;
@@ -256,6 +256,7 @@ TEST(StoreChunkSpansUpgrade, UpgradeFromSchema5KeepsOldRowsAndRecordsNewSpans) {
   }
   Sql(dir.path(),
       "ALTER TABLE chunks DROP COLUMN spans; "
+      "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
       "UPDATE meta SET value = 5 WHERE key = 'schema_version'; PRAGMA user_version = 5;");
   const int64_t checksums = SqlInt(dir.path(), "SELECT sum(checksum) FROM chunks");
   {
@@ -271,8 +272,8 @@ TEST(StoreChunkSpansUpgrade, UpgradeFromSchema5KeepsOldRowsAndRecordsNewSpans) {
   }
   auto store = OpenOrDie(Options(dir.path()));
   ASSERT_TRUE(store);
-  EXPECT_EQ(SqlInt(dir.path(), "PRAGMA user_version"), 6);
-  EXPECT_EQ(SqlInt(dir.path(), "SELECT value FROM meta WHERE key = 'schema_version'"), 6);
+  EXPECT_EQ(SqlInt(dir.path(), "PRAGMA user_version"), kCatalogSchemaVersion);
+  EXPECT_EQ(SqlInt(dir.path(), "SELECT value FROM meta WHERE key = 'schema_version'"), kCatalogSchemaVersion);
   EXPECT_EQ(SqlInt(dir.path(), "SELECT count(*) FROM chunks WHERE spans IS NOT NULL"), 0);
   EXPECT_EQ(SqlInt(dir.path(), "SELECT sum(checksum) FROM chunks"), checksums);
   auto d = store->Pin()->FindDocument({"acme", "old"});

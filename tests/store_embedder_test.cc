@@ -103,6 +103,7 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
                          "ALTER TABLE chunks DROP COLUMN spans; "
+                         "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
                          "UPDATE meta SET value = 1 WHERE key = 'schema_version'; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
@@ -173,6 +174,7 @@ TEST(StoreEmbedderTest, AnEmbedderOfSchema3IsNotActiveAfterTheUpgrade) {
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
                          "ALTER TABLE chunks DROP COLUMN spans; "
+                         "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
                          "UPDATE meta SET value = 3 WHERE key = 'schema_version'; PRAGMA user_version = 3;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);

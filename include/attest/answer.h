@@ -116,6 +116,7 @@ struct AnswerSource {
   // When Attest obtained the text of this source's document (ISO 8601 UTC): the commit of the
   // version read, or a later live fetch that found it unchanged; "" when unknown.
   std::string fetched_at;
+  std::string license;        // the document's licence or terms, "" when not recorded
 };
 
 struct AnswerHop {

@@ -162,6 +162,7 @@ struct IngestOptions {
   std::string source_type;         // for documents whose type is not detected (release notes are)
   std::string version;             // for documents whose version is not detected
   std::string site;                // site label for documents without a canonical URL
+  std::string license;             // licence or terms of the sources, shown with them ("" = none)
   size_t batch_documents = 4096;   // documents per atomic commit (each commit fsyncs)
   // Called after each commit with the ids of the documents it made durable.
   std::function<void(const std::vector<std::string>& committed_ids)> on_commit;
@@ -278,6 +279,7 @@ struct SearchHit {
   std::string source_type;
   std::string section;
   std::string feed;         // "versions" etc. for a document marked as an authoritative feed
+  std::string license;      // the document's licence or terms, "" when not recorded
   std::string snippet;
   std::vector<Highlight> highlights;
   // Why this hit is here: each leg's rank (1-based; 0 = not among that leg's candidates) and score,
@@ -337,6 +339,12 @@ struct DocumentSpec {
   std::vector<std::string> acl_groups;   // empty = readable by the whole tenant
   std::string access_label;              // "" = unlabelled (the lowest level); else one of access_levels
   std::string feed;                      // "" or e.g. "versions" (an authoritative version feed)
+  // Licence or terms of the source, free text shown with the document (at most 1,000 bytes of
+  // UTF-8, no control characters); "" = metadata["license"] when set, else none.
+  std::string license;
+  // When the text was fetched from its source, ISO 8601 UTC ("2026-12-02T14:55:56Z", fractional
+  // seconds allowed); "" = the commit time of the version (docs/answer.md, "Freshness").
+  std::string fetched_at;
   std::map<std::string, std::string> metadata;
 };
 
@@ -350,6 +358,7 @@ struct PutDocumentsReport {
 // A stored document as a reader may see it (text reassembled from its chunks).
 struct DocumentInfo {
   std::string id, tenant, title, url, site, version, source_type, language, feed, sha256, access_label;
+  std::string license;                   // licence or terms of the source, "" when not recorded
   std::string published, updated;        // YYYY-MM-DD or ""
   std::vector<std::string> acl_groups;
   std::vector<ChunkId> chunk_ids;
@@ -383,12 +392,13 @@ struct ListDocumentsOptions {
 // A listed document: the catalog row's metadata (no text; GetDocument reads that).
 struct DocumentSummary {
   std::string id, title, url, site, version, source_type, language, feed, access_label;
+  std::string license;                      // licence or terms of the source, "" when not recorded
   std::string published, updated;           // YYYY-MM-DD or ""
   std::vector<std::string> acl_groups;
   uint32_t chunks = 0;
   uint64_t bytes = 0;
   uint64_t created_snapshot = 0;
-  std::string fetched_at;                   // the commit of this version, ISO 8601 UTC
+  std::string fetched_at;                   // when fetched (crawled pages), else the commit of this version, ISO 8601 UTC
 };
 
 // A catalog row of the page that failed its checksum: not listed, named here so it can be

@@ -37,9 +37,11 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
 nlohmann::json HitJson(const SearchHit& hit) {
   SearchHit h = hit;
   SanitizeHit(&h);
-  return {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id.get()}, {"score", h.score}, {"title", h.title},
-          {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
-          {"source_type", h.source_type}, {"snippet", h.snippet}};
+  nlohmann::json j = {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id.get()}, {"score", h.score}, {"title", h.title},
+                      {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
+                      {"source_type", h.source_type}, {"snippet", h.snippet}};
+  if (!h.license.empty()) j["license"] = h.license;
+  return j;
 }
 
 nlohmann::json ClaimJson(const AnswerClaim& c) {
@@ -62,6 +64,7 @@ nlohmann::json SourceJson(const AnswerSource& source) {
   if (s.flagged) j["flag_reason"] = s.flag_reason;
   if (!s.subject.empty()) j["subject"] = s.subject;
   j["fetched_at"] = s.fetched_at;
+  if (!s.license.empty()) j["license"] = s.license;
   return j;
 }
 

@@ -215,8 +215,10 @@ PageCacheStats LiveFetcher::cache_stats() const {
 }
 
 int64_t FetchedAtMs(const Snapshot& snapshot, const DocumentRecord& record, const LiveFetcher* live) {
-  int64_t at = 0;
-  if (auto committed = snapshot.VersionCommittedAtUnixMs(record.created); committed.ok()) at = *committed;
+  int64_t at = record.fetched_at_ms;  // when the crawler fetched it, else its commit
+  if (at == 0) {
+    if (auto committed = snapshot.VersionCommittedAtUnixMs(record.created); committed.ok()) at = *committed;
+  }
   if (live != nullptr) at = std::max(at, live->ConfirmedMs(record.tenant, record.id));
   return at;
 }
@@ -334,18 +336,21 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
 
 void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
                     std::vector<AnswerSource>* sources) {
-  std::map<std::string, std::string> fetched;  // doc id -> fetched_at (passages share documents)
+  // doc id -> (fetched_at, license): passages share documents
+  std::map<std::string, std::pair<std::string, std::string>> fetched;
   for (AnswerSource& s : *sources) {
     auto it = fetched.find(s.doc_id);
     if (it == fetched.end()) {
-      std::string at;
+      std::pair<std::string, std::string> known;
       if (auto rec = snapshot.FindDocument(DocumentKey{tenant, s.doc_id}); rec.ok()) {
         const int64_t ms = FetchedAtMs(snapshot, *rec, live);
-        if (ms > 0) at = FormatUtcTimestamp(ms);
+        if (ms > 0) known.first = FormatUtcTimestamp(ms);
+        known.second = rec->license;
       }
-      it = fetched.emplace(s.doc_id, std::move(at)).first;
+      it = fetched.emplace(s.doc_id, std::move(known)).first;
     }
-    s.fetched_at = it->second;
+    s.fetched_at = it->second.first;
+    s.license = it->second.second;
   }
 }
 

@@ -144,11 +144,12 @@ class LiveFetcher {
   std::map<std::pair<std::string, std::string>, int64_t> confirmed_ GUARDED_BY(mu_);
 };
 
-// The fetched_at of a document version: the commit of the snapshot that created it, or a later
-// confirmation; 0 when unknown.
+// The fetched_at of a document version: when its text was fetched (DocumentRecord::fetched_at_ms),
+// else the commit of the snapshot that created it, or a later confirmation; 0 when unknown.
 int64_t FetchedAtMs(const Snapshot& snapshot, const DocumentRecord& record, const LiveFetcher* live);
 
-// Sets every source's fetched_at (before the sources are announced: the stream's cards carry it).
+// Sets every source's fetched_at and license (before the sources are announced: the stream's cards
+// carry them).
 void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
                     std::vector<AnswerSource>* sources);
 

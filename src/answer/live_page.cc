@@ -71,6 +71,7 @@ Result<DocumentSpec> RefreshSpec(const DocumentRecord& stored, const FetchRespon
   spec.acl_groups = stored.acl_groups;
   spec.access_label = stored.access_label;
   spec.feed = stored.feed;
+  spec.license = stored.license;
   // The page's own dates first: parse it once without dates to see what it says.
   auto parsed = ParseDocumentSpec(spec);
   if (!parsed.ok()) return Status::InvalidArgument("unparseable_page: " + parsed.status().message());

@@ -12,6 +12,7 @@ void Clean(std::string* s) {
 void SanitizeHit(SearchHit* h) {
   Clean(&h->title);
   Clean(&h->section);
+  Clean(&h->license);
   h->url = SafeUrl(h->url);
   const std::string snippet = SanitizeLinks(h->snippet);
   if (snippet != h->snippet) {
@@ -36,6 +37,7 @@ void SanitizeSource(AnswerSource* s) {
   Clean(&s->text);
   Clean(&s->title);
   Clean(&s->flag_reason);
+  Clean(&s->license);
   s->url = SafeUrl(s->url);
 }
 

@@ -151,8 +151,10 @@ DocumentSpec MakeDocumentSpec(const PreparedPage& page, const std::string& doc_i
       spec.updated = FormatDate(static_cast<DayNumber>(days));
     }
   }
-  spec.metadata["fetched_at"] = FormatUnixMillis(fetched_at_ms);
-  if (!defaults.license.empty()) spec.metadata["license"] = defaults.license;
+  // Both become metadata "fetched_at" and "license" (ParseDocumentSpec), as before they had fields,
+  // so documents crawled before keep their digests.
+  spec.fetched_at = FormatUnixMillis(fetched_at_ms);
+  spec.license = defaults.license;
   return spec;
 }
 

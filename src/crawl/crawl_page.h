@@ -30,7 +30,7 @@ struct DocumentDefaults {
   std::string source_type;
   std::string version;
   std::string site;      // "" = the page's host
-  std::string license;   // recorded as metadata "license" when set
+  std::string license;   // DocumentSpec::license of every page ("" = none)
 };
 
 // The lowercased media type of a Content-Type value, without parameters ("text/html").

@@ -5,6 +5,7 @@
 
 #include "crawl/http_dates.h"
 #include "crawl/url.h"
+#include "ingest/provenance.h"
 
 namespace attest {
 
@@ -59,6 +60,7 @@ Result<CrawlReport> CrawlPass::Run() {
   if (options_.seeds.empty() && options_.sitemaps.empty() && options_.feeds.empty()) {
     return Status::InvalidArgument("crawl: no seed, sitemap or feed URL");
   }
+  if (!options_.documents.license.empty()) ATTEST_RETURN_IF_ERROR(CheckLicense(options_.documents.license, "license"));
   std::vector<std::string> seed_urls;
   for (const auto* list : {&options_.seeds, &options_.sitemaps, &options_.feeds}) {
     for (const std::string& s : *list) {

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
+#include "ingest/provenance.h"
 #include "ingest/html_extractor.h"
 #include "ingest/markdown_parser.h"
 #include "ingest/text_parser.h"
@@ -59,6 +60,21 @@ Result<ParsedDocument> ParseDocumentSpec(const DocumentSpec& spec) {
   ATTEST_RETURN_IF_ERROR(CheckDate(spec.updated, "updated", &doc.updated));
   for (const auto& [k, v] : spec.metadata) doc.metadata[k] = v;
   if (!spec.feed.empty()) doc.metadata["feed"] = spec.feed;
+  // Provenance (ingest/provenance.h) travels as metadata, as it did before it had fields.
+  if (!spec.license.empty()) {
+    ATTEST_RETURN_IF_ERROR(CheckLicense(spec.license, "license"));
+    doc.metadata["license"] = spec.license;
+  } else if (auto it = doc.metadata.find("license"); it != doc.metadata.end()) {
+    ATTEST_RETURN_IF_ERROR(CheckLicense(it->second, "metadata.license"));
+  }
+  if (!spec.fetched_at.empty()) {
+    std::optional<int64_t> at = ParseUtcTimestamp(spec.fetched_at);
+    if (!at) {
+      return Status::InvalidArgument("fetched_at: '" + spec.fetched_at +
+                                     "' is not an ISO 8601 UTC time (YYYY-MM-DDThh:mm:ssZ)");
+    }
+    doc.metadata["fetched_at"] = FormatUtcTimestamp(*at);
+  }
   return doc;
 }
 
@@ -110,6 +126,7 @@ void CopyDocumentFields(const DocumentRecord& r, Out* out) {
   out->language = r.language;
   out->feed = r.feed;
   out->access_label = r.access_label;
+  out->license = r.license;
   out->published = r.published ? FormatDate(*r.published) : "";
   out->updated = r.updated ? FormatDate(*r.updated) : "";
   out->acl_groups = r.acl_groups;
@@ -144,7 +161,9 @@ Result<DocumentInfo> ReadDocument(const Snapshot& snapshot, const SearchFilter& 
   info.tenant = r.tenant;
   info.sha256 = r.sha256;
   info.snapshot_version = snapshot.version().get();
-  if (auto at = snapshot.VersionCommittedAtUnixMs(r.created); at.ok() && *at > 0) {
+  if (r.fetched_at_ms != 0) {
+    info.fetched_at = FormatUtcTimestamp(r.fetched_at_ms);
+  } else if (auto at = snapshot.VersionCommittedAtUnixMs(r.created); at.ok() && *at > 0) {
     info.fetched_at = FormatUtcTimestamp(*at);
   }
   for (const ChunkRecord& c : chunks) {
@@ -194,7 +213,7 @@ Result<DocumentListing> ListDocuments(const Snapshot& snapshot, const ListDocume
       auto ms = snapshot.VersionCommittedAtUnixMs(r.created);
       at = committed.emplace(r.created.get(), ms.ok() && *ms > 0 ? FormatUtcTimestamp(*ms) : "").first;
     }
-    d.fetched_at = at->second;
+    d.fetched_at = r.fetched_at_ms != 0 ? FormatUtcTimestamp(r.fetched_at_ms) : at->second;
     out.documents.push_back(std::move(d));
   }
   return out;

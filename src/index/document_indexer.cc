@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/checksum.h"
+#include "ingest/provenance.h"
 
 namespace attest {
 namespace {
@@ -30,6 +31,8 @@ std::string ContentDigest(const ParsedDocument& doc, const DocumentRecord& r) {
   // Only when set, so that digests of unlabelled documents stay what they were before labels.
   if (!r.access_label.empty()) AppendField(&s, "access_label", r.access_label);
   for (const auto& [k, v] : doc.metadata) AppendField(&s, "meta:" + k, v);
+  // A licence from the defaults (IngestOptions), not the document's metadata: only when set.
+  if (!r.license.empty() && !doc.metadata.contains("license")) AppendField(&s, "license", r.license);
   for (const auto& b : doc.blocks) {
     AppendField(&s, "block" + std::to_string(static_cast<int>(b.kind)) + "/" + std::to_string(b.level), b.text);
   }
@@ -59,6 +62,16 @@ PreparedDocument DocumentIndexer::Prepare(const ParsedDocument& doc, const Docum
   std::sort(r.acl_groups.begin(), r.acl_groups.end());
   r.acl_groups.erase(std::unique(r.acl_groups.begin(), r.acl_groups.end()), r.acl_groups.end());
   r.access_label = defaults.access_label;
+  // Provenance from metadata (DocumentSpec's fields arrive there, checked); a value that does not
+  // pass the checks (e.g. a JSONL record's) is not recorded.
+  r.license = defaults.license;
+  if (auto it = doc.metadata.find("license"); it != doc.metadata.end() && !it->second.empty() &&
+                                              CheckLicense(it->second, "license").ok()) {
+    r.license = it->second;
+  }
+  if (auto it = doc.metadata.find("fetched_at"); it != doc.metadata.end()) {
+    r.fetched_at_ms = ParseUtcTimestamp(it->second).value_or(0);
+  }
   r.bytes = source_bytes;
   r.sha256 = ContentDigest(doc, r);
 

@@ -21,6 +21,7 @@ struct DocumentDefaults {
   std::string source_type;   // used when the document itself names no type (e.g. release notes do)
   std::string version;       // used when the document itself names no version
   std::string site;          // used when the document has no site
+  std::string license;       // used when the document names none (metadata "license")
 };
 
 class DocumentIndexer {

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/thread_annotations.h"
+#include "ingest/provenance.h"
 #include "index/work_queue.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/source_reader.h"
@@ -115,6 +116,7 @@ IngestIssue ToIssue(SourceError&& e) { return IngestIssue{std::move(e.file), e.l
 Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const IngestOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   IngestReport report;
+  if (!options.license.empty()) ATTEST_RETURN_IF_ERROR(CheckLicense(options.license, "license"));
 
   std::vector<SourceFile> files;
   std::vector<SourceError> list_errors;
@@ -134,7 +136,7 @@ Result<IngestReport> RunIngestPipeline(const IngestPipelineArgs& args, const Ing
   SourceOptions source_options;
   source_options.site = options.site;
   DocumentDefaults defaults{options.tenant, options.acl_groups, options.access_label, options.source_type,
-                            options.version, options.site};
+                            options.version, options.site, options.license};
 
   const unsigned threads = std::max(1u, args.threads);
   WorkQueue<WorkUnit> units(threads * 4);

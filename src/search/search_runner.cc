@@ -546,6 +546,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     hit.version = d.version;
     hit.source_type = d.source_type;
     hit.feed = d.feed;
+    hit.license = d.license;
     if (options.with_snippets) {
       const ChunkRecord& c = records[n];
       hit.section = c.section_path;

@@ -68,6 +68,8 @@ DocumentInput ToDocument(const json& v) {
   Get(v, "acl_groups", &d.acl_groups);
   Get(v, "access_label", &d.access_label);
   Get(v, "feed", &d.feed);
+  Get(v, "license", &d.license);
+  Get(v, "fetched_at", &d.fetched_at);
   Get(v, "metadata", &d.metadata);
   return d;
 }

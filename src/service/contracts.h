@@ -75,6 +75,8 @@ struct DocumentInput {
   std::vector<std::string> acl_groups;     // empty = readable by the whole tenant; at most 64 items
   std::string access_label;                // "" = the lowest access level
   std::string feed;                        // "" or "versions": an authoritative version feed
+  std::string license;                     // licence or terms of the source, 0..1000 bytes, shown with it
+  std::string fetched_at;                  // ISO 8601 UTC, when the text was fetched; "" = the commit
   std::map<std::string, std::string> metadata;  // string values only; at most 64 keys
 };
 

@@ -202,6 +202,7 @@ Result<std::optional<DocumentSpec>> EventApplier::AclSpec(const EventRecord& e) 
     spec.published = live->published;
     spec.updated = live->updated;
     spec.feed = live->feed;
+    spec.license = live->license;
   }
   spec.acl_groups = acl.value("acl_groups", std::vector<std::string>{});
   spec.access_label = acl.value("access_label", std::string());

@@ -347,6 +347,8 @@ DocumentSpec DocumentSpecFromEventData(const json& data, const std::string& stor
   if (data.contains("acl_groups")) s.acl_groups = data["acl_groups"].get<std::vector<std::string>>();
   s.access_label = str("access_label");
   s.feed = str("feed");
+  s.license = str("license");
+  s.fetched_at = str("fetched_at");
   if (data.contains("metadata")) s.metadata = data["metadata"].get<std::map<std::string, std::string>>();
   return s;
 }

@@ -105,7 +105,7 @@ void AddSearchSchemas(json* out) {
        {"version", Str("Product version.")},
        {"source_type", Str("Source type.")},
        {"section", Str("Section heading path.")},
-       {"snippet", Str("Passage text.")},
+       {"snippet", Str("Passage text.")}, {"license", Str("Licence or terms of the document; absent when none.")},
        {"highlights", ArrayOf(Ref("Highlight"), "Query term spans in the snippet.")},
        {"lexical_rank", Int("With explain: rank in the BM25 leg (0 = not a candidate).")},
        {"lexical_score", Num("With explain: BM25 score.")},
@@ -147,8 +147,8 @@ void AddAnswerSchemas(json* out) {
        {"flag_reason", Str("Why it was flagged.")},
        {"subject", Str("What the passage is about from its source's structure (definition term, table row "
                        "header or heading); absent when unknown.")},
-       {"fetched_at", Str("When Attest obtained the text of this source's document, ISO 8601 UTC: the commit of "
-                          "the version read, or a later live fetch that found it unchanged; \"\" when unknown.")}});
+       {"fetched_at", Str("When the text of this source's document was fetched (crawled pages), else committed, or "
+                          "a live fetch found it unchanged; ISO 8601 UTC.")}, {"license", Str("Licence; absent if none.")}});
   schemas["LiveFetch"] = Object(
       {{"decision", Str("off, not_needed, fresh, no_candidates, no_budget or fetched.")},
        {"detail", Str("The decision in words.")},
@@ -232,8 +232,8 @@ void AddDocumentSchemas(json* out) {
        {"sha256", Str("Digest of the stored content and metadata.")}, {"bytes", Int("Source bytes.")},
        {"chunk_ids", ArrayOf(Int("Chunk id."), "Chunks, in order.")}, {"text", Str("Chunk texts joined by blank lines.")},
        {"created_snapshot", Int("First snapshot with this version.")}, {"snapshot_version", Int("Snapshot read.")},
-       {"fetched_at", Str("When Attest obtained this version's text, ISO 8601 UTC (its commit, or a later live "
-                          "fetch that found it unchanged).")},
+       {"fetched_at", Str("When this version's text was fetched (crawled pages), else committed, or a later live "
+                          "fetch found it unchanged; ISO 8601 UTC.")}, {"license", Str("Licence or terms, or \"\".")},
        {"request_id", Str("Request id.")}, {"versions", Ref("Versions")}});
 }
 
@@ -247,8 +247,8 @@ void AddListingSchemas(json* out) {
        {"updated", Str("YYYY-MM-DD or \"\".")}, {"access_label", Str("Access label; \"\" = the lowest level.")},
        {"acl_groups", ArrayOf(Str("Group."), "Groups that may read it; empty = the whole tenant.")},
        {"chunks", Int("Chunks of this version.")}, {"bytes", Int("Source bytes.")},
-       {"created_snapshot", Int("First snapshot with this version.")},
-       {"fetched_at", Str("When this version was committed, ISO 8601 UTC.")}},
+       {"created_snapshot", Int("First snapshot with this version.")}, {"license", Str("Licence or terms, or \"\".")},
+       {"fetched_at", Str("When this version's text was fetched (crawled pages), else committed, ISO 8601 UTC.")}},
       {"id", "title", "chunks", "created_snapshot"});
   schemas["DocumentList"] = Object(
       {{"tenant", Str("The tenant listed.")},

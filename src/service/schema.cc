@@ -149,6 +149,14 @@ const ObjectSchema& DocumentInputSchema() {
           {.name = "feed", .type = FieldType::kString, .enum_values = {"", "versions"}, .normalize = false,
            .default_json = "\"\"",
            .description = "\"versions\" marks an authoritative version feed (what the latest version is)."},
+          {.name = "license", .type = FieldType::kString, .max = 1000, .length_in_bytes = true,
+           .default_json = "\"\"",
+           .description = "Licence or terms of the source (e.g. CC BY-SA 4.0), shown with the document, its "
+                          "search hits and answer sources; 0..1000 bytes, no control characters."},
+          {.name = "fetched_at", .type = FieldType::kString, .max = 64, .normalize = false,
+           .default_json = "\"\"",
+           .description = "When the text was fetched from its source, ISO 8601 UTC "
+                          "(YYYY-MM-DDThh:mm:ss[.fff]Z); \"\": the time of the commit."},
           {.name = "metadata", .type = FieldType::kStringMap, .max = 4096, .max_items = 64,
            .description = "Free-form string metadata: at most 64 keys (1..128 bytes), values up to 4096 "
                           "characters."},

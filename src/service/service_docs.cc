@@ -36,6 +36,8 @@ DocumentSpec SpecOf(DocumentInput in, const std::string& tenant) {
   s.acl_groups = std::move(in.acl_groups);
   s.access_label = std::move(in.access_label);
   s.feed = std::move(in.feed);
+  s.license = std::move(in.license);
+  s.fetched_at = std::move(in.fetched_at);
   s.metadata = std::move(in.metadata);
   return s;
 }
@@ -115,6 +117,7 @@ ApiResult<std::string> Service::GetDocument(const Identity& who, const std::stri
               {"source_type", d->source_type},
               {"language", d->language},
               {"feed", d->feed},
+              {"license", d->license},
               {"published", d->published},
               {"updated", d->updated},
               {"acl_groups", d->acl_groups},
@@ -159,6 +162,7 @@ ApiResult<std::string> Service::ListDocuments(const Identity& who, const Documen
                     {"source_type", d.source_type},
                     {"language", d.language},
                     {"feed", d.feed},
+                    {"license", d.license},
                     {"published", d.published},
                     {"updated", d.updated},
                     {"access_label", d.access_label},

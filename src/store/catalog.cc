@@ -48,6 +48,8 @@ DocumentRecord ReadDocumentFields(const SqliteStmt& st, int c, std::string* acl_
   return d;
 }
 constexpr int kDocChecksumColumn = 18;  // after the fields above
+constexpr int kDocLicenseColumn = 19;   // then schema 7's license and fetched_at
+constexpr int kDocFetchedAtColumn = 20;
 
 Status ParseAcl(const std::string& acl, DocumentRecord* d) {
   nlohmann::json j = nlohmann::json::parse(acl, nullptr, /*allow_exceptions=*/false);
@@ -116,6 +118,8 @@ std::string Catalog::DocumentName(DocNum num) {
 Result<DocumentRecord> Catalog::ReadDocumentRow(const SqliteStmt& st, int c) {
   std::string acl;
   DocumentRecord d = ReadDocumentFields(st, c, &acl);
+  d.license = st.ColumnText(c + kDocLicenseColumn);
+  if (!st.ColumnIsNull(c + kDocFetchedAtColumn)) d.fetched_at_ms = st.ColumnInt(c + kDocFetchedAtColumn);
   if (Schema() >= 5) {
     const int k = c + kDocChecksumColumn;
     if (st.ColumnIsNull(k) || static_cast<uint32_t>(st.ColumnU64(k)) != DocumentRowChecksum(d, acl)) {
@@ -318,8 +322,8 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
       StmtRef st,
       db_.Prepare("INSERT INTO documents(num, tenant, id, url, title, site, published, updated, version, "
                   "source_type, language, acl_json, sha256, bytes, chunk_count, created_snapshot, feed, access_label, "
-                  "checksum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                  "?19)"));
+                  "checksum, license, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                  "?15, ?16, ?17, ?18, ?19, ?20, ?21)"));
   st->Bind(1, d.num.get()).Bind(2, d.tenant).Bind(3, d.id).Bind(4, d.url).Bind(5, d.title).Bind(6, d.site);
   st->Bind(7, d.published).Bind(8, d.updated).Bind(9, d.version).Bind(10, d.source_type).Bind(11, d.language);
   std::string acl_text = acl.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -329,6 +333,12 @@ Status Catalog::InsertDocument(const DocumentRecord& d, SnapshotVersion created)
   DocumentRecord stored = d;
   stored.created = created;  // the row's created_snapshot is the commit's, whatever `d` says
   st->Bind(19, uint64_t{DocumentRowChecksum(stored, acl_text)});
+  st->Bind(20, d.license);
+  if (d.fetched_at_ms != 0) {
+    st->Bind(21, d.fetched_at_ms);
+  } else {
+    st->BindNull(21);
+  }
   return st->Run();
 }
 
@@ -396,7 +406,8 @@ Status Catalog::ForEachLiveChunk(std::span<const SegmentId> segments,
                               (Schema() >= 6 ? "c.spans, " : "NULL, ") +
                               "d.num, d.tenant, d.id, d.url, d.title, d.site, d.published, d.updated, d.version, "
                               "d.source_type, d.language, d.acl_json, d.sha256, d.bytes, d.chunk_count, "
-                              "d.created_snapshot, d.feed, d.access_label, d.checksum "
+                              "d.created_snapshot, d.feed, d.access_label, d.checksum, " +
+                              (Schema() >= 7 ? "d.license, d.fetched_at " : "'', NULL ") +
                               "FROM chunks c JOIN documents d ON d.num = c.doc_num "
                               "WHERE c.segment_id IN (SELECT value FROM json_each(?1)) "
                               "AND c.deleted_snapshot IS NULL ORDER BY c.id"));
@@ -509,10 +520,11 @@ Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotV
 
 std::string Catalog::DocColumns() {
   // A reader may open a catalog a writer has not migrated yet: version 2 had no `feed` column,
-  // version 3 no `access_label`, version 4 no `checksum`.
+  // version 3 no `access_label`, version 4 no `checksum`, version 6 no `license` and `fetched_at`.
   const int schema = Schema();
   return std::string(kDocColumns) + (schema >= 3 ? "feed" : "'' AS feed") +
-         (schema >= 4 ? ", access_label" : ", '' AS access_label") + (schema >= 5 ? ", checksum" : ", NULL AS checksum");
+         (schema >= 4 ? ", access_label" : ", '' AS access_label") + (schema >= 5 ? ", checksum" : ", NULL AS checksum") +
+         (schema >= 7 ? ", license, fetched_at" : ", '' AS license, NULL AS fetched_at");
 }
 
 std::string Catalog::ChunkColumns() {

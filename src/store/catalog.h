@@ -11,6 +11,10 @@
 // blob only when there is one, so rows written before schema 6 keep their checksums. A blob that
 // does not decode is kCorruption naming the chunk.
 //
+// Provenance: from schema 7 a documents row carries its licence (documents.license, "" = none) and
+// when its text was fetched (documents.fetched_at, Unix ms, NULL = the commit time). A row's
+// checksum covers each only when set, so rows written before schema 7 keep their checksums.
+//
 // Visibility rule: a row with created_snapshot c and deleted_snapshot d (NULL = never) is visible at
 // snapshot version v when c <= v AND (d IS NULL OR d > v).
 //
@@ -34,7 +38,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 6;
+inline constexpr int kCatalogSchemaVersion = 7;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -137,6 +141,7 @@ class Catalog {
   Status MigrateFrom3();
   Status MigrateFrom4();
   Status MigrateFrom5();
+  Status MigrateFrom6();
   // Records the checksum of every documents and chunks row as it stands; returns the rows done.
   Result<uint64_t> BackfillChecksums();
   int Schema();              // PRAGMA user_version, read on first use

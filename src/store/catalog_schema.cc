@@ -7,9 +7,9 @@
 namespace attest {
 namespace {
 
-// Schema version 6 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
-// embedders.tenant, 4 the row checksums, 5 chunks.spans; see the MigrateFrom functions). Run once on an empty
-// database.
+// Schema version 7 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
+// embedders.tenant, 4 the row checksums, 5 chunks.spans, 6 documents.license and documents.fetched_at; see
+// the MigrateFrom functions). Run once on an empty database.
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,
@@ -40,7 +40,9 @@ CREATE TABLE documents(
   chunk_count      INTEGER NOT NULL,
   created_snapshot INTEGER NOT NULL,
   deleted_snapshot INTEGER,
-  checksum         INTEGER
+  checksum         INTEGER,
+  license          TEXT NOT NULL DEFAULT '',
+  fetched_at       INTEGER
 );
 CREATE UNIQUE INDEX documents_live_key ON documents(tenant, id) WHERE deleted_snapshot IS NULL;
 CREATE INDEX documents_key ON documents(tenant, id, created_snapshot);
@@ -80,7 +82,7 @@ CREATE TABLE embedders(
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
 CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 6), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 7), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
@@ -103,7 +105,8 @@ Status Catalog::InitializeOrCheck() {
   if (uv <= 2) ATTEST_RETURN_IF_ERROR(MigrateFrom2());
   if (uv <= 3) ATTEST_RETURN_IF_ERROR(MigrateFrom3());
   if (uv <= 4) ATTEST_RETURN_IF_ERROR(MigrateFrom4());
-  if (uv <= 5) return MigrateFrom5();
+  if (uv <= 5) ATTEST_RETURN_IF_ERROR(MigrateFrom5());
+  if (uv <= 6) return MigrateFrom6();
   return Status::Ok();
 }
 
@@ -174,6 +177,21 @@ PRAGMA user_version = 6;)sql"));
   schema_ = 0;
   ATTEST_RETURN_IF_ERROR(txn->Commit());
   spdlog::info("catalog: upgraded to schema 6: chunks can record their structure (spans)");
+  return Status::Ok();
+}
+
+Status Catalog::MigrateFrom6() {
+  // Old rows get no licence ('') and no fetch time (NULL: the commit time stands for it) and keep
+  // their checksums: the checksum covers each only when set (docs/store_format.md, "Provenance").
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+ALTER TABLE documents ADD COLUMN license TEXT NOT NULL DEFAULT '';
+ALTER TABLE documents ADD COLUMN fetched_at INTEGER;
+UPDATE meta SET value = 7 WHERE key = 'schema_version';
+PRAGMA user_version = 7;)sql"));
+  schema_ = 0;
+  ATTEST_RETURN_IF_ERROR(txn->Commit());
+  spdlog::info("catalog: upgraded to schema 7: documents can record their licence and fetch time");
   return Status::Ok();
 }
 

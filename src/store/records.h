@@ -33,6 +33,11 @@ struct DocumentRecord {
   // Non-empty for a document that is an authoritative feed of this kind, e.g. "versions": the
   // product's list of current releases, against which answers about "latest" check freshness.
   std::string feed;
+  // Licence or terms of the source (schema 7), free text; "" = not recorded.
+  std::string license;
+  // When the text was fetched from its source, Unix ms (schema 7); 0 = not recorded: the commit
+  // time of `created` stands for it.
+  int64_t fetched_at_ms = 0;
   std::string sha256;       // of the document's extracted text and metadata
   uint64_t bytes = 0;       // size of the source
   uint32_t chunk_count = 0;

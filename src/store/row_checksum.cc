@@ -36,6 +36,9 @@ uint32_t DocumentRowChecksum(const DocumentRecord& d, std::string_view acl_json)
   Put(&s, "bytes", d.bytes);
   Put(&s, "chunk_count", uint64_t{d.chunk_count});
   Put(&s, "created_snapshot", d.created.get());
+  // Schema 7's columns, each only when set: rows written before them keep their checksums.
+  if (!d.license.empty()) Put(&s, "license", d.license);
+  if (d.fetched_at_ms != 0) Put(&s, "fetched_at", static_cast<uint64_t>(d.fetched_at_ms));
   return Crc32c(s);
 }
 
