@@ -122,6 +122,8 @@ class Router {
   };
   // `path` is the raw path of the target (still %-encoded; see wire::RawPath).
   Match Find(std::string_view method, std::string_view path) const;
+  // (method, pattern) of every route, in the order added: the OpenAPI document is checked against it.
+  std::vector<std::pair<std::string, std::string>> Routes() const;
 
  private:
   struct Route {

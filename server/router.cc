@@ -109,4 +109,10 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
   return match;
 }
 
+std::vector<std::pair<std::string, std::string>> Router::Routes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Route& r : routes_) out.emplace_back(r.method, r.pattern);
+  return out;
+}
+
 }  // namespace attest::http

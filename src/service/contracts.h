@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "service/api_error.h"
@@ -139,5 +140,9 @@ ApiResult<std::string> ParseDocumentId(std::string_view id, std::string_view fie
 // layer knows no status numbers of its own.
 using ErrorStatusTable = int (*)(ApiErrorCode code);
 std::string OpenApiJson(std::string_view server_version, ErrorStatusTable status_of);
+
+// The (METHOD, path) of every operation of an OpenAPI document (upper-case methods, as the router
+// spells them); empty when `document` is not one. Tests compare it with the route table.
+std::vector<std::pair<std::string, std::string>> OpenApiOperations(const std::string& document);
 
 }  // namespace attest::service

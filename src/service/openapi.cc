@@ -2,6 +2,7 @@
 // come from the field tables (service/schema.h); response shapes are described here and match
 // docs/http_api.md (the answer is the `attest ask --json` object plus answer_id, request_id and
 // versions; see src/answer/answer_output.cc).
+#include <cctype>
 #include <exception>
 #include <map>
 
@@ -36,6 +37,33 @@ constexpr const char* kSseDescription =
 json Security();
 json Parameters();
 
+// The operationId of every operation: stable lowerCamelCase names a generated client uses as its
+// function names (service_contracts_test checks each operation has one and that they are unique).
+struct OperationName {
+  const char* path;
+  const char* method;
+  const char* id;
+};
+constexpr OperationName kOperationIds[] = {
+    {"/v1/documents", "post", "putDocument"},
+    {"/v1/documents:batch", "post", "putDocuments"},
+    {"/v1/documents", "get", "listDocuments"},
+    {"/v1/documents/{id}", "get", "getDocument"},
+    {"/v1/documents/{id}", "delete", "deleteDocument"},
+    {"/v1/search", "post", "search"},
+    {"/v1/answer", "post", "answer"},
+    {"/v1/threads", "post", "createThread"},
+    {"/v1/threads/{id}/messages", "post", "askInThread"},
+    {"/v1/feedback", "post", "sendFeedback"},
+    {"/v1/me", "get", "getMe"},
+    {"/v1/events", "post", "pushEvents"},
+    {"/v1/events/{seq}", "get", "getEvent"},
+    {"/healthz", "get", "getHealth"},
+    {"/readyz", "get", "getReadiness"},
+    {"/metrics", "get", "getMetrics"},
+    {"/v1/openapi.json", "get", "getOpenApi"},
+};
+
 // Error responses, generated from the HTTP adapter's table: one component per status, "Error400",
 // listing the codes answered with it.
 std::string ErrorResponseName(int status) { return "Error" + std::to_string(status); }
@@ -63,6 +91,10 @@ constexpr ApiErrorCode kOperationErrors[] = {
     ApiErrorCode::kForbidden,    ApiErrorCode::kPayloadTooLarge, ApiErrorCode::kRateLimited,
     ApiErrorCode::kQuotaExceeded, ApiErrorCode::kOverloaded,    ApiErrorCode::kUnavailable,
     ApiErrorCode::kAuditUnavailable, ApiErrorCode::kInternal};
+// What the connection itself may answer on any route: a request too slow to arrive, headers too
+// large, a transfer coding other than chunked.
+constexpr ApiErrorCode kTransportErrors[] = {ApiErrorCode::kTimeout, ApiErrorCode::kHeadersTooLarge,
+                                             ApiErrorCode::kNotImplemented};
 constexpr ApiErrorCode kModelErrors[] = {ApiErrorCode::kVectorLegUnavailable, ApiErrorCode::kModelUnavailable,
                                          ApiErrorCode::kUpstreamError, ApiErrorCode::kDeadlineExceeded};
 
@@ -390,6 +422,7 @@ struct OperationShape {
 json Operation(ErrorStatusTable status_of, const char* summary, const char* tag, json responses,
                OperationShape shape) {
   for (ApiErrorCode code : kOperationErrors) AddErrorResponse(status_of, code, &responses);
+  for (ApiErrorCode code : kTransportErrors) AddErrorResponse(status_of, code, &responses);
   if (shape.models) {
     for (ApiErrorCode code : kModelErrors) AddErrorResponse(status_of, code, &responses);
   }
@@ -399,7 +432,10 @@ json Operation(ErrorStatusTable status_of, const char* summary, const char* tag,
   return {{"summary", summary}, {"tags", json::array({tag})}, {"parameters", params}, {"responses", responses}};
 }
 
-json Public(const char* summary, json responses) {
+// A route without a credential: only the transport's own errors.
+json Public(ErrorStatusTable status_of, const char* summary, json responses) {
+  AddErrorResponse(status_of, ApiErrorCode::kBadHttp, &responses);
+  for (ApiErrorCode code : kTransportErrors) AddErrorResponse(status_of, code, &responses);
   return {{"summary", summary}, {"tags", json::array({"operations"})}, {"security", json::array()}, {"responses", responses}};
 }
 
@@ -499,36 +535,77 @@ json Paths(ErrorStatusTable status_of) {
   event["parameters"].push_back(webhook_headers[3]);
   p["/v1/events/{seq}"]["get"] = event;
 
-  p["/healthz"]["get"] = Public("Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
-  p["/readyz"]["get"] = Public("Readiness: the index is open, every tenant's vector model loads, the audit log "
+  p["/healthz"]["get"] = Public(status_of, "Liveness: the process is up.", {{"200", {{"description", "ok"}}}});
+  p["/readyz"]["get"] = Public(status_of, "Readiness: the index is open, every tenant's vector model loads, the audit log "
                                "is written and has room, and the server is not shutting down.",
                                {{"200", {{"description", "ready"}}},
                                 {std::to_string(status_of(ApiErrorCode::kUnavailable)),
                                  {{"description", "not ready (unavailable); the error message lists every reason"}}}});
-  p["/metrics"]["get"] = Public(
+  p["/metrics"]["get"] = Public(status_of,
       "Prometheus metrics: per-stage latency histograms, cache hits, retractions, fallbacks by reason, audit "
       "failures.",
       {{"200", {{"description", "Prometheus text format 0.0.4."},
                 {"content", {{"text/plain", {{"schema", {{"type", "string"}}}}}}}}}});
-  p["/v1/openapi.json"]["get"] = Public(
+  p["/v1/openapi.json"]["get"] = Public(status_of,
       "This document.", {{"200", {{"description", "OpenAPI 3.0.3."},
                                   {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}});
+  for (const OperationName& op : kOperationIds) p[op.path][op.method]["operationId"] = op.id;
   return p;
+}
+
+// Drops the error response components no operation refers to (405 method_not_allowed belongs to no
+// operation, 499 cancelled is never read by its client) and lists their codes in the Error schema's
+// description instead, so every code of the table stays documented.
+void MoveUnusedErrorResponses(const json& paths, json* components) {
+  const std::string used = paths.dump();
+  json& responses = (*components)["responses"];
+  std::string unused_text;
+  for (auto it = responses.begin(); it != responses.end();) {
+    if (used.find("\"#/components/responses/" + it.key() + "\"") != std::string::npos) {
+      ++it;
+      continue;
+    }
+    unused_text += " HTTP " + it.key().substr(5) + ": " + (*it)["description"].get<std::string>();
+    it = responses.erase(it);
+  }
+  (*components)["schemas"]["Error"]["description"] =
+      "The body of every error response. Codes no operation lists (answered by the router or "
+      "transport, or never read by the client):" + unused_text;
 }
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> OpenApiOperations(const std::string& document) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const json doc = json::parse(document, nullptr, false);
+  if (!doc.is_object() || !doc.contains("paths")) return out;
+  for (const auto& [path, item] : doc["paths"].items()) {
+    for (const auto& [method, op] : item.items()) {
+      std::string upper = method;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      out.emplace_back(upper, path);
+    }
+  }
+  return out;
+}
+
 std::string OpenApiJson(std::string_view server_version, ErrorStatusTable status_of) {
   try {
+    json paths = Paths(status_of);
+    json components = Components(status_of);
+    MoveUnusedErrorResponses(paths, &components);
     json doc = {
         {"openapi", "3.0.3"},
         {"info", {{"title", "Attest"},
+                  {"license", {{"name", "Apache-2.0"}, {"url", "https://www.apache.org/licenses/LICENSE-2.0"}}},
                   {"version", std::string(server_version)},
                   {"description", "Grounded answers with citations over your documents. Every error is "
                                   "{\"error\":{\"code\",\"message\",\"field\"}}; every response echoes "
                                   "X-Request-Id and the component versions."}}},
-        {"paths", Paths(status_of)},
-        {"components", Components(status_of)},
+        // Relative: the server that served this document (a client is given its base URL).
+        {"servers", json::array({{{"url", "/"}, {"description", "The server that served this document."}}})},
+        {"paths", paths},
+        {"components", components},
         {"security", json::array({{{"bearer", json::array()}}, {{"apiKey", json::array()}}})},
     };
     return doc.dump(2, ' ', false, json::error_handler_t::replace);

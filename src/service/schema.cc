@@ -285,7 +285,8 @@ json FieldSchema(const FieldSpec& f) {
       if (f.min_items > 0) s["minItems"] = f.min_items;
       break;
     case FieldType::kObject:
-      s = {{"allOf", json::array({Ref(f.nested->name)})}};
+      // `type` beside allOf: OpenAPI 3.0.3 ignores `nullable` without a `type` in the same object.
+      s = {{"type", "object"}, {"allOf", json::array({Ref(f.nested->name)})}};
       break;
     case FieldType::kObjectArray:
       s = {{"type", "array"}, {"items", Ref(f.nested->name)}, {"maxItems", f.max_items}};
