@@ -2,7 +2,6 @@
 // come from the field tables (service/schema.h); response shapes are described here and match
 // docs/http_api.md (the answer is the `attest ask --json` object plus answer_id, request_id and
 // versions; see src/answer/answer_output.cc).
-#include <cctype>
 #include <exception>
 #include <map>
 
@@ -37,32 +36,6 @@ constexpr const char* kSseDescription =
 json Security();
 json Parameters();
 
-// The operationId of every operation: stable lowerCamelCase names a generated client uses as its
-// function names (service_contracts_test checks each operation has one and that they are unique).
-struct OperationName {
-  const char* path;
-  const char* method;
-  const char* id;
-};
-constexpr OperationName kOperationIds[] = {
-    {"/v1/documents", "post", "putDocument"},
-    {"/v1/documents:batch", "post", "putDocuments"},
-    {"/v1/documents", "get", "listDocuments"},
-    {"/v1/documents/{id}", "get", "getDocument"},
-    {"/v1/documents/{id}", "delete", "deleteDocument"},
-    {"/v1/search", "post", "search"},
-    {"/v1/answer", "post", "answer"},
-    {"/v1/threads", "post", "createThread"},
-    {"/v1/threads/{id}/messages", "post", "askInThread"},
-    {"/v1/feedback", "post", "sendFeedback"},
-    {"/v1/me", "get", "getMe"},
-    {"/v1/events", "post", "pushEvents"},
-    {"/v1/events/{seq}", "get", "getEvent"},
-    {"/healthz", "get", "getHealth"},
-    {"/readyz", "get", "getReadiness"},
-    {"/metrics", "get", "getMetrics"},
-    {"/v1/openapi.json", "get", "getOpenApi"},
-};
 
 // Error responses, generated from the HTTP adapter's table: one component per status, "Error400",
 // listing the codes answered with it.
@@ -549,45 +522,11 @@ json Paths(ErrorStatusTable status_of) {
   p["/v1/openapi.json"]["get"] = Public(status_of,
       "This document.", {{"200", {{"description", "OpenAPI 3.0.3."},
                                   {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}});
-  for (const OperationName& op : kOperationIds) p[op.path][op.method]["operationId"] = op.id;
+  AddOperationIds(&p);
   return p;
 }
 
-// Drops the error response components no operation refers to (405 method_not_allowed belongs to no
-// operation, 499 cancelled is never read by its client) and lists their codes in the Error schema's
-// description instead, so every code of the table stays documented.
-void MoveUnusedErrorResponses(const json& paths, json* components) {
-  const std::string used = paths.dump();
-  json& responses = (*components)["responses"];
-  std::string unused_text;
-  for (auto it = responses.begin(); it != responses.end();) {
-    if (used.find("\"#/components/responses/" + it.key() + "\"") != std::string::npos) {
-      ++it;
-      continue;
-    }
-    unused_text += " HTTP " + it.key().substr(5) + ": " + (*it)["description"].get<std::string>();
-    it = responses.erase(it);
-  }
-  (*components)["schemas"]["Error"]["description"] =
-      "The body of every error response. Codes no operation lists (answered by the router or "
-      "transport, or never read by the client):" + unused_text;
-}
-
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> OpenApiOperations(const std::string& document) {
-  std::vector<std::pair<std::string, std::string>> out;
-  const json doc = json::parse(document, nullptr, false);
-  if (!doc.is_object() || !doc.contains("paths")) return out;
-  for (const auto& [path, item] : doc["paths"].items()) {
-    for (const auto& [method, op] : item.items()) {
-      std::string upper = method;
-      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      out.emplace_back(upper, path);
-    }
-  }
-  return out;
-}
 
 std::string OpenApiJson(std::string_view server_version, ErrorStatusTable status_of) {
   try {

@@ -1,5 +1,6 @@
 // Builders of the OpenAPI document (service/contracts.h, OpenApiJson) shared by its parts:
-// openapi.cc (the document, paths and most schemas) and openapi_events.cc (POST /v1/events).
+// openapi.cc (the document, paths and most schemas), openapi_events.cc (POST /v1/events) and
+// openapi_routes.cc (operationIds, unused error responses).
 #pragma once
 
 #include <string>
@@ -25,6 +26,13 @@ inline json Object(json properties, std::vector<std::string> required = {}) {
   if (!required.empty()) o["required"] = required;
   return o;
 }
+
+// Sets the operationId of every operation (openapi_routes.cc: one table of stable names).
+void AddOperationIds(json* paths);
+
+// Drops the error response components no operation refers to and describes their codes in the
+// Error schema instead (openapi_routes.cc).
+void MoveUnusedErrorResponses(const json& paths, json* components);
 
 // The schemas of POST /v1/events and GET /v1/events/{seq} (docs/events.md).
 void AddEventSchemas(json* out);
