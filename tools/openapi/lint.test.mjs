@@ -11,7 +11,8 @@ await server.stop();
 try {
   const report = join(tmp, 'lint.json');
   const r = spawnSync(bin('redocly'), ['lint', '--config', join(toolsDir, 'redocly.yaml'), '--format=json', file],
-                      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
+                      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], // No telemetry and no update check: the test never reaches the network.
+                      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
   let out;
   try {
     out = JSON.parse(r.stdout);
