@@ -186,6 +186,7 @@ struct ServeArgs {
   bool no_cache = false;
   std::string web_dir;                // "" = the page embedded in the binary (docs/web.md)
   bool no_web = false;                // no page at /
+  std::vector<std::string> mcp_allow_origins;  // browser origins POST /mcp accepts besides loopback ones
   std::string audit_log;              // default <data>/audit.jsonl
   std::string events_config;          // connectors of POST /v1/events ("" = the events routes are off)
   size_t audit_queue = 65536;         // audit records held in memory (then 503 audit_unavailable)
@@ -270,5 +271,14 @@ class CrawlCommand {
   virtual int Run(const GlobalArgs& g) = 0;
 };
 std::unique_ptr<CrawlCommand> RegisterCrawlCommand(CLI::App& app);
+
+// `mcp` (cli/mcp_command.cc): the MCP server over stdio; registered before parsing, Run() after.
+class McpCommand {
+ public:
+  virtual ~McpCommand() = default;
+  virtual bool Selected() const = 0;
+  virtual int Run(const GlobalArgs& g) = 0;
+};
+std::unique_ptr<McpCommand> RegisterMcpCommand(CLI::App& app);
 
 }  // namespace attest::cli

@@ -214,6 +214,9 @@ int main(int argc, char** argv) {
                     "serve the page at / from this folder (laid out like web/dist), read on every request, "
                     "instead of the bundle embedded in the binary; for developing the page");
   serve->add_flag("--no-web", va.no_web, "serve the API only: no page at /");
+  serve->add_option("--mcp-allow-origin", va.mcp_allow_origins,
+                    "a browser Origin (e.g. https://app.example) POST /mcp accepts besides loopback ones; repeatable "
+                    "(docs/mcp.md)");
   serve->add_option("--audit-log", va.audit_log, "audit JSONL file (default <data>/audit.jsonl)");
   serve->add_option("--events-config", va.events_config,
                     "JSON file of the connectors that may POST /v1/events (name, tenant, secret_env); enables the "
@@ -234,6 +237,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   auto auth_commands = RegisterAuthCommands(app);
   auto crawl_command = RegisterCrawlCommand(app);
+  auto mcp_command = RegisterMcpCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -263,5 +267,6 @@ int main(int argc, char** argv) {
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
   if (auth_commands->Selected()) return auth_commands->Run(g);
   if (crawl_command->Selected()) return crawl_command->Run(g);
+  if (mcp_command->Selected()) return mcp_command->Run(g);
   return kExitUsage;
 }

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/serve_watch.h"
 #include "common/file_util.h"
+#include "mcp/mcp_server.h"
 #include "server/routes.h"
 #include "server/static_site.h"
 #include "service/audit_log.h"
@@ -280,6 +281,9 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   rc.limiter = &limiter;
   rc.metrics = &metrics;
   rc.limits.max_document_bytes = a.max_body_bytes;
+  mcp::McpServer mcp_server(svc);
+  rc.mcp = &mcp_server;
+  rc.mcp_allowed_origins = a.mcp_allow_origins;
   std::unique_ptr<server::StaticSite> site;
   if (!a.no_web) {
     auto made = a.web_dir.empty() ? server::StaticSite::Embedded() : server::StaticSite::FromFolder(a.web_dir);

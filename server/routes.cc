@@ -388,6 +388,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
             return "assets/" + q.params.at("name");
           }));
   }
+  AddMcpRoute(&r, ctx);
   r.Add("GET", "/v1/openapi.json", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/v1/openapi.json");
     static const std::string doc = service::OpenApiJson(ATTEST_VERSION, &HttpStatusOf);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/http_server.h"
 #include "server/static_site.h"
@@ -17,6 +18,10 @@
 #include "service/metrics.h"
 #include "service/rate_limiter.h"
 #include "service/service.h"
+
+namespace attest::mcp {
+class McpServer;
+}
 
 namespace attest::server {
 
@@ -30,9 +35,13 @@ struct RouteContext {
   std::function<size_t()> open_streams;        // gauges for /metrics
   std::function<size_t()> in_flight;
   const StaticSite* site = nullptr;            // the page at / (nullptr: no page routes)
+  const mcp::McpServer* mcp = nullptr;         // POST /mcp (nullptr: it answers 503)
+  std::vector<std::string> mcp_allowed_origins;  // browser origins /mcp accepts besides loopback ones
 };
 
 http::Router BuildRoutes(RouteContext* ctx);
+// POST /mcp, the MCP Streamable HTTP endpoint (server/mcp_route.cc, docs/mcp.md); BuildRoutes adds it.
+void AddMcpRoute(http::Router* router, RouteContext* ctx);
 
 // The HTTP status of each ApiErrorCode: the one table (server/error_response.cc; docs/design.md,
 // "Errors"). 400 invalid_json/invalid_request/bad_http, 401 unauthorized, 403 forbidden,

@@ -44,6 +44,7 @@ const std::vector<std::string> kLayers = {
     "eval",      // evaluation harnesses (attest_eval library, not in attest_core)
     "watch",     // watched folders: inotify, debounce, the file -> ids map; applies through the Engine API
     "service",   // the server's core (no HTTP types)
+    "mcp",       // the MCP protocol core over the service (no HTTP or stdio types)
     "engine",    // the composition root
 };
 

@@ -522,6 +522,7 @@ json Paths(ErrorStatusTable status_of) {
   p["/v1/openapi.json"]["get"] = Public(status_of,
       "This document.", {{"200", {{"description", "OpenAPI 3.0.3."},
                                   {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}});
+  AddMcpOperation(&p);
   AddOperationIds(&p);
   return p;
 }

@@ -34,6 +34,9 @@ void AddOperationIds(json* paths);
 // Error schema instead (openapi_routes.cc).
 void MoveUnusedErrorResponses(const json& paths, json* components);
 
+// POST /mcp, the MCP endpoint (openapi_mcp.cc).
+void AddMcpOperation(json* paths);
+
 // The schemas of POST /v1/events and GET /v1/events/{seq} (docs/events.md).
 void AddEventSchemas(json* out);
 

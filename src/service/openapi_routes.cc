@@ -35,6 +35,7 @@ constexpr OperationName kOperationIds[] = {
     {"/readyz", "get", "getReadiness"},
     {"/metrics", "get", "getMetrics"},
     {"/v1/openapi.json", "get", "getOpenApi"},
+    {"/mcp", "post", "mcp"},
 };
 
 }  // namespace
