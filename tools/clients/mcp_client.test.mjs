@@ -113,10 +113,13 @@ async function runSuite(kind, era, ctx, checks) {
     await checks.run(`${tag}: a reader's key cannot call add_document`, async () => {
       const msg = await callRefused(client, { name: 'add_document', arguments: { id: `reader-${kind}-${era}`, text: 'A note.' } });
       assert.ok(msg.length > 0);
-      const probe = await withClient(kind, era, keys.acmeAdmin, ctx, (admin) =>
-        admin.callTool({ name: 'get_document', arguments: { id: `reader-${kind}-${era}` } }));
-      assert.equal(probe.isError, true, `the reader's document exists: ${JSON.stringify(probe)}`);
     });
+  });
+  // One `attest mcp` at a time on the data directory: the admin looks after the reader's client closed.
+  await checks.run(`${tag}: the reader's add_document left no document`, async () => {
+    const probe = await withClient(kind, era, keys.acmeAdmin, ctx, (admin) =>
+      admin.callTool({ name: 'get_document', arguments: { id: `reader-${kind}-${era}` } }));
+    assert.equal(probe.isError, true, `the reader's document exists: ${JSON.stringify(probe)}`);
   });
 
   await checks.run(`${tag}: tenant isolation: acme's search and ask never return globex's documents (as /v1/search)`, async () => {

@@ -11,11 +11,12 @@ import { Checks, QUESTIONS, api, markers, requirePrerequisites, serveCorpus } fr
 const attest = requirePrerequisites(['openai']);
 const { default: OpenAI } = await import('openai');
 
-// The URLs the claims of a /v1/answer body cite.
+// The URLs the kept claims of a /v1/answer body cite (docs/answer.md: claims[].cites[].source
+// names a source id).
 function citedUrls(answer) {
   const byId = new Map(answer.sources.map((s) => [s.id, s]));
   const urls = new Set();
-  for (const c of answer.claims) for (const cit of c.citations) urls.add(byId.get(cit.source)?.url);
+  for (const c of answer.claims) if (c.kept) for (const cit of c.cites ?? []) urls.add(byId.get(cit.source)?.url);
   urls.delete(undefined);
   return [...urls].sort();
 }
