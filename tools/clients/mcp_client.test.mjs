@@ -170,6 +170,9 @@ async function runSuite(kind, era, ctx, checks) {
   });
 }
 
+// The client's error for a 401: UnauthorizedError, or SdkHttpError carrying the status.
+const refused401 = (e) => e?.data?.status === 401 || /\b401\b|unauthori[sz]ed/i.test(`${e.name} ${e.message}`);
+
 async function httpOnly(ctx, checks) {
   await checks.run('http: POST /mcp without a credential: 401 with WWW-Authenticate: Bearer', async () => {
     const res = await fetch(ctx.server.url + '/mcp', {
@@ -183,10 +186,10 @@ async function httpOnly(ctx, checks) {
   });
   for (const era of Object.keys(ERAS)) {
     await checks.run(`http ${era}: the official client without a credential cannot connect`, async () => {
-      await assert.rejects(connect('http', era, null, ctx), (e) => /401|nauthori/i.test(`${e.name} ${e.message} ${e.code ?? ''}`));
+      await assert.rejects(connect('http', era, null, ctx), refused401);
     });
     await checks.run(`http ${era}: a wrong key cannot connect`, async () => {
-      await assert.rejects(connect('http', era, 'att_not_a_real_key', ctx), (e) => /401|nauthori/i.test(`${e.name} ${e.message} ${e.code ?? ''}`));
+      await assert.rejects(connect('http', era, 'att_not_a_real_key', ctx), refused401);
     });
   }
 }
