@@ -35,6 +35,8 @@ constexpr OperationName kOperationIds[] = {
     {"/readyz", "get", "getReadiness"},
     {"/metrics", "get", "getMetrics"},
     {"/v1/openapi.json", "get", "getOpenApi"},
+    {"/v1/chat/completions", "post", "createChatCompletion"},
+    {"/v1/models", "get", "listModels"},
 };
 
 }  // namespace
