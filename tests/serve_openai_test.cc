@@ -192,7 +192,9 @@ TEST_F(ServeOpenAiExtractiveTest, ACompletionHasMarkersSourcesAndTheCitationsOfT
       << "the extractive writer calls no model";
   // Every sentence of the content is a kept claim of the answer (nothing unverified).
   for (const json& claim : answer["claims"]) {
-    if (!claim.value("kept", false)) EXPECT_EQ(content.find(claim["text"].get<std::string>()), std::string::npos);
+    if (!claim.value("kept", false)) {
+      EXPECT_EQ(content.find(claim["text"].get<std::string>()), std::string::npos);
+    }
   }
 }
 
