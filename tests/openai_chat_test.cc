@@ -117,6 +117,21 @@ TEST(OpenAiChatParse, ErrorsNameTheField) {
   EXPECT_EQ(ParseChatRequest("{nope", ChatProfiles(false)).error().code, ApiErrorCode::kInvalidJson);
 }
 
+TEST(OpenAiChatParse, EchoedNamesAreCutWithoutBreakingUtf8) {
+  std::string model;
+  for (int i = 0; i < 40; ++i) model += "\xC3\xA9";  // é: 80 bytes, cut at 64
+  auto r = Parse({{"model", "x" + model}, {"messages", {User("q?")}}});
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.error().message;
+  for (size_t i = 0; i < m.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(m[i]);
+    if (c == 0xC3) {
+      ASSERT_LT(i + 1, m.size());
+      EXPECT_EQ(static_cast<unsigned char>(m[i + 1]) & 0xC0, 0x80) << "a cut sequence at byte " << i;
+    }
+  }
+}
+
 TEST(OpenAiChatParse, ContentLengthIsCountedInCharacters) {
   // 2000 two-byte letters are 2000 characters: accepted, as by /v1/answer.
   std::string q;

@@ -109,6 +109,13 @@ bool Neutral(const std::string& name, const json& v) {
   return false;
 }
 
+// At most `n` bytes of `s`, never cutting a UTF-8 sequence (error messages stay valid UTF-8).
+std::string Cut(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 std::string Path(size_t i) { return "messages[" + std::to_string(i) + "]"; }
 
 // The text of a message's content: a string, or an array of text parts (and, for an assistant,
@@ -131,7 +138,7 @@ ApiResult<std::string> ContentText(const json& message, const std::string& path,
     const std::string type = p["type"].get<std::string>();
     const char* key = type == "text" ? "text" : (assistant && type == "refusal") ? "refusal" : nullptr;
     if (key == nullptr) {
-      return InvalidField(part + ".type", part + ".type \"" + type.substr(0, 32) +
+      return InvalidField(part + ".type", part + ".type \"" + Cut(type, 32) +
                                               "\" is not supported: Attest reads text parts only");
     }
     for (const auto& [k, v] : p.items()) {
@@ -158,7 +165,7 @@ ApiResult<std::string> CheckMessage(const json& m, size_t i) {
   }
   if (role != "user" && role != "system" && role != "developer" && role != "assistant") {
     return InvalidField(path + ".role", path + ".role must be one of user, system, developer, assistant; got \"" +
-                                            role.substr(0, 32) + "\"");
+                                            Cut(role, 32) + "\"");
   }
   const bool assistant = role == "assistant";
   for (const auto& [k, v] : m.items()) {
@@ -216,7 +223,7 @@ ApiResult<ChatRequest> ParseChatRequest(std::string_view body, const std::vector
       if (!Neutral(k, value)) return InvalidField(k, k + " is not supported: " + it->second);
       continue;
     }
-    return InvalidField(k, "unrecognized request argument: " + k.substr(0, 64));
+    return InvalidField(k, "unrecognized request argument: " + Cut(k, 64));
   }
   if (!v.contains("model") || !v["model"].is_string()) {
     return InvalidField("model", v.contains("model") ? "model must be a string, got " + TypeOf(v["model"])
@@ -228,7 +235,7 @@ ApiResult<ChatRequest> ParseChatRequest(std::string_view body, const std::vector
     std::string names;
     for (const ChatProfile& p : profiles) names += (names.empty() ? "" : ", ") + p.id;
     return ApiError{ApiErrorCode::kNotFound,
-                    "The model '" + model.substr(0, 64) + "' does not exist on this server; available: " + names,
+                    "The model '" + Cut(model, 64) + "' does not exist on this server; available: " + names,
                     "model"};
   }
   r.profile = *profile;
