@@ -58,7 +58,7 @@ def main():
         data = os.path.join(tmp, "data")
         run = lambda *args: subprocess.run([a.attest, "--data", data, *args], check=True, capture_output=True, text=True)
         run("ingest", a.docs)
-        key = json.loads(run("keys", "create", "--json", "--user", "bench").stdout)["key"]
+        key = json.loads(run("keys", "create", "--json", "--tenant", "default", "--user", "bench").stdout)["key"]
         srv = subprocess.Popen([a.attest, "--data", data, "serve", "--port", "0", "--no-cache", "--rate-limit", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
