@@ -357,5 +357,32 @@ TEST_F(ServeOpenAiLlmTest, UsageCountsTheModelCallsAndOnlyVerifiedSentencesAreSe
   EXPECT_GT(json::parse(r.body)["usage"]["prompt_tokens"].get<int>(), 0);
 }
 
+TEST_F(ServeOpenAiLlmTest, AModelServerFailureIsAnOpenAiErrorBeforeOrInsideTheStream) {
+  testing_support::OpenAiFault fault;
+  fault.status = 500;
+  chat_.server().PushFault(fault, 3);  // the first attempt and its two retries
+  HttpReply r = Post("/v1/chat/completions", Chat("attest-llm", {User(kQuestion)}));
+  EXPECT_EQ(r.status, 502) << r.body;
+  json e = json::parse(r.body)["error"];
+  EXPECT_EQ(e["type"], "server_error") << r.body;
+  EXPECT_EQ(e["code"], "upstream_error");
+  EXPECT_EQ(e["param"], "model");
+
+  // Streamed: the stream has started (role chunk) when the writer fails, so the error is one data
+  // line in OpenAI's shape and there is no [DONE]; no answer text was sent.
+  chat_.server().PushFault(fault, 3);
+  std::vector<std::string> data = Stream(Chat("attest-llm", {User(kQuestion)}, true));
+  ASSERT_GE(data.size(), 2u);
+  EXPECT_EQ(json::parse(data.front())["choices"][0]["delta"]["role"], "assistant");
+  const json last = json::parse(data.back(), nullptr, false);
+  ASSERT_TRUE(last.is_object()) << data.back();
+  EXPECT_EQ(last["error"]["code"], "upstream_error") << data.back();
+  EXPECT_EQ(last["error"]["type"], "server_error");
+  for (size_t i = 1; i + 1 < data.size(); ++i) {
+    const json chunk = json::parse(data[i]);
+    EXPECT_FALSE(chunk["choices"][0]["delta"].contains("content")) << data[i];
+  }
+}
+
 }  // namespace
 }  // namespace attest
