@@ -357,6 +357,33 @@ TEST_F(ServeOpenAiLlmTest, UsageCountsTheModelCallsAndOnlyVerifiedSentencesAreSe
   EXPECT_GT(json::parse(r.body)["usage"]["prompt_tokens"].get<int>(), 0);
 }
 
+// The LLM writer streams a sentence the gate retracts and the repair round rewrites: the chat stream
+// sends only the final text (never the retracted sentence, once only the repaired one).
+TEST_F(ServeOpenAiLlmTest, AStreamSendsOnlyTheRepairedFinalText) {
+  ChatReply wrong;
+  wrong.content = "Weekly deployments are rejected by the finance committee [1]. The deployment procedure uses blue "
+                  "green releases [2].";
+  wrong.piece_bytes = 16;
+  chat_.PushReply(wrong);
+  ChatReply repaired;
+  repaired.content =
+      "Every deployment is approved by the platform team [1]. The deployment procedure uses blue green releases [2].";
+  chat_.PushReply(repaired);
+  std::string content;
+  for (const std::string& d : Stream(Chat("attest-llm", {User(kQuestion)}, true))) {
+    if (d == "[DONE]") continue;
+    const json chunk = json::parse(d);
+    ASSERT_FALSE(chunk.contains("error")) << d;
+    const json& delta = chunk["choices"][0]["delta"];
+    if (delta.contains("content")) content += delta["content"].get<std::string>();
+  }
+  EXPECT_EQ(content.find("finance committee"), std::string::npos) << content;
+  EXPECT_NE(content.find("approved by the platform team"), std::string::npos) << content;
+  const size_t first = content.find("blue green releases");
+  ASSERT_NE(first, std::string::npos) << content;
+  EXPECT_EQ(content.find("blue green releases", first + 1), std::string::npos) << "sent once: " << content;
+}
+
 TEST_F(ServeOpenAiLlmTest, AModelServerFailureIsAnOpenAiErrorBeforeOrInsideTheStream) {
   testing_support::OpenAiFault fault;
   fault.status = 500;
