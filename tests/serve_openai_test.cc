@@ -266,6 +266,21 @@ TEST_F(ServeOpenAiExtractiveTest, ErrorsHaveOpenAisShape) {
   EXPECT_EQ(json::parse(r.body)["error"]["param"], "messages[0].role");
 }
 
+TEST_F(ServeOpenAiExtractiveTest, TheRateLimitAnswers429InOpenAisShape) {
+  // A key of its own rate (0.5/s): the second request within a second is refused.
+  auto created = RunAttest({"--data", data_, "keys", "create", "--json", "--tenant", "acme", "--user", "lim", "--rate",
+                            "0.5"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string limited = json::parse(created.out).at("key").get<std::string>();
+  HttpReply r;
+  for (int i = 0; i < 4 && r.status != 429; ++i) r = BearerRequest(port_, "GET", "/v1/models", limited);
+  ASSERT_EQ(r.status, 429) << r.body;
+  EXPECT_FALSE(r.Header("retry-after").empty());
+  json e = json::parse(r.body)["error"];
+  EXPECT_EQ(e["type"], "rate_limit_error") << r.body;
+  EXPECT_EQ(e["code"], "rate_limited");
+}
+
 TEST_F(ServeOpenAiExtractiveTest, AFollowUpIsPlannedFromTheEarlierUserTurn) {
   // The oracle: the same conversation in a stored thread.
   HttpReply t = Post("/v1/threads", {{"title", "kettles"}});
