@@ -277,6 +277,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
 
   server::RouteContext rc;
   rc.service = &svc;
+  rc.chat_model = !g.llm_url.empty();  // the engine builds its chat client from --llm-url
   rc.auth = auth.value().get();
   rc.limiter = &limiter;
   rc.metrics = &metrics;

@@ -10,6 +10,7 @@
 #include "fuzz_check.h"
 #include "ingest/text_util.h"
 #include "service/contracts.h"
+#include "service/openai_chat.h"
 
 namespace {
 
@@ -92,6 +93,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& d : batch.value().documents) CheckDocument(d, limits);
   } else {
     CheckError(batch.error());
+  }
+
+  // The chat face (docs/openai_api.md): a question within the query's limits, earlier questions
+  // too, and the profile's writer.
+  auto chat = ParseChatRequest(input, ChatProfiles(true));
+  if (chat.ok()) {
+    const ChatRequest& r = chat.value();
+    FUZZ_CHECK(!r.answer.query.empty() && CodePoints(r.answer.query) <= kMaxQueryChars);
+    for (const std::string& q : r.answer.earlier_questions) FUZZ_CHECK(!q.empty() && CodePoints(q) <= kMaxQueryChars);
+    FUZZ_CHECK(r.answer.writer == r.profile.writer && (r.profile.writer == "extractive" || r.profile.writer == "llm"));
+    FUZZ_CHECK(!r.include_usage || r.stream);
+  } else if (chat.error().code == ApiErrorCode::kNotFound) {
+    FUZZ_CHECK(chat.error().field == "model");  // an unknown model: model_not_found
+    FUZZ_CHECK(!attest::ingest::FindInvalidUtf8(chat.error().message).has_value());
+  } else {
+    CheckError(chat.error());
   }
 
   auto thread = ParseThreadCreate(input);

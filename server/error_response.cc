@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/routes.h"
+#include "service/openai_chat.h"
 
 namespace attest::server {
 
@@ -44,18 +45,21 @@ int HttpStatusOf(service::ApiErrorCode code) {
 }
 
 http::Response ErrorResponse(const service::ApiError& error, const std::string& request_id,
-                             const std::string& version_header) {
+                             const std::string& version_header, ErrorShape shape) {
   http::Response r;
   r.status = HttpStatusOf(error.code);
   if (r.status == 0) {
     spdlog::error("no HTTP status for API error code {}", static_cast<int>(error.code));
     r.status = 500;
   }
-  nlohmann::json body = {{"error",
-                          {{"code", service::ApiErrorCodeName(error.code)},
-                           {"message", error.message},
-                           {"field", error.field}}}};
-  if (!request_id.empty()) body["request_id"] = request_id;
+  nlohmann::json body;
+  if (shape == ErrorShape::kOpenAi) {
+    body = service::ChatErrorJson(error, r.status);
+  } else {
+    body = {{"error",
+             {{"code", service::ApiErrorCodeName(error.code)}, {"message", error.message}, {"field", error.field}}}};
+    if (!request_id.empty()) body["request_id"] = request_id;
+  }
   r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!request_id.empty()) r.headers.emplace_back("X-Request-Id", request_id);
   if (!version_header.empty()) r.headers.emplace_back("X-Attest-Version", version_header);

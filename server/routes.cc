@@ -1,5 +1,6 @@
 // The v1 route table: thin adapters from HTTP exchanges to the Service.
 #include "server/routes.h"
+#include "server/route_call.h"
 
 #include <chrono>
 #include <cmath>
@@ -52,56 +53,6 @@ class SseSink final : public service::EventSink {
   std::shared_ptr<http::Stream> stream_;
   bool counted_ = false;
 };
-
-struct Call {
-  RouteContext* ctx;
-  std::shared_ptr<http::Exchange> ex;
-  RequestContext rc;
-  std::string version;
-
-  std::vector<std::pair<std::string, std::string>> Headers() const {
-    return {{"X-Request-Id", rc.request_id}, {"X-Attest-Version", version}};
-  }
-  void Fail(const ApiError& e) { ex->Respond(ErrorResponse(e, rc.request_id, version)); }
-  void Reply(ApiResult<std::string> r, int status = 200) {
-    if (!r.ok()) return Fail(r.error());
-    http::Response resp;
-    resp.status = status;
-    resp.body = std::move(r).value();
-    resp.headers = Headers();
-    ex->Respond(std::move(resp));
-  }
-};
-
-Call Begin(RouteContext* ctx, std::shared_ptr<http::Exchange> ex, const char* route) {
-  Call c{ctx, std::move(ex), {}, ctx->service->VersionHeader()};
-  const std::string given = c.ex->request().Header("x-request-id");
-  c.rc.request_id = service::ValidRequestId(given) ? given : service::internal::RandomId("req_");
-  c.rc.route = route;
-  c.rc.received = c.ex->request().received;
-  return c;
-}
-
-// Authentication and the per-credential rate limit.
-std::optional<Identity> Admit(Call& c) {
-  ApiResult<Identity> who = c.ctx->auth->Authenticate(c.ex->request().headers);
-  if (!who.ok()) {
-    c.Fail(who.error());
-    return std::nullopt;
-  }
-  const double own = who.value().rate_per_second;
-  auto d = own > 0 ? c.ctx->limiter->Acquire(who.value().credential_id, service::RateLimit{own, 0})
-                   : c.ctx->limiter->Acquire(who.value().credential_id);
-  if (!d.allowed) {
-    c.ctx->metrics->GetCounter("attest_rate_limited_total", "Requests refused by the per-credential rate limit")->Add();
-    http::Response r = ErrorResponse(
-        ApiError{ApiErrorCode::kRateLimited, "rate limit exceeded for this credential", ""}, c.rc.request_id, c.version);
-    r.headers.emplace_back("Retry-After", std::to_string(static_cast<int>(std::ceil(d.retry_after_seconds))));
-    c.ex->Respond(std::move(r));
-    return std::nullopt;
-  }
-  return std::move(who).value();
-}
 
 bool WantsStream(const http::Request& req, bool body_stream) {
   return body_stream || req.Header("accept").find("text/event-stream") != std::string::npos;
@@ -389,6 +340,7 @@ http::Router BuildRoutes(RouteContext* ctx) {
           }));
   }
   AddMcpRoute(&r, ctx);
+  AddOpenAiRoutes(ctx, &r);
   r.Add("GET", "/v1/openapi.json", P::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
     Call c = Begin(ctx, std::move(ex), "/v1/openapi.json");
     static const std::string doc = service::OpenApiJson(ATTEST_VERSION, &HttpStatusOf);

@@ -37,11 +37,14 @@ struct RouteContext {
   const StaticSite* site = nullptr;            // the page at / (nullptr: no page routes)
   const mcp::McpServer* mcp = nullptr;         // POST /mcp (nullptr: it answers 503)
   std::vector<std::string> mcp_allowed_origins;  // browser origins /mcp accepts besides loopback ones
+  bool chat_model = false;                     // a chat model is configured: the attest-llm profile exists
 };
 
 http::Router BuildRoutes(RouteContext* ctx);
 // POST /mcp, the MCP Streamable HTTP endpoint (server/mcp_route.cc, docs/mcp.md); BuildRoutes adds it.
 void AddMcpRoute(http::Router* router, RouteContext* ctx);
+// The OpenAI-compatible routes (server/openai_routes.cc): POST /v1/chat/completions, GET /v1/models.
+void AddOpenAiRoutes(RouteContext* ctx, http::Router* router);
 
 // The HTTP status of each ApiErrorCode: the one table (server/error_response.cc; docs/design.md,
 // "Errors"). 400 invalid_json/invalid_request/bad_http, 401 unauthorized, 403 forbidden,
@@ -54,9 +57,13 @@ void AddMcpRoute(http::Router* router, RouteContext* ctx);
 // for a value outside the enum, which ErrorResponse answers as 500. The OpenAPI document is
 // generated from this function too (service::OpenApiJson).
 int HttpStatusOf(service::ApiErrorCode code);
+// The body shape of an error: Attest's {"error":{"code","message","field"},"request_id"} or, on the
+// OpenAI-compatible routes (docs/openai_api.md), {"error":{"message","type","param","code"}}. The
+// status and headers are the same for both (HttpStatusOf).
+enum class ErrorShape { kAttest, kOpenAi };
 // The JSON error response, with the request id and version headers.
 http::Response ErrorResponse(const service::ApiError& error, const std::string& request_id,
-                             const std::string& version_header);
+                             const std::string& version_header, ErrorShape shape = ErrorShape::kAttest);
 // An error the transport raises itself (http::ErrorResponder: 400 bad_http, 404, 405, 408, 413,
 // 431, 501, 503 overloaded...) through the same table: the transport names its code, the table
 // gives the status. A name that is not an ApiErrorCode is logged and answered as internal (500).

@@ -36,6 +36,8 @@ class AnswerStream {
   // Sends one event; false once the client is gone (the stream has ended).
   bool Emit(std::string_view event, const nlohmann::json& data);
   bool ended() const { return ended_ || sink_->Closed(); }
+  // Hands the sink the answer's body just before `done` (EventSink::Answered).
+  void Answered(const nlohmann::json& body) { sink_->Answered(body); }
 
   // Re-checks access at a sentence boundary: the identity through the group cache, then every
   // released sentence's sources and `pending` at the latest snapshot. Retracts released sentences

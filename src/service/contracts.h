@@ -61,6 +61,10 @@ struct AnswerRequest {
   bool multi_hop = true;
   bool stream = false;                     // also SSE when the client sends Accept: text/event-stream
   bool no_cache = false;                   // skip the whole-answer cache for this request
+  // Earlier questions of a conversation the client keeps (the chat face: earlier user messages),
+  // oldest first; the follow-up is planned from them as from a thread's turns. Never stored, and
+  // not a field of the v1 body (a stored thread's questions come from the thread).
+  std::vector<std::string> earlier_questions;
 };
 
 // A document for POST /v1/documents (one) or inside a batch.

@@ -350,6 +350,7 @@ json Components(ErrorStatusTable status_of) {
   AddIdentitySchemas(&schemas);
   AddListingSchemas(&schemas);
   AddEventSchemas(&schemas);
+  AddOpenAiSchemas(&schemas);
 
   return {{"schemas", schemas}, {"responses", ErrorResponses(status_of)}, {"securitySchemes", Security()},
           {"parameters", Parameters()}};
@@ -523,6 +524,7 @@ json Paths(ErrorStatusTable status_of) {
       "This document.", {{"200", {{"description", "OpenAPI 3.0.3."},
                                   {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}});
   AddMcpOperation(&p);
+  AddOpenAiPaths(status_of, &p);
   AddOperationIds(&p);
   return p;
 }

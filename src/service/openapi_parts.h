@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "service/api_error.h"
+#include "service/contracts.h"
+
 namespace attest::service::openapi {
 
 using nlohmann::json;
@@ -39,5 +42,9 @@ void AddMcpOperation(json* paths);
 
 // The schemas of POST /v1/events and GET /v1/events/{seq} (docs/events.md).
 void AddEventSchemas(json* out);
+
+// The OpenAI-compatible routes (openapi_openai.cc): their schemas and operations.
+void AddOpenAiSchemas(json* schemas);
+void AddOpenAiPaths(ErrorStatusTable status_of, json* paths);
 
 }  // namespace attest::service::openapi

@@ -36,6 +36,8 @@ constexpr OperationName kOperationIds[] = {
     {"/metrics", "get", "getMetrics"},
     {"/v1/openapi.json", "get", "getOpenApi"},
     {"/mcp", "post", "mcp"},
+    {"/v1/chat/completions", "post", "createChatCompletion"},
+    {"/v1/models", "get", "listModels"},
 };
 
 }  // namespace

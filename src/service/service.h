@@ -61,6 +61,10 @@ class EventSink {
   virtual ~EventSink() = default;
   virtual bool Emit(std::string_view event, const std::string& json) = 0;
   virtual bool Closed() const = 0;
+  // The answer's body (the non-streamed response's JSON), given just before `done` is emitted: a
+  // sink that renders the answer in another format reads the final claims and sources from it
+  // (the chat face). Never called when the stream ended early.
+  virtual void Answered(const nlohmann::json& body) {}
 };
 
 struct ServiceOptions {

@@ -332,6 +332,7 @@ void FinishStream(AnswerStream& stream, const SentenceGate& gate, const AnswerRe
   if (r.outcome == AnswerOutcome::kFallback) {
     stream.Emit("notice", {{"code", "fallback"}, {"message", "no confident answer: " + r.fallback_reason}});
   }
+  stream.Answered(body);
   stream.Emit("done", DoneEvent(body, stream.retracted()));
 }
 
@@ -348,7 +349,7 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   ao.question = req.query;
   ao.filter = FilterFor(who, tenant.value());
   internal::ApplyFilters(req.filters, &ao.filter);
-  if (thread) ao.thread = thread->questions;
+  ao.thread = thread ? thread->questions : req.earlier_questions;
   ao.today = req.today.value_or("");
   ao.writer = req.writer == "llm" ? WriterKind::kLlm : WriterKind::kExtractive;
   ao.max_sentences = req.max_sentences;
@@ -454,6 +455,7 @@ ApiResult<std::string> Service::ReplayCachedAnswer(AnswerRun& run) {
     stream.Emit("notice", {{"code", "fallback"}, {"message", "no confident answer: " + body.value("fallback_reason", "")}});
   }
   if (!not_kept.empty()) stream.Emit("notice", {{"code", "not_remembered"}, {"message", not_kept}});
+  stream.Answered(body);
   stream.Emit("done", DoneEvent(body, 0));
   return std::string();
 }
