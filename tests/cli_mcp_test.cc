@@ -83,7 +83,9 @@ std::vector<json> Lines(const std::string& out) {
   while (std::getline(in, line)) {
     json j = json::parse(line, nullptr, false);
     EXPECT_TRUE(j.is_object() || j.is_array()) << "not a JSON-RPC message on stdout: " << line;
-    if (j.is_object()) EXPECT_EQ(j.value("jsonrpc", ""), "2.0") << line;
+    if (j.is_object()) {
+      EXPECT_EQ(j.value("jsonrpc", ""), "2.0") << line;
+    }
     lines.push_back(j);
   }
   EXPECT_TRUE(out.empty() || out.back() == '\n');

@@ -387,6 +387,16 @@ TEST_F(McpCoreTest, AskWithNothingToReadGivesTheFallbackAndItsReason) {
   EXPECT_TRUE(s["results"].is_array());
   EXPECT_NE(Text(r).find("No verified answer (" + s["fallback_reason"].get<std::string>() + ")"), std::string::npos)
       << Text(r);
+  // A question the documents match but do not answer: the closest documents come with the reason.
+  json near = Tool(a_reader_, "ask", {{"question", "What colour is the Zephyr kettle?"}});
+  const json& n = near["structuredContent"];
+  ASSERT_EQ(n["outcome"], "fallback") << n;
+  EXPECT_EQ(n["fallback_reason"], "no_confident_answer");
+  ASSERT_FALSE(n["results"].empty()) << n;
+  EXPECT_EQ(n["results"][0]["doc_id"], "a-kettle");
+  EXPECT_EQ(n["results"][0]["url"], "https://a.example/kettle");
+  EXPECT_TRUE(n["claims"].empty());
+  EXPECT_NE(Text(near).find("1. Zephyr kettle warranty — https://a.example/kettle"), std::string::npos) << Text(near);
 }
 
 TEST_F(McpCoreTest, TenantIsolationInSearchAskAndResources) {

@@ -117,7 +117,9 @@ TEST_F(ServeMcpTest, OriginIsValidated) {
     h["Origin"] = origin;
     HttpReply r = Post(h, Request("tools/list").dump());
     EXPECT_EQ(r.status, status) << origin << " " << r.body;
-    if (status == 403) EXPECT_NE(Body(r)["error"]["message"].get<std::string>().find(origin), std::string::npos);
+    if (status == 403) {
+      EXPECT_NE(Body(r)["error"]["message"].get<std::string>().find(origin), std::string::npos);
+    }
   }
 }
 

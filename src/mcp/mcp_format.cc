@@ -1,6 +1,7 @@
 // The tools' structured results and text blocks, reshaped from the service's JSON bodies
 // (mcp/mcp_tools.h). Nothing is recomputed: the answer text, verdicts, quotes and sources are the
 // ones the answer pipeline produced and the service authorized.
+#include <map>
 #include <set>
 
 #include "mcp/mcp_tools.h"
@@ -45,7 +46,10 @@ json AskStructured(const json& body) {
 
   json claims = json::array();
   std::set<std::string> cited;
-  for (const json& c : Arr(body, "claims")) {
+  // A fallback withholds the answer: the claims drafted for it (and their sources) are not shown,
+  // whatever their verdicts; the result list is what the caller gets instead.
+  const bool withheld = outcome == "fallback";
+  for (const json& c : withheld ? json::array() : Arr(body, "claims")) {
     if (c.contains("kept") && c["kept"].is_boolean() && !c["kept"].get<bool>()) continue;  // withdrawn by the verifier
     json citations = json::array();
     for (const json& x : Arr(c, "cites")) {
@@ -58,7 +62,7 @@ json AskStructured(const json& body) {
                       {"citations", std::move(citations)}});
   }
   json sources = json::array();
-  for (const json& s : Arr(body, "sources")) {
+  for (const json& s : withheld ? json::array() : Arr(body, "sources")) {
     const std::string id = Str(s, "id");
     const bool flagged_cited = s.contains("cited") && s["cited"].is_boolean() && s["cited"].get<bool>();
     if (!flagged_cited && !cited.count(id)) continue;  // shown to the writer, cited by nothing kept

@@ -206,6 +206,32 @@ std::string OptionalString(const json& args, const char* key) {
   return args.contains(key) ? args[key].get<std::string>() : std::string();
 }
 
+// The answer body with only what AskStructured reads: the plan, freshness, timings, the passages'
+// texts and (unless the answer is a fallback) the result list are not built (they are most of the
+// body; building them cost a measurable share of an MCP ask, bench/mcp/overhead.py).
+std::optional<json> AnswerBody(const std::string& text) {
+  std::string top;
+  bool fallback = false, dropped_results = false;
+  auto keep = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1) {
+      top = parsed.get<std::string>();
+      if (top == "results" && !fallback) {
+        dropped_results = true;
+        return false;
+      }
+      return top == "outcome" || top == "answer" || top == "claims" || top == "sources" || top == "as_of" ||
+             top == "fallback_reason" || top == "results";
+    }
+    if (event == json::parse_event_t::key && depth == 3 && top == "sources") return parsed != "text";
+    if (event == json::parse_event_t::value && depth == 1 && top == "outcome") fallback = parsed == "fallback";
+    return true;
+  };
+  json j = json::parse(text, keep, /*allow_exceptions=*/false);
+  if (fallback && dropped_results) j = json::parse(text, nullptr, false);  // "results" came before "outcome"
+  if (!j.is_object()) return std::nullopt;
+  return j;
+}
+
 json Ask(service::Service& svc, const json& args, const Identity& who, const service::RequestContext& ctx) {
   json body = {{"question", args["question"]}};
   for (const char* k : {"max_sentences", "tenant"}) {
@@ -215,7 +241,7 @@ json Ask(service::Service& svc, const json& args, const Identity& who, const ser
   if (!req.ok()) return ServiceError(req.error(), {{"query", "question"}});
   auto r = svc.Answer(who, req.value(), ctx, nullptr);
   if (!r.ok()) return ServiceError(r.error(), {{"query", "question"}});
-  auto parsed = Body(r.value());
+  auto parsed = AnswerBody(r.value());
   if (!parsed) return ToolError("internal: the answer could not be read");
   json s = AskStructured(*parsed);
   std::string text = AskText(s);
