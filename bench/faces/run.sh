@@ -44,8 +44,8 @@ GLOBAL=()
 KEY="$("$ATTEST" --data "$DATA" keys create --tenant default --user bench --json | jq -r .key)"
 # The SciFact test claims (the queries with a test qrel), as questions.
 TEST_IDS="$(tail -n +2 "$DATASETS/scifact/beir/qrels/test.tsv" | cut -f1 | sort -u)"
-jq -c --argjson ids "$(jq -R . <<< "$TEST_IDS" | jq -s .)" 'select(._id as $i | $ids | index($i)) | .text' "$QUERIES" \
-  | head -n "$QUESTIONS" > "$OUT/questions.jsonl"
+jq -c -s --argjson ids "$(jq -R . <<< "$TEST_IDS" | jq -s .)" --argjson n "$QUESTIONS" \
+  '[.[] | select(._id as $i | $ids | index($i)) | .text][:$n][]' "$QUERIES" > "$OUT/questions.jsonl"
 
 SERVER_PID=""
 stop_server() { [[ -n "$SERVER_PID" ]] && { kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }; SERVER_PID=""; }
