@@ -1,4 +1,4 @@
-// The driver of bench/faces/run.sh: asks the same questions through three faces of one running
+// The driver of bench/faces/run.sh: asks the same questions through four faces (three routes, chat both ways) of one running
 // `attest serve` and reads the server's CPU time (utime + stime of /proc/<pid>/stat, every thread)
 // before and after each batch. One request at a time, so a batch's CPU is its requests' CPU.
 //
@@ -10,6 +10,8 @@
 //           MCP-Protocol-Version / Mcp-Method / Mcp-Name headers and the _meta the revision requires
 //           (what the official client sends per call once connected)
 //   chat    POST /v1/chat/completions {"model": "attest-extractive", "messages": [user question]}
+//   chat_stream  the same with "stream": true: the SSE chunks read to `data: [DONE]` and their
+//           content deltas joined
 // Round r runs the faces in the order rotated by r (A B C, B C A, C A B, ...). A batch takes the next
 // BATCH questions of the file, cycling; every face gets the same questions in the same round.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -60,6 +62,15 @@ const FACES = {
     const r = await post('/v1/chat/completions', { model: 'attest-extractive', messages: [{ role: 'user', content: q }] });
     return r.choices[0].message.content ?? '';
   },
+  chat_stream: async (q) => {
+    const res = await fetch(o.url + '/v1/chat/completions', { method: 'POST', headers: auth, body: JSON.stringify(
+      { model: 'attest-extractive', stream: true, messages: [{ role: 'user', content: q }] }) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`streamed chat answered ${res.status}: ${text.slice(0, 500)}`);
+    const lines = text.split('\n').filter((l) => l.startsWith('data: '));
+    if (lines.at(-1) !== 'data: [DONE]') throw new Error(`streamed chat did not end with [DONE]: ${text.slice(-300)}`);
+    return lines.slice(0, -1).map((l) => JSON.parse(l.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+  },
 };
 const names = Object.keys(FACES);
 
@@ -69,12 +80,12 @@ const names = Object.keys(FACES);
 let same = 0;
 let answered = 0;
 for (const q of questions) {
-  const [a, m, c] = [await FACES.answer(q), await FACES.mcp(q), await FACES.chat(q)];
+  const [a, m, c, cs] = [await FACES.answer(q), await FACES.mcp(q), await FACES.chat(q), await FACES.chat_stream(q)];
   if (a) answered += 1;
-  if (a === m && c.startsWith(a.split('\n')[0].slice(0, 40))) same += 1;
+  if (a === m && c.startsWith(a.split('\n')[0].slice(0, 40)) && cs === c) same += 1;
 }
 console.log(`warm-up: ${questions.length} questions, ${answered} answered (the others fall back); `
-            + `the three faces agree on ${same}/${questions.length}`);
+            + `the four faces agree on ${same}/${questions.length} (the streamed chat content equals the non-streamed one)`);
 
 const cpuMs = Object.fromEntries(names.map((n) => [n, []]));
 let next = 0;

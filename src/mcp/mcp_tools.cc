@@ -208,7 +208,7 @@ std::string OptionalString(const json& args, const char* key) {
 
 // The answer body with only what AskStructured reads: the plan, freshness, timings, the passages'
 // texts and (unless the answer is a fallback) the result list are not built (they are most of the
-// body; building them cost a measurable share of an MCP ask, bench/mcp/overhead.py).
+// body; building them cost a measurable share of an MCP ask, bench/faces/run.sh).
 std::optional<json> AnswerBody(const std::string& text) {
   std::string top;
   bool fallback = false, dropped_results = false;
