@@ -1,6 +1,6 @@
 // Fuzz target: the output link policy and the injection screen's link and structure rules on
 // arbitrary bytes (invalid UTF-8 included).
-// Invariants: SanitizeLinks is idempotent and no script URL survives it (ScriptLinkScheme of the
+// Invariants: SanitizeLinks is idempotent, equals its exhaustive oracle, and no script URL survives it (ScriptLinkScheme of the
 // output is empty); the streaming filter, fed the input in pieces whose sizes come from the input's
 // own bytes, gives the same text as SanitizeLinks of the whole (HTML included) and so lets no script
 // URL through either; every host FindLinks returns is non-empty; the screen returns
@@ -19,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::string once = attest::SanitizeLinks(input);
   FUZZ_CHECK(attest::SanitizeLinks(once) == once);
+  FUZZ_CHECK(attest::SanitizeLinksExhaustive(input) == once);  // the fast paths change nothing
   FUZZ_CHECK(attest::ScriptLinkScheme(once).empty());
 
   attest::LinkStreamFilter filter;

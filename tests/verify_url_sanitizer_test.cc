@@ -158,6 +158,27 @@ TEST(UrlSanitizer, NoDangerousUrlSurvivesAndTheResultIsStable) {
   }
 }
 
+// The fast paths (an ASCII word read without decoding, no confirming round when the first changed
+// nothing) against the exhaustive oracle: hostile fragments, and plain prose of the kind every hit
+// and source carries, which is where the fast paths apply.
+TEST(UrlSanitizer, FastPathsEqualTheExhaustiveOracle) {
+  std::mt19937 rng(12);
+  const auto& f = Fragments();
+  const std::vector<std::string> prose = {"Results", ":", " ", "\n", "\t", "java", "script", "&", "#58;", "colon;",
+                                          "data", "0", "x", ".", "-", "+", "\xEF\xBC\x9A", "\xE2\x80\x8B",
+                                          std::string(40, 'a'), std::string(33, 'j'), "(", ")", "[", "]"};
+  for (int round = 0; round < 4000; ++round) {
+    std::string s;
+    const int n = 1 + static_cast<int>(rng() % 16);
+    for (int i = 0; i < n; ++i) s += rng() % 3 == 0 ? f[rng() % f.size()] : prose[rng() % prose.size()];
+    EXPECT_EQ(SanitizeLinks(s), SanitizeLinksExhaustive(s)) << "input: " << s;
+  }
+  const std::string long_break_run = "java" + std::string(5000, '\t') + "script:alert(1) and more words";
+  EXPECT_EQ(SanitizeLinks(long_break_run), SanitizeLinksExhaustive(long_break_run));
+  const std::string plain = "Plain prose, with commas; numbers 1.5 and e-mail-like words. No links here\n";
+  EXPECT_EQ(SanitizeLinks(plain), plain);
+}
+
 TEST(UrlSanitizer, StreamingEqualsWholeTextForAnySplit) {
   std::mt19937 rng(11);
   const auto& f = Fragments();

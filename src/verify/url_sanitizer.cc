@@ -17,6 +17,9 @@ namespace {
 // bounds what LinkStreamFilter holds back.
 constexpr size_t kMaxLinkBytes = 4096;
 
+// Off only inside SanitizeLinksExhaustive (the oracle of the fast paths below), on this thread.
+thread_local bool t_fast_paths = true;
+
 // The text a rule reads. When `open` (a stream: more may follow), a rule that needs a byte past the
 // end marks the input instead of deciding on what it has, and the caller holds that position back
 // until it can decide: every read past the end goes through Has().
@@ -110,6 +113,25 @@ struct Scheme {
 // characters, and decoding character references; reads at most `max_bytes` (npos: no limit). With
 // `skip_breaks` false (autolinks, which hold no whitespace) tabs and line breaks end the scheme.
 Scheme ReadScheme(const Input& s, size_t i, size_t max_bytes, bool skip_breaks = true) {
+  // Fast path, exact: most words are plain ASCII letters followed by a plain ASCII byte. When that byte
+  // is not ':', not '&' (a character reference) and not a skipped break, the loop below would read the
+  // same letters and stop there with no scheme; over 32 letters it stops too. Everything else (a
+  // non-ASCII byte, the end of the input, the byte budget) takes the loop.
+  if (t_fast_paths) {
+    size_t j = i;
+    while (j - i <= 32 && j < s.size() && j - i < max_bytes) {
+      const char c = s[j];
+      const bool other = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+      if (!IsAsciiAlpha(c) && !(other && j > i)) break;
+      ++j;
+    }
+    if (j - i > 32) return {};
+    if (j < s.size() && j - i < max_bytes) {
+      const auto c = static_cast<unsigned char>(s[j]);
+      const bool skipped = skip_breaks && (c == '\t' || c == '\n' || c == '\r');
+      if (c < 0x80 && c != ':' && c != '&' && !skipped) return {};
+    }
+  }
   std::string name;
   const size_t begin = i;
   while (name.size() <= 32) {
@@ -526,11 +548,19 @@ std::string SafeUrl(std::string_view url) { return IsSafeLinkTarget(url) ? std::
 std::string SanitizeLinks(std::string_view text) {
   // kRounds passes; once a pass changes nothing, the rest would not either.
   std::string out = OnePass(text);
+  if (out == text && t_fast_paths) return out;  // a pass that changed nothing would change nothing again
   for (int round = 1; round < kRounds; ++round) {
     std::string again = OnePass(out);
     if (again == out) break;
     out = std::move(again);
   }
+  return out;
+}
+
+std::string SanitizeLinksExhaustive(std::string_view text) {
+  t_fast_paths = false;
+  std::string out = SanitizeLinks(text);
+  t_fast_paths = true;
   return out;
 }
 

@@ -50,6 +50,11 @@ std::string SafeUrl(std::string_view url);
 
 std::string SanitizeLinks(std::string_view text);
 
+// SanitizeLinks without its fast paths (the ASCII word scan that skips scheme decoding, the early
+// return when the first round changed nothing): the exact oracle the tests and the fuzz target
+// compare SanitizeLinks with. Slower; not for the answer path.
+std::string SanitizeLinksExhaustive(std::string_view text);
+
 // The script-capable scheme of the first link in `text` ("javascript", "vbscript", "data" with an
 // HTML, XML or SVG media type, ...), or "" when none. Used by the injection screen.
 std::string ScriptLinkScheme(std::string_view text);
