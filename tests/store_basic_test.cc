@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/file_util.h"
+#include "store/sqlite_util.h"
 #include "store/store.h"
 #include "store_test_helpers.h"
 
@@ -373,6 +374,26 @@ TEST(StoreBasic, StatsCountLiveRowsAndBytes) {
   EXPECT_EQ(st->source_bytes, std::string("one twothreefour").size());
   EXPECT_GT(st->segment_bytes, 0u);
   EXPECT_GT(st->catalog_bytes, 0u);
+}
+
+// The catalog reads its schema version once per connection, not once per query: the cached value
+// must follow the connection's own migrations (PRAGMA user_version set through Exec), and a new
+// connection reads what others committed.
+TEST(SqliteDb, UserVersionIsCachedPerConnectionAndFollowsItsOwnMigrations) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path());
+  const auto path = tmp.path() / "uv.db";
+  auto a = SqliteDb::Open({.path = path, .create = true});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE((*a)->Exec("CREATE TABLE t(x)").ok());
+  EXPECT_EQ(*(*a)->UserVersion(), 0);
+  ASSERT_TRUE((*a)->Exec("BEGIN; ALTER TABLE t ADD COLUMN y; PRAGMA user_version = 9; COMMIT;").ok());
+  EXPECT_EQ(*(*a)->UserVersion(), 9);
+  auto b = SqliteDb::Open({.path = path});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(*(*b)->UserVersion(), 9);
+  ASSERT_TRUE((*b)->Exec("INSERT INTO t VALUES (1, 2)").ok());
+  EXPECT_EQ(*(*b)->UserVersion(), 9);
 }
 
 }  // namespace

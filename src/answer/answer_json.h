@@ -8,6 +8,7 @@
 namespace attest {
 
 nlohmann::json HitJson(const SearchHit& hit);        // doc_id, chunk_id, score, title, url, ... snippet
+nlohmann::json SanitizedHitJson(const SearchHit& hit);  // HitJson of a hit SanitizeHit() has already cleaned
 nlohmann::json ClaimJson(const AnswerClaim& claim);  // id, text, cites[{source, quote}], verdict, reason, kept
 nlohmann::json SourceJson(const AnswerSource& source);
 // as_of, index_lag_seconds, newest_source_date, newest_source, newest_fetched_at, live_fetch{...}

@@ -37,6 +37,10 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
 nlohmann::json HitJson(const SearchHit& hit) {
   SearchHit h = hit;
   SanitizeHit(&h);
+  return SanitizedHitJson(h);
+}
+
+nlohmann::json SanitizedHitJson(const SearchHit& h) {
   nlohmann::json j = {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id.get()}, {"score", h.score}, {"title", h.title},
                       {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
                       {"source_type", h.source_type}, {"snippet", h.snippet}};

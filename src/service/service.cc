@@ -181,7 +181,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
     // removed from the snippet shifts or drops them), never from the raw one.
     SearchHit h = raw;
     SanitizeHit(&h);
-    json j = HitJson(h);
+    json j = SanitizedHitJson(h);
     j["section"] = h.section;
     json hl = json::array();
     for (const Highlight& x : h.highlights) hl.push_back({x.start, x.end});

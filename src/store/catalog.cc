@@ -97,7 +97,7 @@ std::string JsonIds(std::span<const SegmentId> ids) {
 
 int Catalog::Schema() {
   if (schema_ == 0) {
-    auto uv = QueryInt(db_, "PRAGMA user_version", kCatalogSchemaVersion);
+    auto uv = db_.UserVersion();
     schema_ = uv.ok() ? static_cast<int>(*uv) : kCatalogSchemaVersion;
   }
   return schema_;
@@ -200,7 +200,7 @@ Status Catalog::InsertEmbedder(const EmbedderRecord& rec) {
 Result<std::map<std::string, EmbedderRecord>> Catalog::ActiveEmbedders(SnapshotVersion v) {
   std::map<std::string, EmbedderRecord> out;
   // A catalog a writer has not migrated yet (opened read-only) has no per-tenant embedders.
-  ATTEST_ASSIGN_OR_RETURN(int64_t uv, QueryInt(db_, "PRAGMA user_version", 0));
+  ATTEST_ASSIGN_OR_RETURN(int64_t uv, db_.UserVersion());
   if (uv < 4) return out;
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(
       "SELECT e.activated_snapshot, e.key, e.name, e.dim, e.version, e.model_file, e.config_json, e.trained_chunks, "

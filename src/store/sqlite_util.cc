@@ -162,11 +162,20 @@ SqliteDb::~SqliteDb() {
 Status SqliteDb::Exec(std::string_view sql) {
   char* err = nullptr;
   std::string text(sql);
+  if (text.find("user_version") != std::string::npos) user_version_read_ = false;  // a migration sets it
   int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
   if (rc == SQLITE_OK) return Status::Ok();
   std::string msg = err ? err : sqlite3_errstr(rc);
   sqlite3_free(err);
   return SqliteError(rc, db_, "sqlite: " + msg + " (in: " + text.substr(0, 120) + ")");
+}
+
+Result<int64_t> SqliteDb::UserVersion() {
+  if (user_version_read_) return user_version_;
+  ATTEST_ASSIGN_OR_RETURN(int64_t v, QueryInt(*this, "PRAGMA user_version", 0));
+  user_version_ = v;
+  user_version_read_ = true;
+  return v;
 }
 
 Result<StmtRef> SqliteDb::Prepare(const std::string& sql) {

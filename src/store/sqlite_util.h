@@ -101,12 +101,19 @@ class SqliteDb {
   bool read_only() const { return read_only_; }
   int64_t changes() const;
   sqlite3* raw() { return db_; }
+  // PRAGMA user_version, read once per connection and again after this connection's Exec() sets it
+  // (the catalog's migrations). The catalog's schema changes only when a writer opens the store, before
+  // its readers' connections exist; a read-only connection opened on a catalog that another process
+  // migrates later keeps the schema it first read (the columns it selects still exist).
+  Result<int64_t> UserVersion();
 
  private:
   SqliteDb(sqlite3* db, bool read_only) : db_(db), read_only_(read_only) {}
   sqlite3* db_;
   bool read_only_;
   std::map<std::string, std::unique_ptr<SqliteStmt>, std::less<>> cache_;
+  bool user_version_read_ = false;
+  int64_t user_version_ = 0;
 };
 
 // Reads one integer from a query that yields at most one row and one column; `fallback` when none.
