@@ -158,7 +158,7 @@ TEST(LexicalSegmentTest, TruncationIsCorruption) {
 
 TEST(LexicalSegmentTest, FutureVersionIsUnsupported) {
   std::string image = SmallImage(50);
-  for (char version : {4, 1}) {  // one newer than this build writes, one older than it reads
+  for (char version : {char(Segment::CurrentFormatVersion() + 1), char(1)}) {  // one newer than this build writes, one older than it reads
     image[8] = version;
     const uint32_t crc = Crc32c(image.data(), image.size() - 12);
     std::memcpy(&image[image.size() - 12], &crc, 4);

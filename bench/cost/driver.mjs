@@ -17,22 +17,24 @@
 // in an order rotated by the round, and the figures of a server other than the first also give, per
 // round, the ratio to the first server's figure for the same kind.
 //
-//   node driver.mjs --url URL --pid PID [--name NAME] [--url URL2 --pid PID2 --name NAME2 ...]
-//                   --key KEY --questions FILE.txt [--rounds 5] [--min-cpu-ms 500] [--hz 100]
+//   node driver.mjs --url URL --pid PID --key KEY [--name NAME] [--url URL2 --pid PID2 --key KEY2 --name NAME2 ...]
+//                   --questions FILE.txt [--rounds 5] [--min-cpu-ms 500] [--hz 100]
 //                   [--kinds transport,search,answer] [--json OUT] [--label TEXT]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values: o } = parseArgs({ options: {
   url: { type: 'string', multiple: true }, pid: { type: 'string', multiple: true },
-  name: { type: 'string', multiple: true }, key: { type: 'string' }, questions: { type: 'string' },
+  name: { type: 'string', multiple: true }, key: { type: 'string', multiple: true }, questions: { type: 'string' },
   rounds: { type: 'string', default: '5' }, 'min-cpu-ms': { type: 'string', default: '500' },
   hz: { type: 'string', default: '100' }, json: { type: 'string' }, label: { type: 'string', default: '' },
   kinds: { type: 'string', default: 'transport,search,answer' },
 } });
 for (const k of ['url', 'pid', 'key', 'questions']) if (!o[k]) { console.error(`driver: --${k} is required`); process.exit(2); }
 if (o.url.length !== o.pid.length) { console.error('driver: give one --pid per --url'); process.exit(2); }
-const servers = o.url.map((url, i) => ({ url, pid: o.pid[i], name: o.name?.[i] ?? (o.url.length > 1 ? `s${i + 1}` : '') }));
+if (o.key.length !== 1 && o.key.length !== o.url.length) { console.error('driver: give one --key, or one per --url'); process.exit(2); }
+const servers = o.url.map((url, i) => ({ url, pid: o.pid[i], key: o.key[Math.min(i, o.key.length - 1)],
+                                         name: o.name?.[i] ?? (o.url.length > 1 ? `s${i + 1}` : '') }));
 const rounds = Number(o.rounds);
 const minTicks = Math.ceil((Number(o['min-cpu-ms']) * Number(o.hz)) / 1000);
 const questions = readFileSync(o.questions, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
@@ -44,8 +46,8 @@ function cpuTicks(server) {
   return Number(f[11]) + Number(f[12]);  // utime (14) + stime (15)
 }
 
-const auth = { Authorization: `Bearer ${o.key}` };
 async function call(server, method, path, body) {
+  const auth = { Authorization: `Bearer ${server.key}` };
   const res = await fetch(server.url + path, {
     method, headers: body ? { ...auth, 'Content-Type': 'application/json' } : auth,
     body: body ? JSON.stringify(body) : undefined });

@@ -9,9 +9,11 @@ namespace attest::segfmt {
 
 inline constexpr char kMagic[8] = {'A', 'T', 'S', 'E', 'G', 'M', 'T', '1'};
 // 2 added access labels and visibility classes; 3 added the fourth field, "term" (a chunk's defining
-// terms). Readers open versions 2 and 3: a version 2 segment has three fields and reads as an empty
-// term field (length 0, no occurrences).
-inline constexpr uint32_t kFormatVersion = 3;
+// terms); 4 added the body token streams (each body token's term and byte range, read by snippets
+// instead of analysing the chunk's text again). Readers open versions 2 to 4: a version 2 segment has
+// three fields and reads as an empty term field (length 0, no occurrences); a version 2 or 3 segment
+// has no token streams (snippets analyse the text, as before).
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kMinFormatVersion = 2;
 inline constexpr int kMaxFields = 4;  // title, section, body, term
 inline constexpr int FieldsOfVersion(uint32_t version) { return version >= 3 ? 4 : 3; }
@@ -48,8 +50,13 @@ enum Section : int {
   kDocClass,         // u32 class id per doc
   kTermClassOffsets, // u64[num_terms + 1] byte offsets into kTermClassDf; empty with one class
   kTermClassDf,      // per term: varint pairs (class delta, df), classes increasing; empty with one class
+  // Version 4:
+  kBodyTokenOffsets, // u64[num_docs + 1] byte offsets into kBodyTokens
+  kBodyTokens,       // per doc, per body token in analysis order: varint term index, varint zigzag
+                     // (start - previous start), varint (end - start)
   kNumSections
 };
+inline constexpr int SectionsOfVersion(uint32_t version) { return version >= 4 ? kNumSections : kBodyTokenOffsets; }
 
 // A visibility class: the docs that share tenant, access label and ACL, so that any caller either
 // reads all of them or none. 24 + 8 F bytes on disk (48 in version 2, 56 in version 3).

@@ -24,7 +24,7 @@ const char* SectionName(int s) {
       "postings",     "positions",    "tenant_dict",   "source_type_dict", "site_dict",
       "version_dict", "group_dict",   "attr_columns",  "acl_offsets", "acl_ids",
       "value_list_offsets", "value_list_docs", "label_dict", "classes", "class_acl_ids", "doc_class",
-      "term_class_offsets", "term_class_df"};
+      "term_class_offsets", "term_class_df", "body_token_offsets", "body_tokens"};
   return kNames[s];
 }
 
@@ -91,12 +91,13 @@ Status SegmentImpl::Validate(bool deep) {
   const uint64_t footer_end = size_ - kTailSize;
   if (footer < kHeaderSize || footer + 4 > footer_end) return Corrupt("footer offset out of bounds");
   const uint32_t n_sections = Load32(data_ + footer);
-  if (n_sections != kNumSections) {
+  const int expected_sections = SectionsOfVersion(version);
+  if (n_sections != uint32_t(expected_sections)) {
     return Corrupt("footer lists " + std::to_string(n_sections) + " sections, expected " +
-                   std::to_string(kNumSections));
+                   std::to_string(expected_sections) + " in version " + std::to_string(version));
   }
   if (footer + 4 + uint64_t(n_sections) * 16 != footer_end) return Corrupt("footer size mismatch");
-  for (int s = 0; s < kNumSections; ++s) {
+  for (int s = 0; s < expected_sections; ++s) {
     const uint64_t off = Load64(data_ + footer + 4 + 16 * s);
     const uint64_t len = Load64(data_ + footer + 12 + 16 * s);
     if (off < kHeaderSize || off > footer || len > footer - off) {
@@ -183,6 +184,7 @@ Status SegmentImpl::Validate(bool deep) {
     }
   }
   ATTEST_RETURN_IF_ERROR(ValidateClasses(deep));
+  ATTEST_RETURN_IF_ERROR(ValidateBodyTokens(deep));
   if (!deep) return Status::Ok();
   // The value lists must be exactly the inverse of the per-doc columns and ACL lists: filtered
   // search drives from the lists and checks the columns, the oracle reads the columns only.

@@ -136,6 +136,26 @@ class SegmentImpl {
   // Index of `term` in the dictionary.
   std::optional<uint32_t> FindTermIndex(std::string_view term) const;
 
+  // Body token streams (format version 4): each token of the chunk's body as the analyzer emitted it
+  // at ingest, with its term's dictionary index and its byte range in the chunk's text.
+  bool has_body_tokens() const { return version_ >= 4; }
+  // Calls visit(term_index, start, end) for every body token of doc d, in analysis order. Every read
+  // is bounds-checked (a file opened without deep validation is only known to have sane offsets);
+  // returns false, having stopped, at a malformed token. Always false without token streams.
+  template <typename Visit>
+  bool ForEachBodyToken(uint32_t d, Visit&& visit) const {
+    if (!has_body_tokens()) return false;
+    const uint8_t* base = sec_[segfmt::kBodyTokens];
+    const uint8_t* p = base + segfmt::Load64(sec_[segfmt::kBodyTokenOffsets] + 8 * size_t(d));
+    const uint8_t* end = base + segfmt::Load64(sec_[segfmt::kBodyTokenOffsets] + 8 * size_t(d) + 8);
+    uint32_t prev = 0, term = 0, start = 0, stop = 0;
+    while (p < end) {
+      if (!DecodeBodyToken(p, end, &prev, num_terms_, &term, &start, &stop)) return false;
+      visit(term, start, stop);
+    }
+    return true;
+  }
+
   // Sorted docs having value `id` of family `f`.
   U32List value_docs(AttrFamily f, uint32_t id) const;
   // Sorted docs with an empty ACL.
@@ -149,6 +169,9 @@ class SegmentImpl {
   U32List ValueList(uint32_t global_index) const;
 
   Status ValidateClasses(bool deep);
+  Status ValidateBodyTokens(bool deep);
+  static bool DecodeBodyToken(const uint8_t*& p, const uint8_t* end, uint32_t* prev_start, uint32_t num_terms,
+                              uint32_t* term, uint32_t* start, uint32_t* stop);
   // Varints of kTermClassDf were bounds-checked by Validate().
   static uint32_t ReadVarint(const uint8_t*& p) {
     uint32_t v = 0;

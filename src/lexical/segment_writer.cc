@@ -36,6 +36,15 @@ inline uint32_t ReadVarint32(const uint8_t*& p) {
   }
 }
 
+// One body token of kBodyTokens: term id, zigzag start delta, length.
+void AppendBodyToken(uint32_t term, const Token& tok, uint32_t* prev_start, std::string* out) {
+  const int64_t delta = int64_t(tok.start) - int64_t(*prev_start);
+  AppendVarint32(out, term);
+  AppendVarint32(out, static_cast<uint32_t>((delta << 1) ^ (delta >> 63)));
+  AppendVarint32(out, tok.end >= tok.start ? tok.end - tok.start : 0);
+  *prev_start = tok.start;
+}
+
 // Interns attribute strings of one family; ids are provisional (first-seen order) until Finish().
 struct ValueDict {
   std::unordered_map<std::string, uint32_t> ids;
@@ -96,6 +105,10 @@ struct SegmentWriter::State {
   std::vector<int32_t> dates;
   std::vector<uint32_t> acl_offsets{0};
   std::vector<uint32_t> acl_ids;  // provisional
+  // Version 4: the body token streams, encoded as in kBodyTokens but with provisional term ids
+  // (Serialize() renumbers them in dictionary order).
+  std::string body_tokens;
+  std::vector<uint64_t> body_token_offsets{0};
   // Per-chunk scratch.
   struct Slot {
     uint32_t term;
@@ -116,7 +129,7 @@ struct SegmentWriter::State {
 
 SegmentWriter::SegmentWriter() : state_(std::make_unique<State>()) {}
 SegmentWriter::SegmentWriter(uint32_t format_version) : state_(std::make_unique<State>()) {
-  state_->version = format_version >= kFormatVersion ? kFormatVersion : kMinFormatVersion;
+  state_->version = std::clamp(format_version, kMinFormatVersion, kFormatVersion);
   state_->nf = FieldsOfVersion(state_->version);
 }
 SegmentWriter::~SegmentWriter() = default;
@@ -162,6 +175,7 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
     }
   }
   size_t token_index = 0;
+  uint32_t body_prev_start = 0;
   for (uint32_t f = 0; f < nf; ++f) {
     for (const Token& tok : chunk.fields[f].tokens) {
       TermTable::Payload* m;
@@ -175,8 +189,10 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
       const uint32_t slot = m->local;
       ++s.slots[slot].tf[f];
       s.occs.push_back({slot, f, tok.position});
+      if (f == static_cast<uint32_t>(Field::kBody) && s.version >= 4) AppendBodyToken(tid, tok, &body_prev_start, &s.body_tokens);
     }
   }
+  if (s.version >= 4) s.body_token_offsets.push_back(s.body_tokens.size());
   if (s.terms.size() > s.postings.size()) s.postings.resize(s.terms.size());
   // Overlap the cache misses on the terms' stream tails.
   for (const auto& sl : s.slots) {
@@ -373,6 +389,24 @@ std::string SegmentWriter::Serialize() const {
   // Terms in sorted order.
   const uint32_t num_terms = static_cast<uint32_t>(s.terms.size());
   std::vector<uint32_t> order = SortedTermOrder(s.terms);
+  if (s.version >= 4) {
+    // The token streams with term ids renumbered in dictionary order.
+    std::vector<uint32_t> rank(order.size());
+    for (uint32_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
+    std::string& tokens = sec[kBodyTokens];
+    tokens.reserve(s.body_tokens.size() + s.body_tokens.size() / 8);
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(s.body_tokens.data());
+    PutFixed64(&sec[kBodyTokenOffsets], 0);
+    for (uint32_t d = 0; d < n; ++d) {
+      const uint8_t* end = reinterpret_cast<const uint8_t*>(s.body_tokens.data()) + s.body_token_offsets[d + 1];
+      while (p < end) {
+        AppendVarint32(&tokens, rank[ReadVarint32(p)]);
+        AppendVarint32(&tokens, ReadVarint32(p));
+        AppendVarint32(&tokens, ReadVarint32(p));
+      }
+      PutFixed64(&sec[kBodyTokenOffsets], tokens.size());
+    }
+  }
   size_t stream_bytes = 0;
   for (const TermState& ts : s.postings) stream_bytes += ts.stream.size();
   sec[kPositions].reserve(stream_bytes);
@@ -483,7 +517,8 @@ std::string SegmentWriter::Serialize() const {
 
   lens[kPostings] = out.size() - offs[kPostings];
   // Then the other sections, 8-aligned, the footer and the tail.
-  for (int i = 0; i < kNumSections; ++i) {
+  const int num_sections = SectionsOfVersion(s.version);
+  for (int i = 0; i < num_sections; ++i) {
     if (i == kPostings) continue;
     AlignTo8(&out);
     offs[i] = out.size();
@@ -493,8 +528,8 @@ std::string SegmentWriter::Serialize() const {
   }
   AlignTo8(&out);
   const uint64_t footer = out.size();
-  PutFixed32(&out, kNumSections);
-  for (int i = 0; i < kNumSections; ++i) {
+  PutFixed32(&out, static_cast<uint32_t>(num_sections));
+  for (int i = 0; i < num_sections; ++i) {
     PutFixed64(&out, offs[i]);
     PutFixed64(&out, lens[i]);
   }

@@ -14,6 +14,7 @@
 #include "search/format_siblings.h"
 #include "search/fusion.h"
 #include "search/snippet.h"
+#include "search/stored_snippet.h"
 #include "store/access_attributes.h"
 #include "text/stopwords.h"
 #include "vector/vector_searcher.h"
@@ -515,6 +516,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (clause.occur == Occur::kMustNot) continue;
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
+  HitSnippets snippets(snapshot.segments(), query_terms, analyzer, options.snippet_words);
   for (size_t n = 0; n < fused.size(); ++n) {
     const DocNum doc_num = fused[n].doc;
     auto it = docs.find(doc_num);
@@ -550,7 +552,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     if (options.with_snippets) {
       const ChunkRecord& c = records[n];
       hit.section = c.section_path;
-      Snippet s = MakeSnippet(c.text, query_terms, analyzer, options.snippet_words);
+      Snippet s = snippets.Make(c.id, c.text);
       hit.snippet = std::move(s.text);
       hit.highlights = std::move(s.highlights);
     }

@@ -10,36 +10,51 @@ constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
 
 struct Word {
   uint32_t start, end;
-  uint32_t position;
-  bool hit = false;
-  std::string_view term_key;  // first matched term at this position (for distinct counting)
+  int32_t term_key;  // first matched query term at this start (for distinct counting), -1 for none
+  bool hit() const { return term_key >= 0; }
 };
 
 }  // namespace
 
 Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>& query_terms,
                     const Analyzer& analyzer, size_t max_words) {
+  if (text.empty()) return {};
+  std::vector<Token> analyzed;
+  analyzer.Analyze(text, &analyzed);
+  // Distinct query terms numbered in sorted order (the numbering only tells terms apart).
+  std::vector<std::string_view> terms(query_terms.begin(), query_terms.end());
+  std::sort(terms.begin(), terms.end());
+  std::vector<SnippetToken> tokens;
+  tokens.reserve(analyzed.size());
+  for (const Token& t : analyzed) {
+    const auto at = std::lower_bound(terms.begin(), terms.end(), std::string_view(t.term));
+    const bool hit = at != terms.end() && *at == t.term;
+    tokens.push_back({t.start, t.end, hit ? static_cast<int32_t>(at - terms.begin()) : -1});
+  }
+  return SnippetFromTokens(text, tokens, max_words);
+}
+
+bool InTextBounds(std::string_view text, const std::vector<SnippetToken>& tokens) {
+  for (const SnippetToken& t : tokens) {
+    if (t.start > t.end || t.end > text.size()) return false;
+  }
+  return true;
+}
+
+Snippet SnippetFromTokens(std::string_view text, const std::vector<SnippetToken>& tokens, size_t max_words) {
   Snippet out;
   if (text.empty()) return out;
   if (max_words == 0) max_words = 1;
 
-  std::vector<Token> tokens;
-  analyzer.Analyze(text, &tokens);
   // Collapse tokens to surface words keyed by start offset; a word is a hit if any of its terms matches.
   // Tokens arrive almost sorted by start (sub-tokens of an identifier share or follow its start), so a
   // stable sort of a flat vector replaces a node-per-word map: same words, no per-token allocation.
   std::vector<Word> raw;
   raw.reserve(tokens.size());
   std::vector<Highlight> spans;
-  for (const Token& t : tokens) {
-    Word w{t.start, t.end, t.position, false, {}};
-    auto q = query_terms.find(t.term);
-    if (q != query_terms.end()) {
-      w.hit = true;
-      w.term_key = *q;
-      spans.push_back({t.start, t.end});
-    }
-    raw.push_back(w);
+  for (const SnippetToken& t : tokens) {
+    raw.push_back(Word{t.start, t.end, t.query_term});
+    if (t.query_term >= 0) spans.push_back({t.start, t.end});
   }
   auto by_start = [](const Word& a, const Word& b) { return a.start < b.start; };
   if (!std::is_sorted(raw.begin(), raw.end(), by_start)) std::stable_sort(raw.begin(), raw.end(), by_start);
@@ -47,10 +62,9 @@ Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>
   words.reserve(raw.size());
   for (const Word& w : raw) {
     if (!words.empty() && words.back().start == w.start) {
-      Word& m = words.back();  // the first token at this start keeps its position and term key
+      Word& m = words.back();  // the first token at this start keeps its term key
       m.end = std::max(m.end, w.end);
-      if (!m.hit && w.hit) m.term_key = w.term_key;
-      m.hit |= w.hit;
+      if (!m.hit() && w.hit()) m.term_key = w.term_key;
     } else {
       words.push_back(w);
     }
@@ -60,16 +74,16 @@ Snippet MakeSnippet(std::string_view text, const std::unordered_set<std::string>
   size_t best_begin = 0;
   if (words.size() > max_words) {
     int best_distinct = -1, best_hits = -1;
-    std::map<std::string_view, int> counts;
+    std::map<int32_t, int> counts;
     int hits = 0;
     for (size_t i = 0; i < words.size(); ++i) {
-      if (words[i].hit) {
+      if (words[i].hit()) {
         ++hits;
         ++counts[words[i].term_key];
       }
       if (i >= max_words) {
         const Word& out_w = words[i - max_words];
-        if (out_w.hit) {
+        if (out_w.hit()) {
           --hits;
           if (--counts[out_w.term_key] == 0) counts.erase(out_w.term_key);
         }
