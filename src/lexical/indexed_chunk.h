@@ -35,6 +35,7 @@ struct ChunkAttributes {
 
 struct IndexedChunk {
   ChunkId id;
+  uint64_t doc = 0;  // the store's document number of the chunk (DocNum), 0 when there is none
   std::array<AnalyzedField, kNumFields> fields;
   ChunkAttributes attrs;
 };

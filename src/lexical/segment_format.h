@@ -9,10 +9,11 @@ namespace attest::segfmt {
 
 inline constexpr char kMagic[8] = {'A', 'T', 'S', 'E', 'G', 'M', 'T', '1'};
 // 2 added access labels and visibility classes; 3 added the fourth field, "term" (a chunk's defining
-// terms); 4 added the body token streams (each body token's term and byte range, read by snippets
-// instead of analysing the chunk's text again). Readers open versions 2 to 4: a version 2 segment has
-// three fields and reads as an empty term field (length 0, no occurrences); a version 2 or 3 segment
-// has no token streams (snippets analyse the text, as before).
+// terms); 4 added each chunk's document number (the store reopens a segment without reading that
+// map from its catalog) and the body token streams (each body token's term and byte range, read by
+// snippets instead of analysing the chunk's text again). Readers open versions 2 to 4: a version 2
+// segment has three fields and reads as an empty term field (length 0, no occurrences); a version 2
+// or 3 segment has neither (the store reads the map from its catalog, snippets analyse the text).
 inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kMinFormatVersion = 2;
 inline constexpr int kMaxFields = 4;  // title, section, body, term
@@ -51,12 +52,13 @@ enum Section : int {
   kTermClassOffsets, // u64[num_terms + 1] byte offsets into kTermClassDf; empty with one class
   kTermClassDf,      // per term: varint pairs (class delta, df), classes increasing; empty with one class
   // Version 4:
+  kChunkDocs,        // u64 per doc: the catalog's document number of the chunk (0 = unknown)
   kBodyTokenOffsets, // u64[num_docs + 1] byte offsets into kBodyTokens
   kBodyTokens,       // per doc, per body token in analysis order: varint term index, varint zigzag
                      // (start - previous start), varint (end - start)
   kNumSections
 };
-inline constexpr int SectionsOfVersion(uint32_t version) { return version >= 4 ? kNumSections : kBodyTokenOffsets; }
+inline constexpr int SectionsOfVersion(uint32_t version) { return version >= 4 ? kNumSections : kChunkDocs; }
 
 // A visibility class: the docs that share tenant, access label and ACL, so that any caller either
 // reads all of them or none. 24 + 8 F bytes on disk (48 in version 2, 56 in version 3).

@@ -24,7 +24,7 @@ const char* SectionName(int s) {
       "postings",     "positions",    "tenant_dict",   "source_type_dict", "site_dict",
       "version_dict", "group_dict",   "attr_columns",  "acl_offsets", "acl_ids",
       "value_list_offsets", "value_list_docs", "label_dict", "classes", "class_acl_ids", "doc_class",
-      "term_class_offsets", "term_class_df", "body_token_offsets", "body_tokens"};
+      "term_class_offsets", "term_class_df", "chunk_docs", "body_token_offsets", "body_tokens"};
   return kNames[s];
 }
 

@@ -136,6 +136,10 @@ class SegmentImpl {
   // Index of `term` in the dictionary.
   std::optional<uint32_t> FindTermIndex(std::string_view term) const;
 
+  // The store's document number of doc d (format version 4; 0 when the writer had none).
+  bool has_chunk_docs() const { return version_ >= 4; }
+  uint64_t chunk_doc(uint32_t d) const { return segfmt::Load64(sec_[segfmt::kChunkDocs] + 8 * size_t(d)); }
+
   // Body token streams (format version 4): each token of the chunk's body as the analyzer emitted it
   // at ingest, with its term's dictionary index and its byte range in the chunk's text.
   bool has_body_tokens() const { return version_ >= 4; }

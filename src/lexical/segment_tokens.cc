@@ -1,5 +1,6 @@
-// The body token streams of a segment (format version 4, docs/segment_format.md): their validation
-// and the decoding of one token. Part of SegmentImpl (segment_impl.h).
+// The sections format version 4 added (docs/segment_format.md): the chunks' document numbers and the
+// body token streams; their validation and the decoding of one token. Part of SegmentImpl
+// (segment_impl.h).
 #include <string>
 
 #include "common/varint.h"
@@ -15,6 +16,7 @@ Status Corrupt(const std::string& what) { return Status::Corruption("segment: " 
 
 Status SegmentImpl::ValidateBodyTokens(bool deep) {
   if (version_ < 4) return Status::Ok();
+  if (len_[kChunkDocs] != 8 * uint64_t(num_docs_)) return Corrupt("chunk document section size does not match doc count");
   if (len_[kBodyTokenOffsets] != 8 * (uint64_t(num_docs_) + 1)) return Corrupt("body token offsets size mismatch");
   for (uint32_t d = 0; d <= num_docs_; ++d) {
     const uint64_t o = Load64(sec_[kBodyTokenOffsets] + 8 * size_t(d));

@@ -96,6 +96,7 @@ struct SegmentWriter::State {
   TermTable terms;
   std::vector<TermState> postings;
   std::vector<uint64_t> chunk_ids;
+  std::vector<uint64_t> chunk_docs;
   std::vector<uint32_t> lens;  // kMaxFields per doc
   uint64_t total_len[kMaxFields] = {0, 0, 0, 0};
   ValueDict dicts[5];
@@ -146,6 +147,7 @@ Status SegmentWriter::Add(const IndexedChunk& chunk) {
   if (s.chunk_ids.size() >= 0xfffffff0u) return Status::ResourceExhausted("segment writer: too many chunks");
   const uint32_t doc = static_cast<uint32_t>(s.chunk_ids.size());
   s.chunk_ids.push_back(chunk.id.get());
+  s.chunk_docs.push_back(chunk.doc);
   for (int f = 0; f < kMaxFields; ++f) {
     const uint32_t len = f < s.nf ? chunk.fields[f].length : 0;
     s.lens.push_back(len);
@@ -381,6 +383,10 @@ std::string SegmentWriter::Serialize() const {
   // Per-doc data.
   sec[kChunkIds].reserve(size_t(n) * 8);
   for (uint64_t id : s.chunk_ids) PutFixed64(&sec[kChunkIds], id);
+  if (s.version >= 4) {
+    sec[kChunkDocs].reserve(size_t(n) * 8);
+    for (uint64_t doc : s.chunk_docs) PutFixed64(&sec[kChunkDocs], doc);
+  }
   sec[kFieldLens].reserve(size_t(n) * 4 * s.nf);
   for (uint32_t d = 0; d < n; ++d) {
     for (int f = 0; f < s.nf; ++f) PutFixed32(&sec[kFieldLens], s.lens[kMaxFields * size_t(d) + f]);

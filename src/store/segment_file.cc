@@ -7,6 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "lexical/segment_impl.h"
+
 namespace attest {
 
 Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::filesystem::path& path,
@@ -21,12 +23,21 @@ Result<std::shared_ptr<SegmentFile>> SegmentFile::Open(SegmentId id, const std::
                               std::to_string((*seg)->num_docs()) + " chunks but the catalog maps " +
                               std::to_string(docs.size()));
   }
+  const SegmentImpl& impl = (*seg)->impl();
+  if (impl.has_chunk_docs()) {  // what Reopen will read instead of the catalog must agree with it
+    for (uint32_t d = 0; d < docs.size(); ++d) {
+      if (impl.chunk_doc(d) != docs[d].get()) {
+        return Status::Internal("segment " + std::to_string(id.get()) + " (" + path.string() + ") stores document " +
+                                std::to_string(impl.chunk_doc(d)) + " for chunk " +
+                                std::to_string(impl.chunk_id(d)) + "; the catalog has " + std::to_string(docs[d].get()));
+      }
+    }
+  }
   return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value(), std::move(docs)));
 }
 
 Result<std::shared_ptr<SegmentFile>> SegmentFile::Reopen(SegmentId id, const std::filesystem::path& path,
-                                                         uint32_t catalog_crc,
-                                                         const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs) {
+                                                         uint32_t catalog_crc, const ChunkDocsReader& chunk_docs) {
   SegmentOpenOptions shallow;
   shallow.deep = false;
   auto seg = Segment::Open(path, shallow);
@@ -40,7 +51,13 @@ Result<std::shared_ptr<SegmentFile>> SegmentFile::Reopen(SegmentId id, const std
                               std::to_string((*seg)->content_crc()) + ", expected " + std::to_string(catalog_crc));
   }
   std::vector<DocNum> docs((*seg)->num_docs(), DocNum(0));
-  for (const auto& [chunk, doc] : chunk_docs) {
+  const SegmentImpl& impl = (*seg)->impl();
+  if (impl.has_chunk_docs()) {
+    for (uint32_t d = 0; d < docs.size(); ++d) docs[d] = DocNum(impl.chunk_doc(d));
+    return std::shared_ptr<SegmentFile>(new SegmentFile(id, path, std::move(seg).value(), std::move(docs)));
+  }
+  ATTEST_ASSIGN_OR_RETURN(auto from_catalog, chunk_docs());
+  for (const auto& [chunk, doc] : from_catalog) {
     std::optional<LocalDoc> local = (*seg)->local_of(chunk);
     if (!local) {
       return Status::Corruption("catalog places chunk " + std::to_string(chunk.get()) + " in segment " +

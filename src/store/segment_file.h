@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "attest/status.h"
@@ -33,13 +35,14 @@ class SegmentFile : public std::enable_shared_from_this<SegmentFile> {
   const std::filesystem::path& path() const { return path_; }
   // A pointer to the Segment that keeps this SegmentFile (and so the file on disk) alive.
   std::shared_ptr<const Segment> segment() const;
-  // Reopens a file the catalog registered: the documents are given per chunk id (rows purged from
-  // the catalog leave DocNum 0 for chunks that are deleted anyway), and the file must carry the
-  // checksum the catalog recorded when it was written. That file was deeply verified then, so only
-  // the header, checksum and section bounds are checked again (SegmentOpenOptions::deep = false).
+  // Reopens a file the catalog registered. The file must carry the checksum the catalog recorded when
+  // it was written. That file was deeply verified then, so only the header, checksum and section
+  // bounds are checked again (SegmentOpenOptions::deep = false). A segment of format 4 or later holds
+  // its chunks' documents; for an older one `chunk_docs` reads them from the catalog, per chunk id
+  // (rows purged from the catalog leave DocNum 0 for chunks that are deleted anyway).
+  using ChunkDocsReader = std::function<Result<std::vector<std::pair<ChunkId, DocNum>>>()>;
   static Result<std::shared_ptr<SegmentFile>> Reopen(SegmentId id, const std::filesystem::path& path,
-                                                     uint32_t catalog_crc,
-                                                     const std::vector<std::pair<ChunkId, DocNum>>& chunk_docs);
+                                                     uint32_t catalog_crc, const ChunkDocsReader& chunk_docs);
   const Segment& raw() const { return *segment_; }
   // The document a chunk of this segment belongs to, without a catalog read (collapsing hits).
   DocNum doc_of(LocalDoc local) const { return docs_[local]; }

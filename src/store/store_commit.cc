@@ -147,6 +147,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     for (size_t j = 0; j < doc.chunks.size(); ++j) {
       IndexedChunk& ic = doc.indexed[j];
       ic.id = ChunkId(meta.next_chunk_id++);
+      ic.doc = rec.num.get();
       ApplyDocumentAttributes(rec, &ic.attrs);
       auto seg = by_tenant.find(rec.tenant);
       if (seg == by_tenant.end()) {

@@ -155,8 +155,8 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
     if (!fs::exists(path, ec)) {
       return Status::Corruption("segment file " + path.string() + " listed in the catalog is missing");
     }
-    ATTEST_ASSIGN_OR_RETURN(auto chunk_docs, cat.ChunkDocumentsOfSegment(row.id));
-    auto reopened = SegmentFile::Reopen(row.id, path, row.crc, chunk_docs);
+    auto reopened =
+        SegmentFile::Reopen(row.id, path, row.crc, [&cat, &row] { return cat.ChunkDocumentsOfSegment(row.id); });
     if (!reopened.ok() && reopened.status().code() == StatusCode::kUnsupported) {
       return reopened.status().WithContext(
           "the store holds segments of an older format: open it for writing once (for example `attest migrate`) "

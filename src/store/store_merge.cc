@@ -219,6 +219,7 @@ Result<std::vector<std::shared_ptr<SegmentFile>>> StoreImpl::RebuildLocked(Catal
       IndexedChunk& ic = run_out[i];
       const DocumentRecord& doc = run_docs[run_doc[i]];
       ic.id = run_chunks[i].id;
+      ic.doc = doc.num.get();
       ApplyDocumentAttributes(doc, &ic.attrs);
       Output& out = outputs[doc.tenant];
       ATTEST_RETURN_IF_ERROR(out.writer.Add(ic));
