@@ -208,7 +208,8 @@ SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
 // --- the retrieve stage (answer_stages.h) ---
 
 Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
-                                             const SearchFilter& filter, const AskOptions& options) {
+                                             const SearchFilter& filter, const AskOptions& options,
+                                             AnalyzedTexts* analysis) {
   RetrievedForAnswer out;
   // Every round of this answer searches with `filter`: repeated searches and chunk reads are shared.
   AnswerRounds rounds(ctx, filter);
@@ -222,7 +223,7 @@ Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const Que
     }
   };
   if (bridge_hop) {
-    ATTEST_ASSIGN_OR_RETURN(out.bridges, RunBridgeHop(rounds, ctx, plan, out.got.candidates, MultiHopOptions{}));
+    ATTEST_ASSIGN_OR_RETURN(out.bridges, RunBridgeHop(rounds, ctx, plan, out.got.candidates, MultiHopOptions{}, analysis));
     for (auto& c : out.bridges.candidates) out.got.candidates.push_back(c);
     report(out.bridges);
   }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "answer/analyzed_texts.h"
 #include "answer/dedupe.h"
 #include "evidence/relevance.h"
 #include "text/analyzer.h"
@@ -240,6 +241,7 @@ struct SentenceScoring {
   double idf_total = 0;
   float max_vector = 0;
   bool subject_defined = false;  // RelevanceScorer::subject_defined
+  AnalyzedTexts* analysis = nullptr;  // the answer's analysed texts, when they are the builder's analyzer's
   // The IDF of every query and sub-query term, asked of query.idf once per answer.
   std::unordered_map<std::string, double> idf;
 
@@ -316,21 +318,30 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
   // version terms (words never span sentences, so this equals analyzing the whole chunk).
   struct AnalyzedSentence {
     SentencePiece piece;
-    std::vector<Token> tokens;
+    const std::vector<Token>* tokens = nullptr;  // in sc.analysis, or `own`
+    std::vector<Token> own;
   };
   std::vector<AnalyzedSentence> sentences;
   for (SentencePiece& piece : SentencePieces(c.text, c.spans, InnermostHeading(c.hit.section))) {
     const SentenceSpan span = piece.span;
-    AnalyzedSentence a{std::move(piece), {}};
-    analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
-    sentences.push_back(std::move(a));
+    const std::string_view text = std::string_view(c.text).substr(span.start, span.end - span.start);
+    AnalyzedSentence& a = sentences.emplace_back();
+    a.piece = std::move(piece);
+    if (sc.analysis) {
+      a.tokens = &sc.analysis->Tokens(text);
+    } else {
+      analyzer.Analyze(text, &a.own);
+    }
+  }
+  for (AnalyzedSentence& a : sentences) {
+    if (!a.tokens) a.tokens = &a.own;  // after the vector stopped growing
   }
   const std::vector<std::string> version_terms = analyzer.Terms(c.hit.version);
   TermSet chunk_terms;  // views into title_terms, version_terms and the sentences' tokens
   for (const std::string& t : title_terms) chunk_terms.terms.push_back(t);
   for (const std::string& t : version_terms) chunk_terms.terms.push_back(t);
   for (const AnalyzedSentence& a : sentences) {
-    for (const Token& t : a.tokens) chunk_terms.terms.push_back(t.term);
+    for (const Token& t : *a.tokens) chunk_terms.terms.push_back(t.term);
   }
   chunk_terms.Seal();
   double chunk_coverage = 0;
@@ -356,7 +367,7 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
   for (AnalyzedSentence& a : sentences) {
     const SentenceSpan& span = a.piece.span;
     std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
-    std::vector<Token>& tokens = a.tokens;
+    const std::vector<Token>& tokens = *a.tokens;
     if (tokens.empty()) continue;
     TermSet sterms;
     for (const Token& t : tokens) sterms.terms.push_back(t.term);
@@ -490,7 +501,15 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
   // 2. Score every sentence of every kept chunk.
   SentenceScoring sc{query, options, {query.terms.begin(), query.terms.end()},
                      {query.exclude_terms.begin(), query.exclude_terms.end()},
-                     {query.scope_terms.begin(), query.scope_terms.end()}, 0, 0, false, {}};
+                     {query.scope_terms.begin(), query.scope_terms.end()}, 0, 0, false, nullptr, {}};
+  const AnalyzerOptions defaults;
+  if (options.analysis) {
+    const AnalyzerOptions& theirs = options.analysis->analyzer().options();
+    if (theirs.stem == defaults.stem && theirs.remove_stopwords == defaults.remove_stopwords &&
+        theirs.split_identifiers == defaults.split_identifiers) {
+      sc.analysis = options.analysis;
+    }
+  }
   auto remember_idf = [&](const std::string& t) {
     if (!sc.idf.count(t)) sc.idf.emplace(t, query.idf ? query.idf(t) : 1.0);
   };

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "answer/analyzed_texts.h"
 #include "answer/answer_rounds.h"
 #include "text/analyzer.h"
 #include "text/sentence_splitter.h"
@@ -189,7 +190,8 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
 }
 
 Result<MultiHopResult> RunBridgeHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
-                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options) {
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options,
+                                    AnalyzedTexts* analysis) {
   MultiHopResult out;
   const std::string question = plan.standalone;
   const std::string folded_question = Analyzer::Fold(question);
@@ -205,7 +207,7 @@ Result<MultiHopResult> RunBridgeHop(AnswerRounds& rounds, const AnswerContext& c
     std::vector<std::pair<double, std::string>> sentences;
     for (const SentenceSpan& span : SplitSentences(c.text)) {
       std::string sentence = c.text.substr(span.start, span.end - span.start);
-      std::vector<std::string> st = ctx.analyzer->Terms(sentence);
+      std::vector<std::string> st = analysis ? analysis->Terms(sentence) : ctx.analyzer->Terms(sentence);
       double covered = 0;
       for (const auto& t : std::unordered_set<std::string>(st.begin(), st.end())) covered += want.count(t);
       sentences.emplace_back(-covered, std::move(sentence));

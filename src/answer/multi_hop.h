@@ -23,6 +23,7 @@
 namespace attest {
 
 class AnswerRounds;
+class AnalyzedTexts;
 
 struct HopStep {
   std::string id;          // the sub-query id ("q1", "q2")
@@ -63,8 +64,11 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
 
 // The same as rounds of one answer (answer_rounds.h: its filter, searches and chunk records shared
 // with the answer's other rounds).
+// `analysis` (over ctx.analyzer; null = analyse here): the first-round sentences the bridge hop
+// reads are analysed there, where the evidence builder finds them again.
 Result<MultiHopResult> RunBridgeHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
-                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options);
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options,
+                                    AnalyzedTexts* analysis = nullptr);
 Result<MultiHopResult> RunMultiHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
                                    const MultiHopOptions& options);
 
