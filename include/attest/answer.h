@@ -60,8 +60,10 @@ struct AskOptions {
   size_t max_sentences = 3;
   size_t candidates_per_subquery = 20;
   uint32_t deadline_ms = 0;            // live fetch + planning + retrieval + reranking budget; 0 = none
-  std::string planner_config_json;     // aliases, entity types (docs/planner.md); "" = defaults
-  std::string source_hierarchy_json;   // authority tiers (docs/answer.md); "" = defaults
+  // For this answer only, instead of the engine's (EngineOptions, parsed when it opens): parsed on
+  // every answer that sets them. "" = the engine's.
+  std::string planner_config_json;     // aliases, entity types (docs/planner.md), added to the defaults
+  std::string source_hierarchy_json;   // authority tiers (docs/answer.md), added to the defaults
   std::string manifest_key;            // HMAC-SHA256 key for the evidence manifest; "" = unsigned
   bool multi_hop = true;               // run the hop loop for multi-hop plans
   bool llm_judge = false;              // also ask the chat model to judge support (downgrades only)

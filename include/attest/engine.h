@@ -136,6 +136,11 @@ struct EngineOptions {
   ModelClients models;
   const Clock* clock = nullptr;
   LiveFetchOptions live_fetch;     // off unless a fetcher is given
+  // The answer pipeline's configuration, parsed once by Open (an error there names which is wrong):
+  // the planner's aliases and entity types (docs/planner.md) and the source hierarchy's authority
+  // tiers (docs/answer.md), each added to the defaults; "" = the defaults.
+  std::string planner_config_json;
+  std::string source_hierarchy_json;
 };
 
 // One document an ingestion committed, and the source file it came from (IngestOptions::on_document).

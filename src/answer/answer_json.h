@@ -14,4 +14,10 @@ nlohmann::json SourceJson(const AnswerSource& source);
 // as_of, index_lag_seconds, newest_source_date, newest_source, newest_fetched_at, live_fetch{...}
 nlohmann::json FreshnessJson(const AnswerResult& result);
 
+// The document AnswerToJson writes, as a JSON value (the HTTP API adds its fields to it instead of
+// parsing the text). `sealed`: `result` is as RunAnswer returned it, whose SealManifest applied the
+// link policy to every field shown, changed since only by removing parts; its fields are then not
+// sanitized again (SanitizeLinks is idempotent: the document is the same, the work is saved).
+nlohmann::json AnswerJson(const AnswerResult& result, bool sealed);
+
 }  // namespace attest

@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "answer/answer_json.h"
@@ -34,13 +36,13 @@ std::string HmacSha256Hex(const std::string& key, const std::string& data) {
 
 }  // namespace
 
-nlohmann::json HitJson(const SearchHit& hit) {
-  SearchHit h = hit;
-  SanitizeHit(&h);
-  return SanitizedHitJson(h);
-}
+namespace {
 
-nlohmann::json SanitizedHitJson(const SearchHit& h) {
+// The JSON forms below, of parts that already passed the link policy (`sealed`) or not.
+nlohmann::json HitJsonOf(const SearchHit& hit, bool sealed) {
+  std::optional<SearchHit> copy;
+  if (!sealed) SanitizeHit(&copy.emplace(hit));
+  const SearchHit& h = sealed ? hit : *copy;
   nlohmann::json j = {{"doc_id", h.doc_id}, {"chunk_id", h.chunk_id.get()}, {"score", h.score}, {"title", h.title},
                       {"url", h.url},       {"site", h.site},         {"date", h.date},   {"version", h.version},
                       {"source_type", h.source_type}, {"snippet", h.snippet}};
@@ -48,18 +50,20 @@ nlohmann::json SanitizedHitJson(const SearchHit& h) {
   return j;
 }
 
-nlohmann::json ClaimJson(const AnswerClaim& c) {
+nlohmann::json ClaimJsonOf(const AnswerClaim& c, bool sealed) {
+  auto clean = [sealed](const std::string& text) { return sealed ? text : SanitizeLinks(text); };
   nlohmann::json cites = nlohmann::json::array();
-  for (const auto& x : c.cites) cites.push_back({{"source", x.source}, {"quote", SanitizeLinks(x.quote)}});
-  nlohmann::json j = {{"id", c.id}, {"text", SanitizeLinks(c.text)}, {"cites", cites}, {"verdict", c.verdict},
-                      {"reason", SanitizeLinks(c.reason)}, {"kept", c.kept}};
+  for (const auto& x : c.cites) cites.push_back({{"source", x.source}, {"quote", clean(x.quote)}});
+  nlohmann::json j = {{"id", c.id}, {"text", clean(c.text)}, {"cites", cites}, {"verdict", c.verdict},
+                      {"reason", clean(c.reason)}, {"kept", c.kept}};
   if (!c.version_label.empty()) j["version_label"] = c.version_label;
   return j;
 }
 
-nlohmann::json SourceJson(const AnswerSource& source) {
-  AnswerSource s = source;
-  SanitizeSource(&s);
+nlohmann::json SourceJsonOf(const AnswerSource& source, bool sealed) {
+  std::optional<AnswerSource> copy;
+  if (!sealed) SanitizeSource(&copy.emplace(source));
+  const AnswerSource& s = sealed ? source : *copy;
   nlohmann::json j = {{"id", s.id},         {"doc_id", s.doc_id},   {"chunk_id", s.chunk_id.get()},
                       {"title", s.title},   {"site", s.site},       {"url", s.url},
                       {"date", s.date},     {"version", s.version}, {"source_type", s.source_type},
@@ -71,6 +75,13 @@ nlohmann::json SourceJson(const AnswerSource& source) {
   if (!s.license.empty()) j["license"] = s.license;
   return j;
 }
+
+}  // namespace
+
+nlohmann::json HitJson(const SearchHit& hit) { return HitJsonOf(hit, false); }
+nlohmann::json SanitizedHitJson(const SearchHit& hit) { return HitJsonOf(hit, true); }
+nlohmann::json ClaimJson(const AnswerClaim& c) { return ClaimJsonOf(c, false); }
+nlohmann::json SourceJson(const AnswerSource& source) { return SourceJsonOf(source, false); }
 
 nlohmann::json FreshnessJson(const AnswerResult& r) {
   const LiveFetchReport& l = r.live_fetch;
@@ -97,7 +108,7 @@ void SealManifest(const AskOptions& options, AnswerResult* r) {
                        {"text_sha256", Sha256Hex(s.text)}, {"cited", s.cited}});
   }
   nlohmann::json claims = nlohmann::json::array();
-  for (const AnswerClaim& c : r->claims) claims.push_back(ClaimJson(c));
+  for (const AnswerClaim& c : r->claims) claims.push_back(ClaimJsonOf(c, /*sealed=*/true));  // sanitized above
   nlohmann::json plan = r->plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r->plan_json, nullptr, false);
   nlohmann::json m = {{"format", "attest-manifest/1"},
                       {"question", options.question},
@@ -135,14 +146,14 @@ Status VerifyManifest(const std::string& manifest_json, const std::string& sha25
   return Status::Ok();
 }
 
-std::string AnswerToJson(const AnswerResult& r, int indent) {
+nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
   nlohmann::json claims = nlohmann::json::array(), sources = nlohmann::json::array(),
                  results = nlohmann::json::array();
-  for (const auto& c : r.claims) claims.push_back(ClaimJson(c));
-  for (const auto& s : r.sources) sources.push_back(SourceJson(s));
-  for (const auto& h : r.results) results.push_back(HitJson(h));
+  for (const auto& c : r.claims) claims.push_back(ClaimJsonOf(c, sealed));
+  for (const auto& s : r.sources) sources.push_back(SourceJsonOf(s, sealed));
+  for (const auto& h : r.results) results.push_back(HitJsonOf(h, sealed));
   nlohmann::json j = {{"outcome", AnswerOutcomeName(r.outcome)},
-                      {"answer", SanitizeLinks(r.text)},
+                      {"answer", sealed ? r.text : SanitizeLinks(r.text)},
                       {"claims", claims},
                       {"sources", sources},
                       {"results", results},
@@ -178,7 +189,11 @@ std::string AnswerToJson(const AnswerResult& r, int indent) {
                           {"reason", r.answerability.reason}};
   }
   j["plan"] = r.plan_json.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(r.plan_json, nullptr, false);
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j;
+}
+
+std::string AnswerToJson(const AnswerResult& r, int indent) {
+  return AnswerJson(r, /*sealed=*/false).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace attest

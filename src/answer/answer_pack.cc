@@ -158,6 +158,7 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   PackedAnswer out;
   EvidenceQuery eq = BuildEvidenceQuery(*in.ctx, in.planned->plan, in.planned->filter, got.multi_hop);
   PackOptions po;
+  po.analysis = in.analysis;
   for (const HopStep& h : got.bridges.hops) po.guaranteed_subqueries.insert(h.id);
   if (past_deadline()) {
     po.rerank = false;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "answer/analyzed_texts.h"
 #include "answer/answer_stages.h"
 #include "answer/answerability.h"
 #include "answer/evidence_builder.h"
@@ -156,7 +157,9 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   if (Cancelled(options)) return Status::Cancelled("the client went away");
   Progress(options, "retrieve", RetrieveQueries(plan));
   t = SteadyClock::now();
-  ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options));
+  // Every text this answer analyses is analysed once (bridge hop, evidence, answerability).
+  AnalyzedTexts analysis(*ctx.analyzer);
+  ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options, &analysis));
   result.hops = got.answer_hops;
   if (got.multi_hop) result.verdict = got.hops.verdict;
   result.results = got.got.results;
@@ -173,7 +176,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   Progress(options, "rerank");
   t = SteadyClock::now();
   PackInput pin{&ctx, &models, &planned, &got, options.question,
-                [&] { return options.deadline_ms && MsSince(t_start) > options.deadline_ms; }};
+                [&] { return options.deadline_ms && MsSince(t_start) > options.deadline_ms; }, &analysis};
   PackedAnswer packed = PackForAnswer(pin);
   const std::vector<EvidencePassage>& pack = packed.pack;
   Append(&result.degraded, std::move(packed.degraded));
@@ -249,7 +252,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   // --- answerability: do the kept claims answer what was asked? ---
   result.answerability = AnswerabilityOfClaims({ctx.analyzer, &plan, &pack, &got.got.candidates, &result.claims,
                                                 packed.idf, got.multi_hop, options.min_answerability,
-                                                packed.best_coverage});
+                                                packed.best_coverage, &analysis});
   // A verdict computed in code from a supported hop chain answers by itself (the question's dates
   // are its operands).
   if (result.outcome == AnswerOutcome::kAnswer && result.answerability.computed && got.hops.verdict_text.empty() &&

@@ -19,6 +19,7 @@ class LlmWriter;
 class LlmJudge;
 class Reranker;
 class LiveFetcher;
+struct AnswerConfig;
 
 struct AnswerContext {
   const Snapshot* snapshot = nullptr;
@@ -28,6 +29,9 @@ struct AnswerContext {
   const Reranker* reranker = nullptr;  // an external cross-encoder; null = built-in features only
   const LlmJudge* judge = nullptr;     // for AskOptions::llm_judge; null = not configured
   const LiveFetcher* live = nullptr;   // its confirmations move sources' fetched_at; null = none
+  // The engine's planner configuration and source hierarchy, parsed when it opened
+  // (answer_config.h); null = the defaults. AskOptions' JSON fields replace them for one answer.
+  const AnswerConfig* config = nullptr;
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <optional>
 
+#include "answer/answer_config.h"
 #include "answer/answer_stages.h"
 
 namespace attest {
@@ -20,11 +21,14 @@ std::string TodayUtc() {
 }  // namespace
 
 Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& options) {
-  PlannerConfig config = PlannerConfig::Defaults();
+  // The engine's configuration, parsed when it opened; an answer that brings its own JSON parses it.
+  const AnswerConfig& engine_config = ctx.config != nullptr ? *ctx.config : AnswerConfig::Defaults();
+  std::optional<PlannerConfig> own_config;
   if (!options.planner_config_json.empty()) {
-    ATTEST_ASSIGN_OR_RETURN(config, PlannerConfig::FromJson(options.planner_config_json));
+    ATTEST_ASSIGN_OR_RETURN(own_config, PlannerConfig::FromJson(options.planner_config_json));
   }
-  SourceHierarchy hierarchy = SourceHierarchy::Defaults();
+  const PlannerConfig& config = own_config ? *own_config : engine_config.planner;
+  SourceHierarchy hierarchy = engine_config.hierarchy;
   if (!options.source_hierarchy_json.empty()) {
     ATTEST_ASSIGN_OR_RETURN(hierarchy, SourceHierarchy::FromJson(options.source_hierarchy_json));
   }

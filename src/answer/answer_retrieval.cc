@@ -1,5 +1,6 @@
 #include "answer/answer_retrieval.h"
 
+#include "answer/answer_rounds.h"
 #include "answer/answer_stages.h"
 #include "common/date.h"
 
@@ -145,6 +146,11 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
 
 Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, const AskOptions& options,
                            const SearchFilter& filter) {
+  AnswerRounds rounds(ctx, filter);
+  return Retrieve(rounds, plan, options);
+}
+
+Result<Retrieved> Retrieve(AnswerRounds& rounds, const QueryPlan& plan, const AskOptions& options) {
   Retrieved out;
   std::vector<std::pair<std::string, std::string>> queries;  // (sub-query id, text)
   for (const SubQuery& sq : plan.subqueries) {
@@ -159,17 +165,18 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
     if (id == "rewrite") so.query += version_suffix;
     for (const auto& p : plan.operators.phrases) so.query += " \"" + p + "\"";
     so.k = options.candidates_per_subquery;
-    so.filter = filter;
     so.with_snippets = out.results.empty();  // only the result list shows snippets: the first query's hits
-    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    // A sub-query equal to an earlier one (the rewrite often is) reuses its search.
+    auto r = rounds.Search(so);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kInvalidArgument) continue;  // nothing to search for in it
       return r.status().WithContext("retrieval for " + id);
     }
-    if (out.results.empty()) out.results = r->hits;
-    out.hits += r->hits.size();
+    const std::vector<SearchHit>& hits = (*r)->hits;
+    if (out.results.empty()) out.results = hits;
+    out.hits += hits.size();
     uint32_t rank = 0;
-    for (const SearchHit& h : r->hits) {
+    for (const SearchHit& h : hits) {
       EvidenceCandidate c;
       c.hit = h;
       c.subquery = id;
@@ -178,14 +185,12 @@ Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, cons
       ids.push_back(h.chunk_id);
     }
   }
-  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-  std::map<ChunkId, const ChunkRecord*> record_of;
-  for (const ChunkRecord& c : chunks) record_of[c.id] = &c;
+  ATTEST_RETURN_IF_ERROR(rounds.LoadChunks(ids));
   for (auto& c : out.candidates) {
-    auto it = record_of.find(c.hit.chunk_id);
-    if (it == record_of.end()) continue;  // not visible any more: no text, as before
-    c.text = it->second->text;
-    c.spans = it->second->spans;
+    const ChunkRecord* record = rounds.Chunk(c.hit.chunk_id);
+    if (record == nullptr) continue;  // not visible any more: no text, as before
+    c.text = record->text;
+    c.spans = record->spans;
   }
   return out;
 }
@@ -203,9 +208,12 @@ SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
 // --- the retrieve stage (answer_stages.h) ---
 
 Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
-                                             const SearchFilter& filter, const AskOptions& options) {
+                                             const SearchFilter& filter, const AskOptions& options,
+                                             AnalyzedTexts* analysis) {
   RetrievedForAnswer out;
-  ATTEST_ASSIGN_OR_RETURN(out.got, Retrieve(ctx, plan, options, filter));
+  // Every round of this answer searches with `filter`: repeated searches and chunk reads are shared.
+  AnswerRounds rounds(ctx, filter);
+  ATTEST_ASSIGN_OR_RETURN(out.got, Retrieve(rounds, plan, options));
   out.multi_hop = options.multi_hop && IsMultiHopPlan(plan);
   const bool bridge_hop = options.multi_hop && !out.multi_hop && plan.intent != Intent::kCalculation &&
                           plan.intent != Intent::kGreeting && plan.intent != Intent::kNavigational;
@@ -215,12 +223,12 @@ Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const Que
     }
   };
   if (bridge_hop) {
-    ATTEST_ASSIGN_OR_RETURN(out.bridges, RunBridgeHop(ctx, plan, filter, out.got.candidates, MultiHopOptions{}));
+    ATTEST_ASSIGN_OR_RETURN(out.bridges, RunBridgeHop(rounds, ctx, plan, out.got.candidates, MultiHopOptions{}, analysis));
     for (auto& c : out.bridges.candidates) out.got.candidates.push_back(c);
     report(out.bridges);
   }
   if (out.multi_hop) {
-    ATTEST_ASSIGN_OR_RETURN(out.hops, RunMultiHop(ctx, plan, filter, MultiHopOptions{}));
+    ATTEST_ASSIGN_OR_RETURN(out.hops, RunMultiHop(rounds, ctx, plan, MultiHopOptions{}));
     out.got.hits += out.hops.candidates.size();
     for (auto& c : out.hops.candidates) out.got.candidates.push_back(c);
     report(out.hops);

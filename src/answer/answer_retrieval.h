@@ -16,6 +16,8 @@
 
 namespace attest {
 
+class AnswerRounds;
+
 // Document frequencies and BM25's IDF of analyzed terms over what a caller may read (its tenant,
 // groups and clearance; lexical/visibility.h): what another tenant or a hidden document contains
 // never changes how an answer is built. Keeps a pointer to `snap`'s segments.
@@ -64,6 +66,9 @@ struct Retrieved {
 // caller's filter, then the chunk texts of every hit.
 Result<Retrieved> Retrieve(const AnswerContext& ctx, const QueryPlan& plan, const AskOptions& options,
                            const SearchFilter& filter);
+// The same within the rounds of one answer (answer_rounds.h): a sub-query equal to an earlier one
+// reuses its search, and chunk records are read once.
+Result<Retrieved> Retrieve(AnswerRounds& rounds, const QueryPlan& plan, const AskOptions& options);
 
 // The caller's filter (tenant and groups never widened) narrowed by the plan's operators.
 SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan);

@@ -34,6 +34,8 @@
 
 namespace attest {
 
+class AnalyzedTexts;
+
 // A writer that can be asked once to repair the claims the verifier rejected (the LLM writer).
 class RepairingWriter : public AnswerWriter {
  public:
@@ -88,8 +90,10 @@ struct RetrievedForAnswer {
   std::vector<AnswerHop> answer_hops;  // bridges then hops, as reported
 };
 
+// `analysis`: the answer's analysed texts (analyzed_texts.h, over ctx.analyzer); null = none kept.
 Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
-                                             const SearchFilter& filter, const AskOptions& options);
+                                             const SearchFilter& filter, const AskOptions& options,
+                                             AnalyzedTexts* analysis = nullptr);
 
 // Nothing was visible: "filtered_by_access" when documents of the tenant matched that the
 // caller's groups or labels do not admit (asked only with AskOptions::report_access_filtered; the
@@ -111,6 +115,7 @@ struct PackInput {
   const RetrievedForAnswer* retrieved = nullptr;
   std::string question;
   std::function<bool()> past_deadline;  // asked before packing and before the cross-encoder; optional
+  AnalyzedTexts* analysis = nullptr;     // the answer's analysed texts (over ctx->analyzer); optional
 };
 
 struct PackedAnswer {

@@ -1,5 +1,7 @@
 #include "answer/answerability.h"
 
+#include "answer/analyzed_texts.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -140,12 +142,15 @@ bool Negates(const std::string& text) {
 SentenceScore ScoreSentence(const AnswerabilityInput& in, const std::vector<QuestionTerm>& question,
                             const std::set<std::string>& question_terms, Focus kind, bool question_negates,
                             const AnsweringSentence& s) {
-  const std::vector<std::string> st = in.analyzer->Terms(s.quote);
+  auto terms = [&in](const std::string& text) {
+    return in.analysis ? in.analysis->Terms(text) : in.analyzer->Terms(text);
+  };
+  const std::vector<std::string> st = terms(s.quote);
   const std::set<std::string> in_sentence(st.begin(), st.end());
   std::set<std::string> about = in_sentence;  // the sentence and what it is about (title, subject)
   for (auto& t : in.analyzer->Terms(s.title + " " + s.passage_subject)) about.insert(std::move(t));
   std::set<std::string> around = about;       // ... and its context
-  for (auto& t : in.analyzer->Terms(s.context)) around.insert(std::move(t));
+  for (auto& t : terms(s.context)) around.insert(std::move(t));
 
   double total = 0, covered = 0, in_quote = 0, rarest = 0, rarest_missing = 0;
   size_t names = 0, names_about = 0, names_around = 0;
@@ -270,6 +275,7 @@ AnswerabilityReport AnswerabilityOfClaims(const AnswerabilityStepInput& in) {
   ai.excluded = in.plan->constraints.exclude;
   ai.idf = in.idf;
   ai.evidence_coverage = in.evidence_coverage;
+  ai.analysis = in.analysis;
   std::string all_quotes;
   for (const AnswerClaim& c : *in.claims) {
     if (!c.kept) continue;

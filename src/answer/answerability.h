@@ -42,6 +42,8 @@
 
 namespace attest {
 
+class AnalyzedTexts;
+
 // One kept claim's answering sentence: its verbatim quote and where it came from.
 struct AnsweringSentence {
   std::string claim_id;
@@ -64,6 +66,9 @@ struct AnswerabilityInput {
   // The evidence pack's best IDF-weighted coverage of the question (PackedAnswer::best_coverage);
   // 1 when unknown.
   double evidence_coverage = 1.0;
+  // The answer's analysed texts (over `analyzer`): quotes and contexts the evidence builder or
+  // another claim analysed are not analysed again. Null = analyse here.
+  AnalyzedTexts* analysis = nullptr;
 };
 
 struct Answerability {
@@ -87,6 +92,7 @@ struct AnswerabilityStepInput {
   bool joint = false;        // a hop chain: the kept claims answer together (each is context of the others)
   double threshold = 0;      // AskOptions::min_answerability
   double evidence_coverage = 0;  // PackedAnswer::best_coverage, reported as the part "evidence"
+  AnalyzedTexts* analysis = nullptr;  // over `analyzer`; null = analyse here
 };
 
 AnswerabilityReport AnswerabilityOfClaims(const AnswerabilityStepInput& in);

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "answer/analyzed_texts.h"
 #include "answer/dedupe.h"
 #include "evidence/relevance.h"
 #include "text/analyzer.h"
@@ -14,11 +16,16 @@
 namespace attest {
 namespace {
 
+// A scored sentence of a candidate's chunk. The passage (copies of the hit's fields) is made only
+// for the sentences that are packed.
 struct Scored {
-  EvidencePassage passage;
+  double score = 0;
   double coverage = 0;
   size_t words = 0;
   size_t candidate = 0;
+  std::string_view text;  // the sentence, inside the candidate's chunk text
+  std::string subject;
+  const EvidenceCandidate* c = nullptr;
 };
 
 size_t CountWords(std::string_view s) {
@@ -36,9 +43,10 @@ size_t CountWords(std::string_view s) {
 double Proximity(const std::vector<Token>& tokens, const std::unordered_set<std::string>& query) {
   uint32_t lo = UINT32_MAX, hi = 0;
   size_t matched = 0;
-  std::unordered_set<std::string> seen;
+  std::vector<std::string_view> seen;  // the query's few terms found so far
   for (const Token& t : tokens) {
-    if (query.count(t.term) && seen.insert(t.term).second) {
+    if (query.count(t.term) && std::find(seen.begin(), seen.end(), t.term) == seen.end()) {
+      seen.push_back(t.term);
       lo = std::min(lo, t.position);
       hi = std::max(hi, t.position);
       ++matched;
@@ -233,6 +241,25 @@ struct SentenceScoring {
   double idf_total = 0;
   float max_vector = 0;
   bool subject_defined = false;  // RelevanceScorer::subject_defined
+  AnalyzedTexts* analysis = nullptr;  // the answer's analysed texts, when they are the builder's analyzer's
+  // The IDF of every query and sub-query term, asked of query.idf once per answer.
+  std::unordered_map<std::string, double> idf;
+
+  double Idf(const std::string& term) const {
+    auto it = idf.find(term);
+    return it != idf.end() ? it->second : (query.idf ? query.idf(term) : 1.0);
+  }
+};
+
+// A sorted, duplicate-free set of terms viewed in place (cheaper than a hash set of copies for the
+// few dozen terms of a sentence).
+struct TermSet {
+  std::vector<std::string_view> terms;
+  void Seal() {
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+  }
+  bool Has(std::string_view t) const { return std::binary_search(terms.begin(), terms.end(), t); }
 };
 
 // True when one of the kept chunks has a definition or table-row entry whose term names `subject`.
@@ -291,18 +318,32 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
   // version terms (words never span sentences, so this equals analyzing the whole chunk).
   struct AnalyzedSentence {
     SentencePiece piece;
-    std::vector<Token> tokens;
+    const std::vector<Token>* tokens = nullptr;  // in sc.analysis, or `own`
+    std::vector<Token> own;
   };
   std::vector<AnalyzedSentence> sentences;
-  std::unordered_set<std::string> chunk_terms(title_terms.begin(), title_terms.end());
-  for (const std::string& t : analyzer.Terms(c.hit.version)) chunk_terms.insert(t);
   for (SentencePiece& piece : SentencePieces(c.text, c.spans, InnermostHeading(c.hit.section))) {
     const SentenceSpan span = piece.span;
-    AnalyzedSentence a{std::move(piece), {}};
-    analyzer.Analyze(std::string_view(c.text).substr(span.start, span.end - span.start), &a.tokens);
-    for (const Token& t : a.tokens) chunk_terms.insert(t.term);
-    sentences.push_back(std::move(a));
+    const std::string_view text = std::string_view(c.text).substr(span.start, span.end - span.start);
+    AnalyzedSentence& a = sentences.emplace_back();
+    a.piece = std::move(piece);
+    if (sc.analysis) {
+      a.tokens = &sc.analysis->Tokens(text);
+    } else {
+      analyzer.Analyze(text, &a.own);
+    }
   }
+  for (AnalyzedSentence& a : sentences) {
+    if (!a.tokens) a.tokens = &a.own;  // after the vector stopped growing
+  }
+  const std::vector<std::string> version_terms = analyzer.Terms(c.hit.version);
+  TermSet chunk_terms;  // views into title_terms, version_terms and the sentences' tokens
+  for (const std::string& t : title_terms) chunk_terms.terms.push_back(t);
+  for (const std::string& t : version_terms) chunk_terms.terms.push_back(t);
+  for (const AnalyzedSentence& a : sentences) {
+    for (const Token& t : *a.tokens) chunk_terms.terms.push_back(t.term);
+  }
+  chunk_terms.Seal();
   double chunk_coverage = 0;
   {
     // How much of each sub-query the source as a whole (title, section, text) speaks to.
@@ -310,9 +351,9 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     auto coverage_of = [&](const std::vector<std::string>& terms) {
       double covered = 0, total = 0;
       for (const auto& t : std::unordered_set<std::string>(terms.begin(), terms.end())) {
-        const double w = query.idf ? query.idf(t) : 1.0;
+        const double w = sc.Idf(t);
         total += w;
-        if (chunk_terms.count(t)) covered += w;
+        if (chunk_terms.Has(t)) covered += w;
       }
       return total > 0 ? covered / total : 0.0;
     };
@@ -326,31 +367,36 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
   for (AnalyzedSentence& a : sentences) {
     const SentenceSpan& span = a.piece.span;
     std::string_view sentence = std::string_view(c.text).substr(span.start, span.end - span.start);
-    std::vector<Token>& tokens = a.tokens;
+    const std::vector<Token>& tokens = *a.tokens;
     if (tokens.empty()) continue;
-    std::unordered_set<std::string> sterms;
-    for (const Token& t : tokens) sterms.insert(t.term);
+    TermSet sterms;
+    for (const Token& t : tokens) sterms.terms.push_back(t.term);
     // A sentence of an entry is read with its term: "The default is 10." speaks of max_wal_senders.
+    std::vector<std::string> subject_terms;
     if (a.piece.entry) {
-      for (std::string& t : analyzer.Terms(a.piece.subject)) sterms.insert(std::move(t));
+      subject_terms = analyzer.Terms(a.piece.subject);
+      for (const std::string& t : subject_terms) sterms.terms.push_back(t);
     }
+    sterms.Seal();
     bool has_excluded = false;
-    for (const auto& t : sterms) has_excluded |= excluded.count(t) > 0;
+    for (const std::string& t : excluded) has_excluded |= sterms.Has(t);
     if (has_excluded) {
       ++result.excluded_sentences;
       continue;
     }
     double covered = 0;
     for (const auto& t : qterms) {
-      if (sterms.count(t)) covered += query.idf ? query.idf(t) : 1.0;
+      if (sterms.Has(t)) covered += sc.Idf(t);
     }
     const double coverage = idf_total > 0 ? covered / idf_total : 0;
     double phrase = 0;
-    const std::string folded = Analyzer::Fold(sentence);
-    for (const auto& p : query.phrases) phrase += folded.find(p) != std::string::npos ? 1.0 : 0.0;
-    if (!query.phrases.empty()) phrase /= double(query.phrases.size());
+    if (!query.phrases.empty()) {
+      const std::string folded = Analyzer::Fold(sentence);
+      for (const auto& p : query.phrases) phrase += folded.find(p) != std::string::npos ? 1.0 : 0.0;
+      phrase /= double(query.phrases.size());
+    }
     double scope_bonus = 0;
-    for (const auto& t : scope) scope_bonus += sterms.count(t) ? 1.0 : 0.0;
+    for (const auto& t : scope) scope_bonus += sterms.Has(t) ? 1.0 : 0.0;
     if (!scope.empty()) scope_bonus /= double(scope.size());
     // A sentence is read in its source: part of the weight is the whole chunk's coverage. A scope
     // constraint ("for subscribers") names what the user wants: sentences with it rank higher.
@@ -362,18 +408,18 @@ void ScoreChunk(const Analyzer& analyzer, const std::vector<EvidenceCandidate>& 
     s.coverage = coverage;
     s.words = CountWords(sentence);
     s.candidate = i;
-    s.passage = PassageOfHit(c.hit, tier.name, std::string(sentence));
-    EvidencePassage& p = s.passage;
-    p.score = features * meta;
-    p.subquery = c.subquery;
-    p.subject = std::move(a.piece.subject);
+    s.c = &c;
+    s.text = sentence;
+    s.score = features * meta;
+    s.subject = std::move(a.piece.subject);
     scored.push_back(std::move(s));
   }
 }
 
 // Step 3: pack. First the best passage of each sub-query that clears the threshold, then greedily
 // by score within the limits of passages, per source, per site and words. Ids S1.. by final order.
-void PackPassages(const std::vector<Scored>& scored, const PackOptions& options, PackResult* out) {
+void PackPassages(const std::vector<Scored>& scored, const PackOptions& options, const SourceHierarchy& hierarchy,
+                  PackResult* out) {
   PackResult& result = *out;
   std::vector<const Scored*> chosen;
   std::map<std::string, size_t> per_doc;
@@ -385,39 +431,45 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
   std::map<std::string, std::set<std::string>> texts;
   size_t words = 0;
   auto try_add = [&](const Scored& s) {
+    const SearchHit& hit = s.c->hit;
     if (chosen.size() >= options.max_passages) return false;
-    if (per_doc[s.passage.doc_id] >= options.per_source) return false;
-    std::set<std::string>& of_site = site_docs[s.passage.site];
-    if (!s.passage.site.empty() && !of_site.count(s.passage.doc_id) && of_site.size() >= options.per_site) return false;
+    if (per_doc[hit.doc_id] >= options.per_source) return false;
+    std::set<std::string>& of_site = site_docs[hit.site];
+    if (!hit.site.empty() && !of_site.count(hit.doc_id) && of_site.size() >= options.per_site) return false;
     if (words + s.words > options.max_words && !chosen.empty()) return false;
-    std::set<std::string>& docs = texts[Analyzer::Fold(s.passage.text)];
-    if (docs.count(s.passage.doc_id) || docs.size() >= kCopiesPerText) return false;
-    docs.insert(s.passage.doc_id);
+    std::set<std::string>& docs = texts[Analyzer::Fold(s.text)];
+    if (docs.count(hit.doc_id) || docs.size() >= kCopiesPerText) return false;
+    docs.insert(hit.doc_id);
     chosen.push_back(&s);
-    ++per_doc[s.passage.doc_id];
-    of_site.insert(s.passage.doc_id);
+    ++per_doc[hit.doc_id];
+    of_site.insert(hit.doc_id);
     words += s.words;
     return true;
   };
   std::set<std::string> subqueries_done;
   for (const Scored& s : scored) {
-    const bool guaranteed = options.guaranteed_subqueries.count(s.passage.subquery) > 0;
-    if (subqueries_done.count(s.passage.subquery) || (!guaranteed && s.passage.score < options.min_subquery_score)) {
+    const std::string& subquery = s.c->subquery;
+    const bool guaranteed = options.guaranteed_subqueries.count(subquery) > 0;
+    if (subqueries_done.count(subquery) || (!guaranteed && s.score < options.min_subquery_score)) {
       continue;
     }
-    if (try_add(s)) subqueries_done.insert(s.passage.subquery);
+    if (try_add(s)) subqueries_done.insert(subquery);
   }
   for (const Scored& s : scored) {
     if (std::find(chosen.begin(), chosen.end(), &s) != chosen.end()) continue;
-    if (s.passage.score <= 0) break;
+    if (s.score <= 0) break;
     try_add(s);
   }
   std::stable_sort(chosen.begin(), chosen.end(), [](const Scored* a, const Scored* b) {
-    if (a->passage.score != b->passage.score) return a->passage.score > b->passage.score;
-    return a->passage.chunk_id < b->passage.chunk_id;
+    if (a->score != b->score) return a->score > b->score;
+    return a->c->hit.chunk_id < b->c->hit.chunk_id;
   });
   for (size_t n = 0; n < chosen.size(); ++n) {
-    EvidencePassage p = chosen[n]->passage;
+    const Scored& s = *chosen[n];
+    EvidencePassage p = PassageOfHit(s.c->hit, hierarchy.TierOf(s.c->hit.source_type).name, std::string(s.text));
+    p.score = s.score;
+    p.subquery = s.c->subquery;
+    p.subject = s.subject;
     p.id = "S" + std::to_string(n + 1);
     result.pack.push_back(std::move(p));
   }
@@ -449,19 +501,32 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
   // 2. Score every sentence of every kept chunk.
   SentenceScoring sc{query, options, {query.terms.begin(), query.terms.end()},
                      {query.exclude_terms.begin(), query.exclude_terms.end()},
-                     {query.scope_terms.begin(), query.scope_terms.end()}};
-  for (const auto& t : sc.qterms) sc.idf_total += query.idf ? query.idf(t) : 1.0;
+                     {query.scope_terms.begin(), query.scope_terms.end()}, 0, 0, false, nullptr, {}};
+  const AnalyzerOptions defaults;
+  if (options.analysis) {
+    const AnalyzerOptions& theirs = options.analysis->analyzer().options();
+    if (theirs.stem == defaults.stem && theirs.remove_stopwords == defaults.remove_stopwords &&
+        theirs.split_identifiers == defaults.split_identifiers) {
+      sc.analysis = options.analysis;
+    }
+  }
+  auto remember_idf = [&](const std::string& t) {
+    if (!sc.idf.count(t)) sc.idf.emplace(t, query.idf ? query.idf(t) : 1.0);
+  };
+  for (const auto& t : query.terms) remember_idf(t);
+  for (const auto& [id, terms] : query.subquery_terms) {
+    for (const auto& t : terms) remember_idf(t);
+  }
+  for (const auto& t : sc.qterms) sc.idf_total += sc.Idf(t);
   for (size_t i : kept) sc.max_vector = std::max(sc.max_vector, candidates[i].hit.vector_score);
   sc.subject_defined = SubjectDefined(candidates, kept, query.subject);
   std::vector<Scored> scored;
   for (size_t i : kept) ScoreChunk(analyzer, candidates, i, hierarchy, sc, &scored, &result);
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-    if (a.passage.score != b.passage.score) return a.passage.score > b.passage.score;
-    return a.passage.chunk_id < b.passage.chunk_id;
+    if (a.score != b.score) return a.score > b.score;
+    return a.c->hit.chunk_id < b.c->hit.chunk_id;
   });
-
-
-  PackPassages(scored, options, &result);
+  PackPassages(scored, options, hierarchy, &result);
   return result;
 }
 

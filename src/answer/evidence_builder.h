@@ -43,6 +43,8 @@
 
 namespace attest {
 
+class AnalyzedTexts;
+
 struct EvidenceCandidate {
   SearchHit hit;          // document metadata and the chunk's retrieval scores
   std::string text;       // the whole chunk text
@@ -78,6 +80,10 @@ struct PackOptions {
   // rarely share words with the question, which is why a hop was needed).
   std::set<std::string> guaranteed_subqueries;
   bool rerank = true;  // false under a deadline: passages keep their chunk's retrieval order
+  // The answer's analysed texts (analyzed_texts.h): sentences the bridge hop analysed are not
+  // analysed again, and later stages find these. Used only when its analyzer has the default
+  // options (the builder's own); null = analyse here.
+  AnalyzedTexts* analysis = nullptr;
 };
 
 struct PackResult {

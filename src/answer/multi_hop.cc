@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_set>
 
+#include "answer/analyzed_texts.h"
+#include "answer/answer_rounds.h"
 #include "text/analyzer.h"
 #include "text/sentence_splitter.h"
 
@@ -67,6 +69,20 @@ std::vector<std::pair<size_t, std::string>> Dates(const std::string& text) {
   return out;
 }
 
+Status LoadChunksOf(AnswerRounds& rounds, const std::vector<SearchHit>& hits) {
+  std::vector<ChunkId> ids;
+  for (const SearchHit& h : hits) ids.push_back(h.chunk_id);
+  return rounds.LoadChunks(ids);
+}
+
+// The chunk's text and spans (none when the chunk is no longer visible).
+void SetChunk(const AnswerRounds& rounds, EvidenceCandidate* c) {
+  if (const ChunkRecord* record = rounds.Chunk(c->hit.chunk_id)) {
+    c->text = record->text;
+    c->spans = record->spans;
+  }
+}
+
 }  // namespace
 
 bool IsMultiHopPlan(const QueryPlan& plan) {
@@ -78,6 +94,12 @@ bool IsMultiHopPlan(const QueryPlan& plan) {
 }
 
 Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                   const MultiHopOptions& options) {
+  AnswerRounds rounds(ctx, filter);
+  return RunMultiHop(rounds, ctx, plan, options);
+}
+
+Result<MultiHopResult> RunMultiHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
                                    const MultiHopOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   MultiHopResult out;
@@ -96,22 +118,14 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     SearchOptions so;
     so.query = hop.query;
     so.k = options.k;
-    so.filter = filter;
     so.with_snippets = false;  // evidence reads the chunk text; snippets are never shown
-    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    auto r = rounds.Search(so);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kInvalidArgument) break;
       return r.status().WithContext("hop " + sq.id);
     }
-    std::vector<ChunkId> ids;
-    for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
-    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-    std::map<ChunkId, std::string> text_of;
-    std::map<ChunkId, std::vector<ChunkSpan>> spans_of;
-    for (auto& c : chunks) {
-      text_of[c.id] = std::move(c.text);
-      spans_of[c.id] = std::move(c.spans);
-    }
+    const std::vector<SearchHit>& hits = (*r)->hits;
+    ATTEST_RETURN_IF_ERROR(LoadChunksOf(rounds, hits));
     // The hop's sentence: in rank order, the first sentence covering most of the hop's terms (for
     // a bound hop, the one containing the bound value).
     std::vector<std::string> hop_terms = ctx.analyzer->Terms(hop.query);
@@ -119,11 +133,10 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
     const std::string bound = values.empty() ? "" : values.rbegin()->second;
     double best = -1;
     uint32_t rank = 0;
-    for (const SearchHit& h : r->hits) {
+    for (const SearchHit& h : hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id];
-      c.spans = spans_of[h.chunk_id];
+      SetChunk(rounds, &c);
       c.subquery = sq.id;
       c.rank = ++rank;
       for (const SentenceSpan& span : SplitSentences(c.text)) {
@@ -172,6 +185,13 @@ Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& pl
 
 Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
                                     const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options) {
+  AnswerRounds rounds(ctx, filter);
+  return RunBridgeHop(rounds, ctx, plan, first_round, options);
+}
+
+Result<MultiHopResult> RunBridgeHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options,
+                                    AnalyzedTexts* analysis) {
   MultiHopResult out;
   const std::string question = plan.standalone;
   const std::string folded_question = Analyzer::Fold(question);
@@ -187,7 +207,7 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     std::vector<std::pair<double, std::string>> sentences;
     for (const SentenceSpan& span : SplitSentences(c.text)) {
       std::string sentence = c.text.substr(span.start, span.end - span.start);
-      std::vector<std::string> st = ctx.analyzer->Terms(sentence);
+      std::vector<std::string> st = analysis ? analysis->Terms(sentence) : ctx.analyzer->Terms(sentence);
       double covered = 0;
       for (const auto& t : std::unordered_set<std::string>(st.begin(), st.end())) covered += want.count(t);
       sentences.emplace_back(-covered, std::move(sentence));
@@ -213,25 +233,16 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
     SearchOptions so;
     so.query = hop.query;
     so.k = 3;
-    so.filter = filter;
     so.with_snippets = false;  // evidence reads the chunk text; snippets are never shown
-    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so, ctx.vector);
+    auto r = rounds.Search(so);
     if (!r.ok()) continue;
-    std::vector<ChunkId> ids;
-    for (const SearchHit& h : r->hits) ids.push_back(h.chunk_id);
-    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(ids));
-    std::map<ChunkId, std::string> text_of;
-    std::map<ChunkId, std::vector<ChunkSpan>> spans_of;
-    for (auto& c : chunks) {
-      text_of[c.id] = std::move(c.text);
-      spans_of[c.id] = std::move(c.spans);
-    }
+    const std::vector<SearchHit>& hits = (*r)->hits;
+    ATTEST_RETURN_IF_ERROR(LoadChunksOf(rounds, hits));  // first-round chunks are not read again
     uint32_t rank = 0;
-    for (const SearchHit& h : r->hits) {
+    for (const SearchHit& h : hits) {
       EvidenceCandidate c;
       c.hit = h;
-      c.text = text_of[h.chunk_id];
-      c.spans = spans_of[h.chunk_id];
+      SetChunk(rounds, &c);
       c.subquery = hop.id;
       c.rank = ++rank;
       // The hop is supported when a retrieved source names the bridge.

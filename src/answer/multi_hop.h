@@ -22,6 +22,9 @@
 
 namespace attest {
 
+class AnswerRounds;
+class AnalyzedTexts;
+
 struct HopStep {
   std::string id;          // the sub-query id ("q1", "q2")
   std::string query;       // as run, with earlier values bound
@@ -57,6 +60,16 @@ Result<MultiHopResult> RunBridgeHop(const AnswerContext& ctx, const QueryPlan& p
                                     const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options);
 
 Result<MultiHopResult> RunMultiHop(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
+                                   const MultiHopOptions& options);
+
+// The same as rounds of one answer (answer_rounds.h: its filter, searches and chunk records shared
+// with the answer's other rounds).
+// `analysis` (over ctx.analyzer; null = analyse here): the first-round sentences the bridge hop
+// reads are analysed there, where the evidence builder finds them again.
+Result<MultiHopResult> RunBridgeHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
+                                    const std::vector<EvidenceCandidate>& first_round, const MultiHopOptions& options,
+                                    AnalyzedTexts* analysis = nullptr);
+Result<MultiHopResult> RunMultiHop(AnswerRounds& rounds, const AnswerContext& ctx, const QueryPlan& plan,
                                    const MultiHopOptions& options);
 
 }  // namespace attest

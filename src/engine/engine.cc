@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "answer/answer_config.h"
 #include "answer/answer_pipeline.h"
 #include "answer/live_fetch.h"
 #include "answer/live_page.h"
@@ -33,6 +34,9 @@ class EngineImpl final : public Engine {
       : options_(options), indexer_(analyzer_, ChunkerOptions{}) {}
 
   Status Init() {
+    // The answer pipeline's configuration, parsed once here rather than on every answer.
+    ATTEST_ASSIGN_OR_RETURN(answer_config_,
+                            AnswerConfig::FromJson(options_.planner_config_json, options_.source_hierarchy_json));
     StoreOptions so;
     so.dir = options_.data_dir;
     so.read_only = options_.read_only;
@@ -149,6 +153,7 @@ class EngineImpl final : public Engine {
       AnswerContext plan_ctx;
       plan_ctx.snapshot = before.get();
       plan_ctx.analyzer = &analyzer_;
+      plan_ctx.config = &answer_config_;
       live = live_->Run(plan_ctx, options, [this, &options](const std::vector<ArrivedPage>& pages) {
         return RefreshPages(options.filter, pages);
       });
@@ -177,6 +182,7 @@ class EngineImpl final : public Engine {
     ctx.judge = judge_.get();
     ctx.reranker = reranker_.get();
     ctx.live = live_.get();
+    ctx.config = &answer_config_;
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);
@@ -395,6 +401,7 @@ class EngineImpl final : public Engine {
   std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
   mutable Mutex write_mu_;              // PutDocuments / Delete / live fetch's refresh
   std::unique_ptr<LiveFetcher> live_;   // null = live fetch off
+  AnswerConfig answer_config_;          // parsed in Init, read-only after
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones
 };
 

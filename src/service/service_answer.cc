@@ -493,8 +493,12 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
   if (render_filter.groups) render_filter.groups = refreshed.value().groups;
   std::set<ChunkId> changed;
   std::vector<std::string> notices;
+  // The engine's answer has passed the output link policy (SealManifest) as a whole; a re-check
+  // rebuilds its text, which is then sanitized again when written.
+  bool sealed = true;
   if (engine_.CurrentSnapshot() != r.snapshot_version || refreshed.value().groups != who.groups) {
     notices = RecheckAtRender(engine_, render_filter, &r, &changed);
+    sealed = false;
   }
   if (stream) {
     changed.insert(stream->changed().begin(), stream->changed().end());
@@ -521,7 +525,7 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
     Audit(std::move(run.slot), who, run.ctx, std::move(rec));
   }
 
-  json body = json::parse(AnswerToJson(r, -1));
+  json body = AnswerJson(r, sealed);  // the document itself: no text to parse back
   bool flagged = false;
   for (const AnswerSource& s : r.sources) flagged |= s.flagged;
   if (run.cacheable && (r.outcome == AnswerOutcome::kAnswer || r.outcome == AnswerOutcome::kFallback) &&

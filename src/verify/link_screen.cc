@@ -190,17 +190,27 @@ std::vector<LinkRef> FindLinks(std::string_view raw) {
 }
 
 void LinkCorroboration::AddDocument(std::string_view doc_id, std::string_view url, std::string_view text) {
-  std::string& folded = docs_[std::string(doc_id)];
-  folded.push_back('\n');
-  AppendCaseFolded(url, &folded);
-  folded.push_back('\n');
-  AppendCaseFolded(text, &folded);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!folded_.count(std::string(doc_id)) &&
+      std::none_of(pending_.begin(), pending_.end(), [&](const Added& a) { return a.doc_id == doc_id; })) {
+    ++documents_;
+  }
+  pending_.push_back(Added{std::string(doc_id), std::string(url), std::string(text)});
 }
 
 bool LinkCorroboration::Corroborated(std::string_view host, std::string_view doc_id) const {
   const std::string h = NormalizeHost(Fold(host));
   if (h.empty()) return true;
-  for (const auto& [id, text] : docs_) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Added& a : pending_) {
+    std::string& folded = folded_[a.doc_id];
+    folded.push_back('\n');
+    AppendCaseFolded(a.url, &folded);
+    folded.push_back('\n');
+    AppendCaseFolded(a.text, &folded);
+  }
+  pending_.clear();
+  for (const auto& [id, text] : folded_) {
     if (id == doc_id) continue;
     for (size_t p = text.find(h); p != std::string::npos; p = text.find(h, p + 1)) {
       const bool before_ok = p == 0 || !HostByte(text[p - 1]) || text[p - 1] == '.';

@@ -17,6 +17,7 @@
 // Thread-safety: the functions are pure; LinkCorroboration is filled by one thread, then only read.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,15 +36,23 @@ struct LinkRef {
 // The links of `text` that name a host (http(s)://, ftp://, other scheme://, www., e-mail, host.tld/path).
 std::vector<LinkRef> FindLinks(std::string_view text);
 
+// Documents are case-folded when a Corroborated call first needs them, not when added: most
+// passages carry no link, and then the retrieved texts are never folded.
 class LinkCorroboration {
  public:
   void AddDocument(std::string_view doc_id, std::string_view url, std::string_view text);
   // True when a document other than `doc_id` names `host`.
   bool Corroborated(std::string_view host, std::string_view doc_id) const;
-  size_t documents() const { return docs_.size(); }
+  size_t documents() const { return documents_; }
 
  private:
-  std::unordered_map<std::string, std::string> docs_;  // doc id -> case-folded url + text
+  struct Added {
+    std::string doc_id, url, text;
+  };
+  size_t documents_ = 0;
+  mutable std::mutex mu_;                     // guards the two below (Corroborated is const)
+  mutable std::vector<Added> pending_;        // added, not folded yet
+  mutable std::unordered_map<std::string, std::string> folded_;  // doc id -> case-folded url + text
 };
 
 std::string ScriptLink(std::string_view text);     // "" or the reason
