@@ -65,20 +65,28 @@ class StreamImpl final : public Stream {
 
   bool Send(std::string_view event, std::string_view data) override {
     bool slow = false;
+    size_t unsent = 0;
     {
       MutexLock lock(conn_->out_mu_);
       if (closed_.load(std::memory_order_relaxed)) return false;
       size_t n = wire::EventSize(event, data, chunked_);
-      if (conn_->pending_.size() + conn_->writing_bytes_ + n > conn_->core_.options.stream_buffer_bytes) {
+      unsent = conn_->pending_.size() + conn_->writing_bytes_;
+      if (unsent + n > conn_->core_.options.stream_buffer_bytes) {
         conn_->MarkStreamClosedLocked("slow_client");
-        conn_->pending_.clear();
+        std::string().swap(conn_->pending_);
         slow = true;
       } else {
         wire::AppendEvent(event, data, chunked_, conn_->pending_);
         conn_->SchedulePostLocked();
       }
     }
-    if (slow) net::post(conn_->socket_.get_executor(), [c = conn_] { c->Close("slow_client"); });
+    if (slow) {
+      spdlog::warn("http: stream to {} closed (slow_client): {} bytes unsent plus a {}-byte event exceed the "
+                   "per-stream buffer of {} bytes (--stream-buffer-bytes)",
+                   conn_->remote_, unsent, wire::EventSize(event, data, chunked_),
+                   conn_->core_.options.stream_buffer_bytes);
+      net::post(conn_->socket_.get_executor(), [c = conn_] { c->Close("slow_client"); });
+    }
     return !slow;
   }
 
@@ -197,7 +205,8 @@ class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<
 Connection::Connection(ServerCore& core, tcp::socket socket)
     : core_(core), socket_(std::move(socket)), timer_(socket_.get_executor()) {
   std::tie(address_, remote_) = PeerOf(socket_);
-  read_chunk_.resize(kReadChunk);
+  error_code ec;
+  socket_.non_blocking(true, ec);  // DoRead waits for readability, then reads what is there
 }
 
 Connection::~Connection() { core_.Unregister(this); }
@@ -296,18 +305,22 @@ void Connection::DoRead() {
   if (reading_ || state_ == State::kClosed) return;
   if ((state_ == State::kHandling || state_ == State::kStreaming) && buffer_.size() >= kMaxAhead) return;
   reading_ = true;
-  socket_.async_read_some(net::buffer(read_chunk_), [self = shared_from_this()](error_code ec, size_t n) {
-    self->OnRead(ec, n);
-  });
+  // Wait for readability with no buffer: an idle or streaming connection holds no read memory
+  // while it waits (thousands of open streams), and the bytes are read on the IO thread's stack.
+  socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) { self->OnReadable(ec); });
 }
 
-void Connection::OnRead(error_code ec, size_t n) {
+void Connection::OnReadable(error_code ec) {
   reading_ = false;
   if (state_ == State::kClosed) return;
+  char chunk[kReadChunk];
+  size_t n = 0;
+  if (!ec) n = socket_.read_some(net::buffer(chunk), ec);
+  if (ec == net::error::would_block || ec == net::error::try_again) return DoRead();  // spurious wake-up
   if (ec) return Close("client_closed");  // EOF or reset: the peer is gone
   if (state_ != State::kDraining) {
     auto space = buffer_.prepare(n);
-    std::memcpy(space.data(), read_chunk_.data(), n);
+    std::memcpy(space.data(), chunk, n);
     buffer_.commit(n);
     if (state_ == State::kReading) ParseBuffered();
   }
@@ -405,6 +418,7 @@ void Connection::Dispatch() {
   const unsigned version = msg.version();
   const bool keep_alive = msg.keep_alive();
   parser_.reset();
+  if (buffer_.size() == 0) buffer_.shrink_to_fit();  // nothing pipelined: hold no read buffer meanwhile
 
   state_ = State::kHandling;
   deadline_ = Clock::time_point::max();
@@ -490,6 +504,12 @@ void Connection::Flush() {
     }
     writing_bytes_ = writing_.size();
     done = response_done_;
+    if (writing_.empty()) {
+      // All written: give the buffers back, so a stream waiting for its next event (or an idle
+      // keep-alive connection) holds no output memory.
+      std::string().swap(writing_);
+      std::string().swap(pending_);
+    }
   }
   if (!writing_.empty()) {
     write_in_flight_ = true;

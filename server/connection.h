@@ -74,7 +74,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Strand-only.
   void StartReadingRequest();
   void DoRead();
-  void OnRead(boost::system::error_code ec, size_t n);
+  void OnReadable(boost::system::error_code ec);
   void ParseBuffered();
   bool CheckHeader();  // false when it refused the request
   void Dispatch();
@@ -107,7 +107,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool reading_ = false;
   bool write_in_flight_ = false;
-  std::vector<char> read_chunk_;  // the read loop reads here, then appends to buffer_
   bool sent_continue_ = false;
   bool header_checked_ = false;
   size_t header_fields_ = 0;                          // fields in the header (more at the end = trailers)

@@ -33,6 +33,9 @@ SSE_CONFIGS="${SSE_CONFIGS-cached nocache}"
 SSE_ROUNDS="${SSE_ROUNDS:-3}"
 SSE_STREAMS="${SSE_STREAMS:-256}"
 SSE_SEARCHES="${SSE_SEARCHES:-500}"
+SSE_READ_BYTES="${SSE_READ_BYTES:-256}"
+SSE_READ_INTERVAL_MS="${SSE_READ_INTERVAL_MS:-100}"
+SSE_TIMEOUT_S="${SSE_TIMEOUT_S:-90}"
 
 ATTEST="$BUILD_DIR/attest"
 SSE_HOLD="$BUILD_DIR/bench/sse_hold"
@@ -40,7 +43,7 @@ CORPUS="$DATASETS/scifact/beir/corpus.jsonl"
 QUERIES="$DATASETS/scifact/beir/queries.jsonl"
 for f in "$ATTEST" "$SSE_HOLD"; do [[ -x "$f" ]] || { echo "run.sh: $f is missing (ninja -C $BUILD_DIR attest sse_hold)" >&2; exit 2; }; done
 for f in "$CORPUS" "$QUERIES"; do [[ -f "$f" ]] || { echo "run.sh: $f is missing" >&2; exit 2; }; done
-command -v wrk >/dev/null || { echo "run.sh: wrk is not installed" >&2; exit 2; }
+[[ -z "$CONFIGS" ]] || command -v wrk >/dev/null || { echo "run.sh: wrk is not installed (CONFIGS=\"\" runs only sse_hold)" >&2; exit 2; }
 
 mkdir -p "$OUT"
 OUT="$(realpath "$OUT")"
@@ -97,12 +100,16 @@ done
 
 # ---- 3. 256 slow SSE clients vs /v1/search ----
 for cfg in $SSE_CONFIGS; do
-  flags=(); warm=(--warm)
-  [[ "$cfg" == nocache ]] && { flags=(--no-cache); warm=(); }
+  # Every stream comes from 127.0.0.1 and arrives at once: the per-address connection bound and the
+  # answer queue are raised to hold them all (defaults 256 and 1024; docs/http_api.md, "Limits").
+  flags=(--max-connections-per-address $((SSE_STREAMS + 64)) --answer-queue "$SSE_STREAMS"
+         --max-connections $((SSE_STREAMS + 256 > 4096 ? SSE_STREAMS + 256 : 4096))); warm=(--warm)
+  [[ "$cfg" == nocache ]] && { flags+=(--no-cache); warm=(); }
   start_server "sse-$cfg" "${flags[@]}"
   echo "== sse_hold ($cfg): server pid $SERVER_PID port $PORT ${flags[*]}; load $(cut -d' ' -f1-3 /proc/loadavg)"
   "$SSE_HOLD" --port "$PORT" --key "$KEY" --queries "$QUERIES" --pid "$SERVER_PID" --streams "$SSE_STREAMS" \
-    --searches "$SSE_SEARCHES" --rounds "$SSE_ROUNDS" "${warm[@]}" | tee "$OUT/sse-$cfg.txt"
+    --searches "$SSE_SEARCHES" --rounds "$SSE_ROUNDS" --read-bytes "$SSE_READ_BYTES" \
+    --read-interval-ms "$SSE_READ_INTERVAL_MS" --timeout-s "$SSE_TIMEOUT_S" "${warm[@]}" | tee "$OUT/sse-$cfg.txt"
   curl -s "http://127.0.0.1:$PORT/metrics" | grep -E '^attest_(slow_clients_dropped_total|cancelled_total|open_streams)' \
     | tee -a "$OUT/sse-$cfg.txt" || true
   stop_server
