@@ -93,6 +93,11 @@ void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
                    "a whole request must arrive within this long, and a write must make progress")
       ->check(positive)
       ->capture_default_str();
+  serve.add_option("--stream-send-buffer-bytes", a.stream_send_buffer_bytes,
+                   "kernel send buffer (SO_SNDBUF) of a connection once it streams; bounds the kernel's share "
+                   "of a slow stream's unsent bytes (0 = the kernel's autotuning)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
   serve.add_option("--answer-queue", a.answer_queue,
                    "answers that may wait beyond the answer workers; more get 503 overloaded")
       ->check(CLI::NonNegativeNumber)
@@ -270,6 +275,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   ho.header_timeout_ms = a.header_timeout_ms;
   ho.read_timeout_ms = a.read_timeout_ms;
   ho.answer_queue = a.answer_queue;
+  ho.stream_send_buffer_bytes = a.stream_send_buffer_bytes;
   ho.bulk_queue = a.bulk_queue;
   ho.bulk_queue_per_key = a.bulk_queue_per_tenant;
   ho.on_complete = [&metrics](const http::Request&, std::string_view route, int status, double seconds) {

@@ -160,6 +160,13 @@ class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<
     MutexLock lock(conn_->out_mu_);
     conn_->stream_ = stream.get();
     conn_->streaming_ = true;
+    if (const size_t sndbuf = core.options.stream_send_buffer_bytes; sndbuf > 0 && !conn_->closed_) {
+      // Posted before the flush below, so it applies before the stream head is written.
+      net::post(conn_->socket_.get_executor(), [c = conn_, sndbuf] {
+        error_code ec;
+        c->socket_.set_option(net::socket_base::send_buffer_size(static_cast<int>(sndbuf)), ec);
+      });
+    }
     conn_->status_ = 200;
     core.in_flight.fetch_sub(1);
     core.open_streams.fetch_add(1);
@@ -497,6 +504,8 @@ void Connection::Flush() {
     MutexLock lock(out_mu_);
     flush_posted_ = false;
     writing_.clear();
+    written_ = 0;
+    compacted_ = false;
     if (closed_) {
       pending_.clear();
     } else {
@@ -504,27 +513,49 @@ void Connection::Flush() {
     }
     writing_bytes_ = writing_.size();
     done = response_done_;
-    if (writing_.empty()) {
-      // All written: give the buffers back, so a stream waiting for its next event (or an idle
-      // keep-alive connection) holds no output memory.
-      std::string().swap(writing_);
-      std::string().swap(pending_);
-    }
+    // pending_ now holds the old, drained writing_: give it back (and writing_ too when there is
+    // nothing to write), so a stream waiting for its next event, or an idle keep-alive connection,
+    // holds no output memory, and a held stream holds about its unsent bytes.
+    std::string().swap(pending_);
+    if (writing_.empty()) std::string().swap(writing_);
   }
   if (!writing_.empty()) {
     write_in_flight_ = true;
-    if (state_ != State::kReading) {
-      SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
-    }
-    net::async_write(socket_, net::buffer(writing_),
-                     [self = shared_from_this()](error_code ec, size_t) { self->OnWrite(ec); });
+    WriteSome();
     return;
   }
   if (state_ == State::kHandling || state_ == State::kStreaming) deadline_ = Clock::time_point::max();
   if (done && exchange_open_) OnResponseDrained();
 }
 
-void Connection::OnWrite(error_code ec) {
+// One write of what is left of writing_; a slow reader takes a little at a time, and every bit of
+// progress restarts the write deadline.
+void Connection::WriteSome() {
+  if (state_ != State::kReading) {
+    SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
+  }
+  socket_.async_write_some(net::buffer(writing_.data() + written_, writing_.size() - written_),
+                           [self = shared_from_this()](error_code ec, size_t n) { self->OnWrite(ec, n); });
+}
+
+void Connection::OnWrite(error_code ec, size_t n) {
+  if (!ec) written_ += n;
+  if (!ec && written_ < writing_.size()) {
+    // The socket is full: the client reads slower than we write. Keep only the unsent bytes, in a
+    // buffer of their size: at the first partial write of a batch, then whenever the written front
+    // is half the buffer (amortised), so what a slow stream holds shrinks as it is read.
+    if (!compacted_ || (written_ >= 4096 && 2 * written_ >= writing_.size())) {
+      compacted_ = true;
+      writing_.erase(0, written_);
+      written_ = 0;
+      writing_.shrink_to_fit();
+    }
+    {
+      MutexLock lock(out_mu_);
+      writing_bytes_ = writing_.size() - written_;
+    }
+    return WriteSome();
+  }
   write_in_flight_ = false;
   {
     MutexLock lock(out_mu_);

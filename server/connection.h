@@ -80,7 +80,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Dispatch();
   void TransportError(int status, const char* code, std::string message, bool linger);
   void Flush();
-  void OnWrite(boost::system::error_code ec);
+  void WriteSome();
+  void OnWrite(boost::system::error_code ec, size_t n);
   void OnResponseDrained();
   void CompleteExchange();
   void GracefulClose();
@@ -115,6 +116,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool timer_armed_ = false;
   Clock::time_point deadline_ = Clock::time_point::max();
   std::string writing_;
+  size_t written_ = 0;  // bytes of writing_ already written
+  bool compacted_ = false;  // writing_ was trimmed to its unsent bytes since it was filled
   bool exchange_open_ = false;
   std::shared_ptr<const Request> request_;
   std::string_view route_;
