@@ -1,6 +1,7 @@
-// sse_hold: does `/v1/search` stay fast while 256 streamed answers are held open by slow clients?
-// (issue 5, bar 2: search p95 within 2x its unloaded value). A bench tool, not part of attest;
-// run by bench/serve/run.sh against a running `attest serve`.
+// sse_hold: does `/v1/search` stay fast while N streamed answers are held open by slow clients?
+// (issue 5, bar 2: 256 streams; issue 16: 2,000 streams; search p95 within 2x its unloaded value,
+// RSS reported). A bench tool, not part of attest; run by bench/serve/run.sh against a running
+// `attest serve`. It raises its own soft open-file limit to fit the streams.
 //
 // Per round (rounds alternate so machine noise hits both phases):
 //   unloaded: SEARCHES sequential POST /v1/search, nothing else open.
@@ -14,12 +15,17 @@
 //             A stream counts as completed when its `done` event arrived before the connection
 //             closed, as dropped otherwise (EOF or reset without `done`, non-200, or the timeout).
 // Searches use one keep-alive connection per phase (--fresh: a new connection per request).
-// The server's VmRSS / Threads are sampled every 100 ms from /proc/PID/status (--pid).
+// The server's VmRSS / Threads are sampled every 100 ms from /proc/PID/status (--pid): the peak of
+// the unloaded phase ("idle"), the peak of the loaded phase, and the peak while the held searches
+// ran; per stream = (loaded or held - idle) / streams opened. The kernel's TCP buffer memory (all
+// sockets, /proc/net/sockstat) while held shows the share of the unsent bytes the kernel keeps.
 // Percentiles are nearest-rank. Output: a human table, then one JSON line (prefix "JSON ").
 //
 // Usage: sse_hold --port P --key K --queries queries.jsonl [--pid PID] [--streams 256]
 //          [--searches 500] [--rounds 3] [--rcvbuf 2048] [--read-bytes 256] [--read-interval-ms 100]
-//          [--warm] [--fresh] [--timeout-s 90]
+//          [--warm] [--fresh] [--hold-first] [--timeout-s 90]
+// --hold-first: a stream is not read past its `sources` event until every stream has it (the ramp
+// then holds every stream, unread, in the server and the kernel; the held phase reads them slowly).
 // Every loop is bounded in count and time; a failed search is counted, never retried.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -59,7 +65,7 @@ struct Args {
   std::string key, queries;
   long pid = 0;
   int streams = 256, searches = 500, rounds = 3, rcvbuf = 2048, read_bytes = 256, read_interval_ms = 100;
-  bool warm = false, fresh = false;
+  bool warm = false, fresh = false, hold_first = false;
   int timeout_s = 90;
 };
 
@@ -273,8 +279,11 @@ class Bench {
     while (open_now.load() > 0 && Clock::now() < deadline) {
       const auto tick = Clock::now();
       int with_sources = 0;
+      const bool all = all_sources.load();
       for (auto& s : ss) {
-        if (s.open) ReadSome(&s, buf, t0, &open_now);
+        // --hold-first: a stream that has its `sources` is not read again until every stream has
+        // them, so all are open when the held searches start, however long the answers take.
+        if (s.open && (!a_.hold_first || all || !s.got_sources)) ReadSome(&s, buf, t0, &open_now);
         with_sources += s.got_sources || (!s.open && s.fd >= 0) || s.fd < 0;
       }
       if (!all_sources.load() && with_sources == a_.streams) {
@@ -385,6 +394,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--timeout-s") ok = num(&a->timeout_s);
     else if (k == "--warm") a->warm = true;
     else if (k == "--fresh") a->fresh = true;
+    else if (k == "--hold-first") a->hold_first = true;
     else ok = false;
     if (!ok) {
       std::fprintf(stderr, "sse_hold: bad or unknown argument '%s'\n", k.c_str());
@@ -395,7 +405,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr,
                  "usage: sse_hold --port P --key K --queries queries.jsonl [--pid PID] [--streams 256] "
                  "[--searches 500] [--rounds 3] [--rcvbuf 2048] [--read-bytes 256] [--read-interval-ms 100] "
-                 "[--warm] [--fresh] [--timeout-s 90]\n");
+                 "[--warm] [--fresh] [--hold-first] [--timeout-s 90]\n");
     return false;
   }
   return true;
