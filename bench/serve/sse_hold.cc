@@ -17,7 +17,8 @@
 // Searches use one keep-alive connection per phase (--fresh: a new connection per request).
 // The server's VmRSS / Threads are sampled every 100 ms from /proc/PID/status (--pid): the peak of
 // the unloaded phase ("idle"), the peak of the loaded phase, and the peak while the held searches
-// ran; per stream = (loaded or held - idle) / streams opened. The kernel's TCP buffer memory (all
+// ran; per stream = (loaded or held - idle) / streams opened, with the first round's idle RSS (the
+// allocator keeps what a round freed, so a later round's idle RSS already includes the streams). The kernel's TCP buffer memory (all
 // sockets, /proc/net/sockstat) while held shows the share of the unsent bytes the kernel keeps.
 // Percentiles are nearest-rank. Output: a human table, then one JSON line (prefix "JSON ").
 //
@@ -474,9 +475,12 @@ int main(int argc, char** argv) {
     ratios.push_back(ratio);
     unl_p95.push_back(u95);
     held_p95.push_back(h95);
+    // Against the first round's idle RSS: the allocator keeps what a round freed, so a later
+    // round's idle RSS already includes the streams before it.
     const double opened = std::max(r.opened, 1);
-    const double kib_peak = (r.proc_loaded.rss_kb - r.proc_unloaded.rss_kb) / opened;
-    const double kib_held = (r.proc_held.rss_kb - r.proc_unloaded.rss_kb) / opened;
+    const long idle_kb = rounds[0].proc_unloaded.rss_kb;
+    const double kib_peak = (r.proc_loaded.rss_kb - idle_kb) / opened;
+    const double kib_held = (r.proc_held.rss_kb - idle_kb) / opened;
     per_stream_peak.push_back(kib_peak);
     per_stream_held.push_back(r.proc_held.rss_kb > 0 ? kib_held : -1);
     peak_mib.push_back(r.proc_loaded.rss_kb / 1024.0);
