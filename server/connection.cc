@@ -8,6 +8,7 @@
 #include <boost/beast/http/error.hpp>
 #include <spdlog/spdlog.h>
 
+#include "server/exchange_impl.h"
 #include "server/http_wire.h"
 
 namespace attest::http {
@@ -21,7 +22,6 @@ constexpr size_t kReadChunk = 16 << 10;
 // this much; beyond it reading pauses (and disconnects are then noticed on the next write).
 constexpr size_t kMaxAhead = 64 << 10;
 constexpr auto kLingerMax = std::chrono::milliseconds(1000);
-constexpr char kShutdownNotice[] = R"({"code":"shutting_down","message":"server is shutting down"})";
 
 Response MakeError(const ServerCore& core, int status, const char* code, std::string message,
                    std::string field = "") {
@@ -49,163 +49,6 @@ std::pair<std::string, std::string> PeerOf(const tcp::socket& socket) {
   return {ip, (addr.is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(ep.port())};
 }
 
-// ---- Stream and Exchange ------------------------------------------------------------------------
-
-class StreamImpl final : public Stream {
- public:
-  StreamImpl(std::shared_ptr<Connection> connection, bool chunked)
-      : conn_(std::move(connection)), chunked_(chunked) {}
-
-  // A stream dropped without Finish() is finished, so the response ends and the connection moves on.
-  ~StreamImpl() override {
-    MutexLock lock(conn_->out_mu_);
-    FinishLocked();
-    if (conn_->stream_ == this) conn_->stream_ = nullptr;
-  }
-
-  bool Send(std::string_view event, std::string_view data) override {
-    bool slow = false;
-    size_t unsent = 0;
-    {
-      MutexLock lock(conn_->out_mu_);
-      if (closed_.load(std::memory_order_relaxed)) return false;
-      size_t n = wire::EventSize(event, data, chunked_);
-      unsent = conn_->pending_.size() + conn_->writing_bytes_;
-      if (unsent + n > conn_->core_.options.stream_buffer_bytes) {
-        conn_->MarkStreamClosedLocked("slow_client");
-        std::string().swap(conn_->pending_);
-        slow = true;
-      } else {
-        wire::AppendEvent(event, data, chunked_, conn_->pending_);
-        conn_->SchedulePostLocked();
-      }
-    }
-    if (slow) {
-      spdlog::warn("http: stream to {} closed (slow_client): {} bytes unsent plus a {}-byte event exceed the "
-                   "per-stream buffer of {} bytes (--stream-buffer-bytes)",
-                   conn_->remote_, unsent, wire::EventSize(event, data, chunked_),
-                   conn_->core_.options.stream_buffer_bytes);
-      net::post(conn_->socket_.get_executor(), [c = conn_] { c->Close("slow_client"); });
-    }
-    return !slow;
-  }
-
-  bool Closed() const override { return closed_.load(); }
-
-  std::string CloseReason() const override {
-    MutexLock lock(conn_->out_mu_);
-    return reason_;
-  }
-
-  void Finish() override {
-    MutexLock lock(conn_->out_mu_);
-    FinishLocked();
-  }
-
- private:
-  friend class Connection;
-  friend class ExchangeImpl;
-
-  // Closes a stream no other thread has seen yet, so without the lock.
-  void CloseUnshared(const char* reason) NO_THREAD_SAFETY_ANALYSIS {
-    closed_ = true;
-    reason_ = reason;
-  }
-
-  void FinishLocked() REQUIRES(conn_->out_mu_) {
-    if (closed_.load(std::memory_order_relaxed)) return;
-    if (chunked_ && !conn_->closed_) wire::AppendLastChunk(conn_->pending_);
-    conn_->MarkStreamClosedLocked("finished");
-    conn_->SchedulePostLocked();
-  }
-
-  const std::shared_ptr<Connection> conn_;
-  const bool chunked_;
-  std::atomic<bool> closed_{false};  // written under conn_->out_mu_
-  const char* reason_ GUARDED_BY(conn_->out_mu_) = "";
-};
-
-class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<ExchangeImpl> {
- public:
-  ExchangeImpl(std::shared_ptr<Connection> connection, std::shared_ptr<const Request> request, unsigned version,
-               bool keep_alive)
-      : conn_(std::move(connection)), request_(std::move(request)), version_(version), keep_alive_(keep_alive) {}
-
-  // A handler that drops its exchange unanswered (or throws) gets a 500 sent for it.
-  ~ExchangeImpl() override {
-    if (!responded_.load()) {
-      Respond(MakeError(conn_->core_, 500, "internal", "the request handler ended without a response"));
-    }
-  }
-
-  const Request& request() const override { return *request_; }
-
-  void Respond(Response response) override {
-    if (responded_.exchange(true)) {
-      spdlog::error("http: second response to {} {} ignored", request_->method, request_->path);
-      return;
-    }
-    conn_->SubmitResponse(response, version_, keep_alive_);
-  }
-
-  std::shared_ptr<Stream> StartStream(std::vector<std::pair<std::string, std::string>> headers) override {
-    const bool chunked = version_ >= 11;
-    auto stream = std::make_shared<StreamImpl>(conn_, chunked);
-    if (responded_.exchange(true)) {
-      spdlog::error("http: stream started after a response to {} {}", request_->method, request_->path);
-      stream->CloseUnshared("finished");
-      return stream;
-    }
-    ServerCore& core = conn_->core_;
-    MutexLock lock(conn_->out_mu_);
-    conn_->stream_ = stream.get();
-    conn_->streaming_ = true;
-    if (const size_t sndbuf = core.options.stream_send_buffer_bytes; sndbuf > 0 && !conn_->closed_) {
-      // Posted before the flush below, so it applies before the stream head is written.
-      net::post(conn_->socket_.get_executor(), [c = conn_, sndbuf] {
-        error_code ec;
-        c->socket_.set_option(net::socket_base::send_buffer_size(static_cast<int>(sndbuf)), ec);
-      });
-    }
-    conn_->status_ = 200;
-    core.in_flight.fetch_sub(1);
-    core.open_streams.fetch_add(1);
-    if (conn_->closed_) {
-      conn_->MarkStreamClosedLocked("client_closed");
-    } else {
-      const bool stopping = core.stopping.load();
-      conn_->keep_alive_after_ = chunked && keep_alive_ && !stopping;
-      wire::AppendStreamHead(headers, version_, chunked, conn_->keep_alive_after_, conn_->pending_);
-      if (stopping) {
-        wire::AppendEvent("notice", kShutdownNotice, chunked, conn_->pending_);
-        if (chunked) wire::AppendLastChunk(conn_->pending_);
-        conn_->MarkStreamClosedLocked("shutting_down");
-      }
-    }
-    conn_->SchedulePostLocked();
-    return stream;
-  }
-
-  bool ClientGone() const override { return conn_->peer_gone_.load(std::memory_order_relaxed); }
-
-  Admission Defer(Pool pool, const std::string& key, Handler next) override {
-    ServerCore& core = conn_->core_;
-    auto self = shared_from_this();
-    if (pool == Pool::kInline) {
-      next(std::move(self));
-      return Admission::kQueued;
-    }
-    WorkerPool& target = pool == Pool::kBulk ? core.bulk : pool == Pool::kAnswer ? core.answers : core.interactive;
-    return target.TrySubmit({nullptr, std::move(next), std::move(self)}, key);
-  }
-
- private:
-  const std::shared_ptr<Connection> conn_;
-  const std::shared_ptr<const Request> request_;
-  const unsigned version_;
-  const bool keep_alive_;
-  std::atomic<bool> responded_{false};
-};
 
 // ---- Connection: any thread ---------------------------------------------------------------------
 

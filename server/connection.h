@@ -13,8 +13,12 @@
 // Output: every byte to send (a response, a stream head, events) is appended under `out_mu_` to
 // `pending_`, from whichever thread produces it; a flush posted to the connection's strand swaps
 // `pending_` into `writing_` and writes it, so a worker never waits on the socket and consecutive
-// events coalesce into one write. For a stream, pending + writing bytes are bounded by
-// stream_buffer_bytes: an event that would exceed it drops the client ("slow_client").
+// events coalesce into one write. Writes are partial (async_write_some): when the socket is full,
+// writing_ is trimmed to its unsent bytes (and again as the client reads), and both buffers are
+// given back once drained, so a waiting connection holds no output memory. Reading waits for
+// readability without a buffer. For a stream, pending + unsent writing bytes are bounded by
+// stream_buffer_bytes: an event that would exceed it drops the client ("slow_client", logged).
+// StreamImpl and ExchangeImpl are in server/exchange_impl.h.
 //
 // Thread-safety: members marked (strand) are touched only on the connection's strand; members
 // marked GUARDED_BY(out_mu_) under that mutex; the public methods may be called from any thread.
