@@ -98,6 +98,11 @@ void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
                    "of a slow stream's unsent bytes (0 = the kernel's autotuning)")
       ->check(CLI::Range(size_t{0}, size_t{1} << 30))
       ->capture_default_str();
+  serve.add_option("--stream-kernel-unsent-bytes", a.stream_kernel_unsent_bytes,
+                   "unsent bytes of a stream the kernel may hold (TCP_NOTSENT_LOWAT); the rest wait in the "
+                   "stream's buffer, and a slow reader wakes the server every few KiB (0 = no limit)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
   serve.add_option("--answer-queue", a.answer_queue,
                    "answers that may wait beyond the answer workers; more get 503 overloaded")
       ->check(CLI::NonNegativeNumber)
@@ -276,6 +281,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   ho.read_timeout_ms = a.read_timeout_ms;
   ho.answer_queue = a.answer_queue;
   ho.stream_send_buffer_bytes = a.stream_send_buffer_bytes;
+  ho.stream_kernel_unsent_bytes = a.stream_kernel_unsent_bytes;
   ho.bulk_queue = a.bulk_queue;
   ho.bulk_queue_per_key = a.bulk_queue_per_tenant;
   ho.on_complete = [&metrics](const http::Request&, std::string_view route, int status, double seconds) {

@@ -7,6 +7,9 @@
 // Thread-safety: every method may be called from any thread; output goes under conn_->out_mu_.
 #pragma once
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -134,11 +137,20 @@ class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<
     MutexLock lock(conn_->out_mu_);
     conn_->stream_ = stream.get();
     conn_->streaming_ = true;
-    if (const size_t sndbuf = core.options.stream_send_buffer_bytes; sndbuf > 0 && !conn_->closed_) {
+    const size_t sndbuf = core.options.stream_send_buffer_bytes;
+    const size_t unsent = core.options.stream_kernel_unsent_bytes;
+    if ((sndbuf > 0 || unsent > 0) && !conn_->closed_) {
       // Posted before the flush below, so it applies before the stream head is written.
-      net::post(conn_->socket_.get_executor(), [c = conn_, sndbuf] {
+      net::post(conn_->socket_.get_executor(), [c = conn_, sndbuf, unsent] {
         boost::system::error_code ec;
-        c->socket_.set_option(net::socket_base::send_buffer_size(static_cast<int>(sndbuf)), ec);
+        if (sndbuf > 0) c->socket_.set_option(net::socket_base::send_buffer_size(static_cast<int>(sndbuf)), ec);
+        // TCP_NOTSENT_LOWAT: the kernel takes unsent bytes only up to `unsent`, and reports the
+        // socket writable again only once fewer than half of that are left, so a slow reader
+        // wakes its connection every few kilobytes instead of at every read it makes.
+        if (unsent > 0) {
+          c->socket_.set_option(
+              net::detail::socket_option::integer<IPPROTO_TCP, TCP_NOTSENT_LOWAT>(static_cast<int>(unsent)), ec);
+        }
       });
     }
     conn_->status_ = 200;
