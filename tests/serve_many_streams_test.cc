@@ -40,9 +40,10 @@ using Clock = std::chrono::steady_clock;
 constexpr int kStreams = 400;
 // What one held stream may cost the server: its unsent bytes (at most the whole stream, at most the
 // per-stream cap) twice over (a buffer grows by doubling, and the allocator keeps what it freed
-// while the stream was built), plus the connection, socket, timer and request. Measured: ~33-45
-// KiB per 22 KiB stream. The transport as it was (a 16 KiB read buffer per connection, the whole
-// stream kept until written, both output buffers kept at their largest) needs more.
+// while the stream was built), plus the connection, socket, timer and request. Measured: 33-45 KiB
+// per 22 KiB stream (bound 53 KiB); the transport before issue 16 (a 16 KiB read buffer per
+// connection, the whole stream kept until written, both output buffers kept at their largest)
+// measured 62-64 KiB here and fails.
 constexpr long kFixedBytesPerStream = 8 << 10;
 
 long ProcStatusKb(int pid, const std::string& field) {
