@@ -173,6 +173,9 @@ struct ServeArgs {
   unsigned bulk_workers = 1;          // ingestion and other bulk work
   size_t max_body_bytes = 8u << 20;
   size_t stream_buffer_bytes = 256u << 10;
+  size_t stream_send_buffer_bytes = 0;  // SO_SNDBUF of streaming connections; 0 = kernel autotuning
+  size_t stream_kernel_unsent_bytes = 16u << 10;  // TCP_NOTSENT_LOWAT of streaming connections; 0 = off
+  size_t answer_queue = 1024;         // answers waiting beyond the answer workers; more get 503
   uint32_t deadline_ms = 800;         // default budget for planning, retrieval and reranking
   double rate_limit = 10000;          // requests per second per credential (0 = unlimited)
   double rate_burst = 0;              // 0 = the rate

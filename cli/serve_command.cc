@@ -10,6 +10,7 @@
 #include "cli/serve_watch.h"
 #include "common/file_util.h"
 #include "mcp/mcp_server.h"
+#include "server/open_file_limit.h"
 #include "server/routes.h"
 #include "server/static_site.h"
 #include "service/audit_log.h"
@@ -91,6 +92,20 @@ void AddServeTransportFlags(CLI::App& serve, ServeArgs& a) {
   serve.add_option("--read-timeout-ms", a.read_timeout_ms,
                    "a whole request must arrive within this long, and a write must make progress")
       ->check(positive)
+      ->capture_default_str();
+  serve.add_option("--stream-send-buffer-bytes", a.stream_send_buffer_bytes,
+                   "kernel send buffer (SO_SNDBUF) of a connection once it streams; bounds the kernel's share "
+                   "of a slow stream's unsent bytes (0 = the kernel's autotuning)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
+  serve.add_option("--stream-kernel-unsent-bytes", a.stream_kernel_unsent_bytes,
+                   "unsent bytes of a stream the kernel may hold (TCP_NOTSENT_LOWAT); the rest wait in the "
+                   "stream's buffer, and a slow reader wakes the server every few KiB (0 = no limit)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
+  serve.add_option("--answer-queue", a.answer_queue,
+                   "answers that may wait beyond the answer workers; more get 503 overloaded")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   serve.add_option("--bulk-queue", a.bulk_queue, "ingestion requests that may wait beyond the bulk workers")
       ->check(CLI::NonNegativeNumber)
@@ -244,6 +259,13 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   service::Service svc(**engine, *auth.value(), metrics, audit->get(), so);
   service::RateLimiter limiter(service::RateLimit{a.rate_limit, a.rate_burst});
 
+  const http::OpenFileLimit files = http::RaiseOpenFileLimit(a.max_connections);
+  if (files.raised) {
+    spdlog::info("serve: open-file limit raised from {} to {} for --max-connections {}", files.before, files.soft,
+                 a.max_connections);
+  }
+  if (!files.warning.empty()) spdlog::warn("serve: {}", files.warning);
+
   http::ServerOptions ho;
   ho.host = a.host;
   ho.port = a.port;
@@ -257,6 +279,9 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   ho.max_connections_per_address = a.max_connections_per_address;
   ho.header_timeout_ms = a.header_timeout_ms;
   ho.read_timeout_ms = a.read_timeout_ms;
+  ho.answer_queue = a.answer_queue;
+  ho.stream_send_buffer_bytes = a.stream_send_buffer_bytes;
+  ho.stream_kernel_unsent_bytes = a.stream_kernel_unsent_bytes;
   ho.bulk_queue = a.bulk_queue;
   ho.bulk_queue_per_key = a.bulk_queue_per_tenant;
   ho.on_complete = [&metrics](const http::Request&, std::string_view route, int status, double seconds) {

@@ -8,6 +8,7 @@
 #include <boost/beast/http/error.hpp>
 #include <spdlog/spdlog.h>
 
+#include "server/exchange_impl.h"
 #include "server/http_wire.h"
 
 namespace attest::http {
@@ -21,7 +22,6 @@ constexpr size_t kReadChunk = 16 << 10;
 // this much; beyond it reading pauses (and disconnects are then noticed on the next write).
 constexpr size_t kMaxAhead = 64 << 10;
 constexpr auto kLingerMax = std::chrono::milliseconds(1000);
-constexpr char kShutdownNotice[] = R"({"code":"shutting_down","message":"server is shutting down"})";
 
 Response MakeError(const ServerCore& core, int status, const char* code, std::string message,
                    std::string field = "") {
@@ -49,155 +49,14 @@ std::pair<std::string, std::string> PeerOf(const tcp::socket& socket) {
   return {ip, (addr.is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(ep.port())};
 }
 
-// ---- Stream and Exchange ------------------------------------------------------------------------
-
-class StreamImpl final : public Stream {
- public:
-  StreamImpl(std::shared_ptr<Connection> connection, bool chunked)
-      : conn_(std::move(connection)), chunked_(chunked) {}
-
-  // A stream dropped without Finish() is finished, so the response ends and the connection moves on.
-  ~StreamImpl() override {
-    MutexLock lock(conn_->out_mu_);
-    FinishLocked();
-    if (conn_->stream_ == this) conn_->stream_ = nullptr;
-  }
-
-  bool Send(std::string_view event, std::string_view data) override {
-    bool slow = false;
-    {
-      MutexLock lock(conn_->out_mu_);
-      if (closed_.load(std::memory_order_relaxed)) return false;
-      size_t n = wire::EventSize(event, data, chunked_);
-      if (conn_->pending_.size() + conn_->writing_bytes_ + n > conn_->core_.options.stream_buffer_bytes) {
-        conn_->MarkStreamClosedLocked("slow_client");
-        conn_->pending_.clear();
-        slow = true;
-      } else {
-        wire::AppendEvent(event, data, chunked_, conn_->pending_);
-        conn_->SchedulePostLocked();
-      }
-    }
-    if (slow) net::post(conn_->socket_.get_executor(), [c = conn_] { c->Close("slow_client"); });
-    return !slow;
-  }
-
-  bool Closed() const override { return closed_.load(); }
-
-  std::string CloseReason() const override {
-    MutexLock lock(conn_->out_mu_);
-    return reason_;
-  }
-
-  void Finish() override {
-    MutexLock lock(conn_->out_mu_);
-    FinishLocked();
-  }
-
- private:
-  friend class Connection;
-  friend class ExchangeImpl;
-
-  // Closes a stream no other thread has seen yet, so without the lock.
-  void CloseUnshared(const char* reason) NO_THREAD_SAFETY_ANALYSIS {
-    closed_ = true;
-    reason_ = reason;
-  }
-
-  void FinishLocked() REQUIRES(conn_->out_mu_) {
-    if (closed_.load(std::memory_order_relaxed)) return;
-    if (chunked_ && !conn_->closed_) wire::AppendLastChunk(conn_->pending_);
-    conn_->MarkStreamClosedLocked("finished");
-    conn_->SchedulePostLocked();
-  }
-
-  const std::shared_ptr<Connection> conn_;
-  const bool chunked_;
-  std::atomic<bool> closed_{false};  // written under conn_->out_mu_
-  const char* reason_ GUARDED_BY(conn_->out_mu_) = "";
-};
-
-class ExchangeImpl final : public Exchange, public std::enable_shared_from_this<ExchangeImpl> {
- public:
-  ExchangeImpl(std::shared_ptr<Connection> connection, std::shared_ptr<const Request> request, unsigned version,
-               bool keep_alive)
-      : conn_(std::move(connection)), request_(std::move(request)), version_(version), keep_alive_(keep_alive) {}
-
-  // A handler that drops its exchange unanswered (or throws) gets a 500 sent for it.
-  ~ExchangeImpl() override {
-    if (!responded_.load()) {
-      Respond(MakeError(conn_->core_, 500, "internal", "the request handler ended without a response"));
-    }
-  }
-
-  const Request& request() const override { return *request_; }
-
-  void Respond(Response response) override {
-    if (responded_.exchange(true)) {
-      spdlog::error("http: second response to {} {} ignored", request_->method, request_->path);
-      return;
-    }
-    conn_->SubmitResponse(response, version_, keep_alive_);
-  }
-
-  std::shared_ptr<Stream> StartStream(std::vector<std::pair<std::string, std::string>> headers) override {
-    const bool chunked = version_ >= 11;
-    auto stream = std::make_shared<StreamImpl>(conn_, chunked);
-    if (responded_.exchange(true)) {
-      spdlog::error("http: stream started after a response to {} {}", request_->method, request_->path);
-      stream->CloseUnshared("finished");
-      return stream;
-    }
-    ServerCore& core = conn_->core_;
-    MutexLock lock(conn_->out_mu_);
-    conn_->stream_ = stream.get();
-    conn_->streaming_ = true;
-    conn_->status_ = 200;
-    core.in_flight.fetch_sub(1);
-    core.open_streams.fetch_add(1);
-    if (conn_->closed_) {
-      conn_->MarkStreamClosedLocked("client_closed");
-    } else {
-      const bool stopping = core.stopping.load();
-      conn_->keep_alive_after_ = chunked && keep_alive_ && !stopping;
-      wire::AppendStreamHead(headers, version_, chunked, conn_->keep_alive_after_, conn_->pending_);
-      if (stopping) {
-        wire::AppendEvent("notice", kShutdownNotice, chunked, conn_->pending_);
-        if (chunked) wire::AppendLastChunk(conn_->pending_);
-        conn_->MarkStreamClosedLocked("shutting_down");
-      }
-    }
-    conn_->SchedulePostLocked();
-    return stream;
-  }
-
-  bool ClientGone() const override { return conn_->peer_gone_.load(std::memory_order_relaxed); }
-
-  Admission Defer(Pool pool, const std::string& key, Handler next) override {
-    ServerCore& core = conn_->core_;
-    auto self = shared_from_this();
-    if (pool == Pool::kInline) {
-      next(std::move(self));
-      return Admission::kQueued;
-    }
-    WorkerPool& target = pool == Pool::kBulk ? core.bulk : pool == Pool::kAnswer ? core.answers : core.interactive;
-    return target.TrySubmit({nullptr, std::move(next), std::move(self)}, key);
-  }
-
- private:
-  const std::shared_ptr<Connection> conn_;
-  const std::shared_ptr<const Request> request_;
-  const unsigned version_;
-  const bool keep_alive_;
-  std::atomic<bool> responded_{false};
-};
 
 // ---- Connection: any thread ---------------------------------------------------------------------
 
 Connection::Connection(ServerCore& core, tcp::socket socket)
     : core_(core), socket_(std::move(socket)), timer_(socket_.get_executor()) {
   std::tie(address_, remote_) = PeerOf(socket_);
-  read_chunk_.resize(kReadChunk);
+  error_code ec;
+  socket_.non_blocking(true, ec);  // DoRead waits for readability, then reads what is there
 }
 
 Connection::~Connection() { core_.Unregister(this); }
@@ -296,18 +155,22 @@ void Connection::DoRead() {
   if (reading_ || state_ == State::kClosed) return;
   if ((state_ == State::kHandling || state_ == State::kStreaming) && buffer_.size() >= kMaxAhead) return;
   reading_ = true;
-  socket_.async_read_some(net::buffer(read_chunk_), [self = shared_from_this()](error_code ec, size_t n) {
-    self->OnRead(ec, n);
-  });
+  // Wait for readability with no buffer: an idle or streaming connection holds no read memory
+  // while it waits (thousands of open streams), and the bytes are read on the IO thread's stack.
+  socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) { self->OnReadable(ec); });
 }
 
-void Connection::OnRead(error_code ec, size_t n) {
+void Connection::OnReadable(error_code ec) {
   reading_ = false;
   if (state_ == State::kClosed) return;
+  char chunk[kReadChunk];
+  size_t n = 0;
+  if (!ec) n = socket_.read_some(net::buffer(chunk), ec);
+  if (ec == net::error::would_block || ec == net::error::try_again) return DoRead();  // spurious wake-up
   if (ec) return Close("client_closed");  // EOF or reset: the peer is gone
   if (state_ != State::kDraining) {
     auto space = buffer_.prepare(n);
-    std::memcpy(space.data(), read_chunk_.data(), n);
+    std::memcpy(space.data(), chunk, n);
     buffer_.commit(n);
     if (state_ == State::kReading) ParseBuffered();
   }
@@ -405,6 +268,7 @@ void Connection::Dispatch() {
   const unsigned version = msg.version();
   const bool keep_alive = msg.keep_alive();
   parser_.reset();
+  if (buffer_.size() == 0) buffer_.shrink_to_fit();  // nothing pipelined: hold no read buffer meanwhile
 
   state_ = State::kHandling;
   deadline_ = Clock::time_point::max();
@@ -483,6 +347,8 @@ void Connection::Flush() {
     MutexLock lock(out_mu_);
     flush_posted_ = false;
     writing_.clear();
+    written_ = 0;
+    compacted_ = false;
     if (closed_) {
       pending_.clear();
     } else {
@@ -490,21 +356,49 @@ void Connection::Flush() {
     }
     writing_bytes_ = writing_.size();
     done = response_done_;
+    // pending_ now holds the old, drained writing_: give it back (and writing_ too when there is
+    // nothing to write), so a stream waiting for its next event, or an idle keep-alive connection,
+    // holds no output memory, and a held stream holds about its unsent bytes.
+    std::string().swap(pending_);
+    if (writing_.empty()) std::string().swap(writing_);
   }
   if (!writing_.empty()) {
     write_in_flight_ = true;
-    if (state_ != State::kReading) {
-      SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
-    }
-    net::async_write(socket_, net::buffer(writing_),
-                     [self = shared_from_this()](error_code ec, size_t) { self->OnWrite(ec); });
+    WriteSome();
     return;
   }
   if (state_ == State::kHandling || state_ == State::kStreaming) deadline_ = Clock::time_point::max();
   if (done && exchange_open_) OnResponseDrained();
 }
 
-void Connection::OnWrite(error_code ec) {
+// One write of what is left of writing_; a slow reader takes a little at a time, and every bit of
+// progress restarts the write deadline.
+void Connection::WriteSome() {
+  if (state_ != State::kReading) {
+    SetDeadline(Clock::now() + std::chrono::milliseconds(core_.options.read_timeout_ms));
+  }
+  socket_.async_write_some(net::buffer(writing_.data() + written_, writing_.size() - written_),
+                           [self = shared_from_this()](error_code ec, size_t n) { self->OnWrite(ec, n); });
+}
+
+void Connection::OnWrite(error_code ec, size_t n) {
+  if (!ec) written_ += n;
+  if (!ec && written_ < writing_.size()) {
+    // The socket is full: the client reads slower than we write. Keep only the unsent bytes, in a
+    // buffer of their size: at the first partial write of a batch, then whenever the written front
+    // is half the buffer (amortised), so what a slow stream holds shrinks as it is read.
+    if (!compacted_ || (written_ >= 4096 && 2 * written_ >= writing_.size())) {
+      compacted_ = true;
+      writing_.erase(0, written_);
+      written_ = 0;
+      writing_.shrink_to_fit();
+    }
+    {
+      MutexLock lock(out_mu_);
+      writing_bytes_ = writing_.size() - written_;
+    }
+    return WriteSome();
+  }
   write_in_flight_ = false;
   {
     MutexLock lock(out_mu_);

@@ -13,8 +13,12 @@
 // Output: every byte to send (a response, a stream head, events) is appended under `out_mu_` to
 // `pending_`, from whichever thread produces it; a flush posted to the connection's strand swaps
 // `pending_` into `writing_` and writes it, so a worker never waits on the socket and consecutive
-// events coalesce into one write. For a stream, pending + writing bytes are bounded by
-// stream_buffer_bytes: an event that would exceed it drops the client ("slow_client").
+// events coalesce into one write. Writes are partial (async_write_some): when the socket is full,
+// writing_ is trimmed to its unsent bytes (and again as the client reads), and both buffers are
+// given back once drained, so a waiting connection holds no output memory. Reading waits for
+// readability without a buffer. For a stream, pending + unsent writing bytes are bounded by
+// stream_buffer_bytes: an event that would exceed it drops the client ("slow_client", logged).
+// StreamImpl and ExchangeImpl are in server/exchange_impl.h.
 //
 // Thread-safety: members marked (strand) are touched only on the connection's strand; members
 // marked GUARDED_BY(out_mu_) under that mutex; the public methods may be called from any thread.
@@ -74,13 +78,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Strand-only.
   void StartReadingRequest();
   void DoRead();
-  void OnRead(boost::system::error_code ec, size_t n);
+  void OnReadable(boost::system::error_code ec);
   void ParseBuffered();
   bool CheckHeader();  // false when it refused the request
   void Dispatch();
   void TransportError(int status, const char* code, std::string message, bool linger);
   void Flush();
-  void OnWrite(boost::system::error_code ec);
+  void WriteSome();
+  void OnWrite(boost::system::error_code ec, size_t n);
   void OnResponseDrained();
   void CompleteExchange();
   void GracefulClose();
@@ -107,7 +112,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool reading_ = false;
   bool write_in_flight_ = false;
-  std::vector<char> read_chunk_;  // the read loop reads here, then appends to buffer_
   bool sent_continue_ = false;
   bool header_checked_ = false;
   size_t header_fields_ = 0;                          // fields in the header (more at the end = trailers)
@@ -116,6 +120,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool timer_armed_ = false;
   Clock::time_point deadline_ = Clock::time_point::max();
   std::string writing_;
+  size_t written_ = 0;  // bytes of writing_ already written
+  bool compacted_ = false;  // writing_ was trimmed to its unsent bytes since it was filled
   bool exchange_open_ = false;
   std::shared_ptr<const Request> request_;
   std::string_view route_;

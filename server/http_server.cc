@@ -208,6 +208,10 @@ Result<std::unique_ptr<Server>> Server::Create(ServerOptions options, Router rou
   if (options.stream_buffer_bytes == 0) {
     return Status::InvalidArgument("http server: stream_buffer_bytes must be positive");
   }
+  if (options.stream_send_buffer_bytes > (1u << 30) || options.stream_kernel_unsent_bytes > (1u << 30)) {
+    return Status::InvalidArgument(
+        "http server: stream_send_buffer_bytes and stream_kernel_unsent_bytes must be at most 1 GiB");
+  }
   if (options.max_header_bytes < 64) return Status::InvalidArgument("http server: max_header_bytes is too small");
   if (options.max_connections == 0) return Status::InvalidArgument("http server: max_connections must be positive");
   if (options.header_timeout_ms == 0 || options.read_timeout_ms == 0) {

@@ -160,6 +160,14 @@ struct ServerOptions {
   // so one address cannot hold the global slots (slowloris). 0 = no per-address bound.
   size_t max_connections_per_address = 256;
   size_t stream_buffer_bytes = 256u << 10;  // per stream; overflow drops the client
+  // SO_SNDBUF of a connection once it streams: fixes the kernel's share of a slow stream's unsent
+  // bytes (the kernel may double it for bookkeeping). 0 = the kernel's autotuning (up to
+  // net.ipv4.tcp_wmem's maximum per socket).
+  size_t stream_send_buffer_bytes = 0;
+  // TCP_NOTSENT_LOWAT of a connection once it streams: the kernel holds at most about this many of
+  // a stream's unsent bytes (the rest wait in the stream's buffer), and wakes the connection when
+  // fewer than half are left. 0 = the kernel's default (no limit; a wake-up at every read).
+  size_t stream_kernel_unsent_bytes = 16u << 10;
   // The request header must arrive within this long from accept, or from the end of the previous
   // response on a keep-alive connection (an idle keep-alive connection is closed after it).
   uint32_t header_timeout_ms = 10000;

@@ -1,6 +1,7 @@
-// sse_hold: does `/v1/search` stay fast while 256 streamed answers are held open by slow clients?
-// (issue 5, bar 2: search p95 within 2x its unloaded value). A bench tool, not part of attest;
-// run by bench/serve/run.sh against a running `attest serve`.
+// sse_hold: does `/v1/search` stay fast while N streamed answers are held open by slow clients?
+// (issue 5, bar 2: 256 streams; issue 16: 2,000 streams; search p95 within 2x its unloaded value,
+// RSS reported). A bench tool, not part of attest; run by bench/serve/run.sh against a running
+// `attest serve`. It raises its own soft open-file limit to fit the streams.
 //
 // Per round (rounds alternate so machine noise hits both phases):
 //   unloaded: SEARCHES sequential POST /v1/search, nothing else open.
@@ -14,18 +15,25 @@
 //             A stream counts as completed when its `done` event arrived before the connection
 //             closed, as dropped otherwise (EOF or reset without `done`, non-200, or the timeout).
 // Searches use one keep-alive connection per phase (--fresh: a new connection per request).
-// The server's VmRSS / Threads are sampled every 100 ms from /proc/PID/status (--pid).
+// The server's VmRSS / Threads are sampled every 100 ms from /proc/PID/status (--pid): the peak of
+// the unloaded phase ("idle"), the peak of the loaded phase, and the peak while the held searches
+// ran; per stream = (loaded or held - idle) / streams opened, with the first round's idle RSS (the
+// allocator keeps what a round freed, so a later round's idle RSS already includes the streams). The kernel's TCP buffer memory (all
+// sockets, /proc/net/sockstat) while held shows the share of the unsent bytes the kernel keeps.
 // Percentiles are nearest-rank. Output: a human table, then one JSON line (prefix "JSON ").
 //
 // Usage: sse_hold --port P --key K --queries queries.jsonl [--pid PID] [--streams 256]
 //          [--searches 500] [--rounds 3] [--rcvbuf 2048] [--read-bytes 256] [--read-interval-ms 100]
-//          [--warm] [--fresh] [--timeout-s 90]
+//          [--warm] [--fresh] [--hold-first] [--timeout-s 90]
+// --hold-first: a stream is not read past its `sources` event until every stream has it (the ramp
+// then holds every stream, unread, in the server and the kernel; the held phase reads them slowly).
 // Every loop is bounded in count and time; a failed search is counted, never retried.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -58,7 +66,7 @@ struct Args {
   std::string key, queries;
   long pid = 0;
   int streams = 256, searches = 500, rounds = 3, rcvbuf = 2048, read_bytes = 256, read_interval_ms = 100;
-  bool warm = false, fresh = false;
+  bool warm = false, fresh = false, hold_first = false;
   int timeout_s = 90;
 };
 
@@ -156,8 +164,21 @@ struct Stream {
 };
 
 struct ProcPeak {
-  long rss_kb = 0, threads = 0;
+  long rss_kb = 0, threads = 0, tcp_kb = 0;  // tcp_kb: the kernel's TCP buffer memory (/proc/net/sockstat)
 };
+// The kernel's memory for all TCP sockets ("TCP: ... mem PAGES"): the bytes queued in socket
+// buffers, which a slow reader keeps out of the server's own memory.
+void SampleTcp(ProcPeak* p) {
+  std::ifstream f("/proc/net/sockstat");
+  std::string k;
+  long v = 0;
+  bool tcp = false;
+  while (f >> k) {
+    if (k == "TCP:") tcp = true;
+    else if (k == "UDP:") tcp = false;
+    else if (tcp && k == "mem" && f >> v) p->tcp_kb = std::max(p->tcp_kb, v * (sysconf(_SC_PAGESIZE) / 1024));
+  }
+}
 void SampleProc(long pid, ProcPeak* p) {
   if (pid <= 0) return;
   std::ifstream f("/proc/" + std::to_string(pid) + "/status");
@@ -191,7 +212,7 @@ struct Round {
   int opened = 0, completed = 0, dropped = 0, non200 = 0, min_open_held = 0;
   double open_ms = 0, sources_ms = -1, all_closed_ms = -1, stream_p50_ms = -1, stream_max_ms = -1, close_p50_ms = -1,
          close_max_ms = -1;
-  ProcPeak proc_unloaded, proc_loaded;
+  ProcPeak proc_unloaded, proc_loaded, proc_held;  // held: sampled while the held searches ran
 };
 
 class Bench {
@@ -217,6 +238,7 @@ class Bench {
       Record(&r->unloaded, c.Run(SearchBody(), &cached_));
       if (Clock::now() - last > std::chrono::milliseconds(100)) {
         SampleProc(a_.pid, &r->proc_unloaded);
+        SampleTcp(&r->proc_unloaded);
         last = Clock::now();
       }
     }
@@ -237,7 +259,7 @@ class Bench {
       ++r->opened;
     }
     r->open_ms = Ms(Clock::now() - t0);
-    std::atomic<bool> all_sources{false}, stop{false};
+    std::atomic<bool> all_sources{false}, stop{false}, searched{false};
     std::atomic<int> open_now{r->opened};
     std::thread searcher([&] {
       SearchClient c(a_);
@@ -249,6 +271,7 @@ class Bench {
         Record(held ? &r->held : &r->ramp, ms);
       }
       r->min_open_held = min_open;
+      searched.store(true);
     });
     // The slow reader: every interval, at most read_bytes from each open stream.
     const auto deadline = t0 + std::chrono::seconds(a_.timeout_s);
@@ -257,8 +280,11 @@ class Bench {
     while (open_now.load() > 0 && Clock::now() < deadline) {
       const auto tick = Clock::now();
       int with_sources = 0;
+      const bool all = all_sources.load();
       for (auto& s : ss) {
-        if (s.open) ReadSome(&s, buf, t0, &open_now);
+        // --hold-first: a stream that has its `sources` is not read again until every stream has
+        // them, so all are open when the held searches start, however long the answers take.
+        if (s.open && (!a_.hold_first || all || !s.got_sources)) ReadSome(&s, buf, t0, &open_now);
         with_sources += s.got_sources || (!s.open && s.fd >= 0) || s.fd < 0;
       }
       if (!all_sources.load() && with_sources == a_.streams) {
@@ -267,6 +293,10 @@ class Bench {
       }
       if (Clock::now() - last_sample >= std::chrono::milliseconds(100)) {
         SampleProc(a_.pid, &r->proc_loaded);
+        if (all_sources.load() && !searched.load()) {
+          SampleProc(a_.pid, &r->proc_held);
+          SampleTcp(&r->proc_held);
+        }
         last_sample = Clock::now();
       }
       std::this_thread::sleep_until(tick + std::chrono::milliseconds(a_.read_interval_ms));
@@ -365,6 +395,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--timeout-s") ok = num(&a->timeout_s);
     else if (k == "--warm") a->warm = true;
     else if (k == "--fresh") a->fresh = true;
+    else if (k == "--hold-first") a->hold_first = true;
     else ok = false;
     if (!ok) {
       std::fprintf(stderr, "sse_hold: bad or unknown argument '%s'\n", k.c_str());
@@ -375,7 +406,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::fprintf(stderr,
                  "usage: sse_hold --port P --key K --queries queries.jsonl [--pid PID] [--streams 256] "
                  "[--searches 500] [--rounds 3] [--rcvbuf 2048] [--read-bytes 256] [--read-interval-ms 100] "
-                 "[--warm] [--fresh] [--timeout-s 90]\n");
+                 "[--warm] [--fresh] [--hold-first] [--timeout-s 90]\n");
     return false;
   }
   return true;
@@ -412,6 +443,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> queries;
   if (!LoadQueries(a.queries, &queries)) return 2;
   signal(SIGPIPE, SIG_IGN);
+  // One descriptor per stream plus a few: raise the soft open-file limit to the hard one if needed.
+  rlimit lim{};
+  const rlim_t need = static_cast<rlim_t>(a.streams) + 64;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < need) {
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? need : std::min(need, lim.rlim_max);
+    setrlimit(RLIMIT_NOFILE, &lim);
+    if (lim.rlim_cur < need) {
+      std::fprintf(stderr, "sse_hold: open-file limit %lu is below the %lu that %d streams need (ulimit -Hn)\n",
+                   static_cast<unsigned long>(lim.rlim_cur), static_cast<unsigned long>(need), a.streams);
+      return 2;
+    }
+  }
   Bench bench(a, queries);
   if (a.warm) bench.Warm();
   std::vector<Round> rounds(static_cast<size_t>(a.rounds));
@@ -420,8 +463,8 @@ int main(int argc, char** argv) {
   std::printf("round | unloaded p50/p95/p99 ms (cached) | held p50/p95/p99 ms (cached) | ratio p95 | ramp n p50/p95/max ms"
                " | streams done/dropped/non200, min open while held | all sources / all closed ms, 'done' seen p50/max,"
               " closed p50/max ms"
-              " | RSS MiB unl/loaded, threads\n");
-  std::vector<double> ratios, unl_p95, held_p95;
+              " | RSS MiB unl/peak/held, KiB per stream peak/held, kernel TCP MiB held, threads\n");
+  std::vector<double> ratios, unl_p95, held_p95, per_stream_peak, per_stream_held, peak_mib;
   json jr = json::array();
   for (int i = 0; i < a.rounds; ++i) {
     Round& r = rounds[static_cast<size_t>(i)];
@@ -432,13 +475,23 @@ int main(int argc, char** argv) {
     ratios.push_back(ratio);
     unl_p95.push_back(u95);
     held_p95.push_back(h95);
+    // Against the first round's idle RSS: the allocator keeps what a round freed, so a later
+    // round's idle RSS already includes the streams before it.
+    const double opened = std::max(r.opened, 1);
+    const long idle_kb = rounds[0].proc_unloaded.rss_kb;
+    const double kib_peak = (r.proc_loaded.rss_kb - idle_kb) / opened;
+    const double kib_held = (r.proc_held.rss_kb - idle_kb) / opened;
+    per_stream_peak.push_back(kib_peak);
+    per_stream_held.push_back(r.proc_held.rss_kb > 0 ? kib_held : -1);
+    peak_mib.push_back(r.proc_loaded.rss_kb / 1024.0);
     std::printf("%5d | %.2f/%.2f/%.2f (%d/%zu, %d failed) | %.2f/%.2f/%.2f (%d/%zu, %d failed) | %.2f | %zu %.1f/%.1f/%.1f"
-                 " | %d/%d/%d, %d | %.0f / %.0f, %.0f/%.0f, %.0f/%.0f | %.1f/%.1f, %ld\n",
+                 " | %d/%d/%d, %d | %.0f / %.0f, %.0f/%.0f, %.0f/%.0f | %.1f/%.1f/%.1f, %.1f/%.1f, %.1f, %ld\n",
                 i + 1, Pct(r.unloaded.ms, .5), u95, Pct(r.unloaded.ms, .99), r.unloaded.cached, r.unloaded.ms.size(),
                 r.unloaded.failed, Pct(r.held.ms, .5), h95, Pct(r.held.ms, .99), r.held.cached, r.held.ms.size(),
                 r.held.failed, ratio, r.ramp.ms.size(), Pct(r.ramp.ms, .5), Pct(r.ramp.ms, .95), Pct(r.ramp.ms, 1),
                 r.completed, r.dropped, r.non200, r.min_open_held, r.sources_ms, r.all_closed_ms, r.stream_p50_ms,
-                r.stream_max_ms, r.close_p50_ms, r.close_max_ms, r.proc_unloaded.rss_kb / 1024.0, r.proc_loaded.rss_kb / 1024.0, r.proc_loaded.threads);
+                r.stream_max_ms, r.close_p50_ms, r.close_max_ms, r.proc_unloaded.rss_kb / 1024.0, r.proc_loaded.rss_kb / 1024.0,
+                r.proc_held.rss_kb / 1024.0, kib_peak, kib_held, r.proc_held.tcp_kb / 1024.0, r.proc_loaded.threads);
     std::fflush(stdout);
     jr.push_back({{"unloaded", r.unloaded.Json()}, {"ramp", r.ramp.Json()}, {"held", r.held.Json()},
                   {"p95_ratio", ratio}, {"opened", r.opened}, {"completed", r.completed}, {"dropped", r.dropped},
@@ -446,15 +499,29 @@ int main(int argc, char** argv) {
                   {"all_sources_ms", r.sources_ms}, {"all_closed_ms", r.all_closed_ms},
                   {"stream_p50_ms", r.stream_p50_ms}, {"stream_max_ms", r.stream_max_ms}, {"closed_p50_ms", r.close_p50_ms}, {"closed_max_ms", r.close_max_ms},
                   {"rss_kb_unloaded", r.proc_unloaded.rss_kb}, {"rss_kb_loaded", r.proc_loaded.rss_kb},
-                  {"threads_loaded", r.proc_loaded.threads}});
+                  {"rss_kb_held", r.proc_held.rss_kb}, {"kib_per_stream_peak", kib_peak},
+                  {"kib_per_stream_held", r.proc_held.rss_kb > 0 ? kib_held : -1},
+                  {"kernel_tcp_kb_held", r.proc_held.tcp_kb}, {"threads_loaded", r.proc_loaded.threads}});
   }
   std::printf("median: unloaded p95 %.2f ms, held p95 %.2f ms, ratio %.2f [%.2f-%.2f] (bar: <= 2)\n", Median(unl_p95),
               Median(held_p95), Median(ratios), *std::min_element(ratios.begin(), ratios.end()),
               *std::max_element(ratios.begin(), ratios.end()));
+  if (a.pid > 0) {
+    std::printf("median: RSS peak %.1f MiB [%.1f-%.1f], per stream %.1f KiB at peak [%.1f-%.1f], %.1f KiB while held "
+                "[%.1f-%.1f]\n",
+                Median(peak_mib), *std::min_element(peak_mib.begin(), peak_mib.end()),
+                *std::max_element(peak_mib.begin(), peak_mib.end()), Median(per_stream_peak),
+                *std::min_element(per_stream_peak.begin(), per_stream_peak.end()),
+                *std::max_element(per_stream_peak.begin(), per_stream_peak.end()), Median(per_stream_held),
+                *std::min_element(per_stream_held.begin(), per_stream_held.end()),
+                *std::max_element(per_stream_held.begin(), per_stream_held.end()));
+  }
   json out = {{"streams", a.streams}, {"searches", a.searches}, {"rcvbuf", a.rcvbuf}, {"read_bytes", a.read_bytes},
               {"read_interval_ms", a.read_interval_ms}, {"keep_alive", !a.fresh}, {"rounds", jr},
               {"median_ratio", Median(ratios)}, {"median_unloaded_p95_ms", Median(unl_p95)},
-              {"median_held_p95_ms", Median(held_p95)}};
+              {"median_held_p95_ms", Median(held_p95)}, {"median_rss_mib_peak", Median(peak_mib)},
+              {"median_kib_per_stream_peak", Median(per_stream_peak)},
+              {"median_kib_per_stream_held", Median(per_stream_held)}};
   std::printf("JSON %s\n", out.dump().c_str());
   return 0;
 }
