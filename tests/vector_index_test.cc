@@ -77,11 +77,15 @@ class BitmapFilter : public VectorFilter {
   uint64_t extra_;
 };
 
-std::unique_ptr<VectorIndex> BuildOrDie(const Data& d, VectorIndexKind kind, std::string tag = "t") {
+// HNSW indexes of the tests below get their graph from 256 rows on (the default, kDefaultExactBelow,
+// is larger than most test data); `exact_below` = 0 keeps the default.
+std::unique_ptr<VectorIndex> BuildOrDie(const Data& d, VectorIndexKind kind, std::string tag = "t",
+                                        uint32_t exact_below = 256) {
   VectorBuildArgs a;
   a.vectors = d.x.data(), a.n = d.n, a.dim = d.dim, a.tag = std::move(tag);
   a.config.kind = kind;
   a.config.threads = 2;
+  a.config.exact_below = exact_below;
   auto r = VectorIndex::Build(a);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return std::move(r).value();
@@ -191,8 +195,9 @@ TEST(VectorIndexTest, TinyIndexesAndZeroQuery) {
         EXPECT_TRUE(v->Search({zero.data(), 10, nullptr}).empty());
         EXPECT_TRUE(v->Exact({zero.data(), 10, nullptr}).empty());
       }
-      if (kind == VectorIndexKind::kIvfPq) {
-        EXPECT_TRUE(idx->exact_only());
+      if (kind != VectorIndexKind::kFlat) {
+        EXPECT_TRUE(idx->exact_only());  // too small for IVF, and at most exact_below rows: no graph
+        EXPECT_TRUE(re.value()->exact_only());
       }
     }
   }
@@ -290,6 +295,49 @@ TEST(VectorIndexTest, CorruptBytesAreRejected) {
       EXPECT_GT(rejected, 0);
     }
   }
+}
+
+// A segment whose filtered searches are all exact scans (n <= exact_below) gets no graph: the file
+// keeps kind HNSW and the raw rows, every search is exact, and a file of the format before graph-less
+// HNSW files existed (version 1) may not claim one.
+TEST(VectorIndexTest, HnswBelowTheExactThresholdBuildsNoGraph) {
+  const Data d = MakeData(3000, 16, 30, 61);
+  const auto qs = MakeQueries(d, 20, 62);
+  BitmapFilter f(d.n, 0.3, 63);
+  auto small = BuildOrDie(d, VectorIndexKind::kHnsw, "t", /*exact_below=*/0);  // default 16,384 >= 3,000
+  auto graph = BuildOrDie(d, VectorIndexKind::kHnsw, "t", /*exact_below=*/2999);
+  EXPECT_TRUE(small->exact_only());
+  EXPECT_FALSE(graph->exact_only());
+  EXPECT_EQ(small->kind(), VectorIndexKind::kHnsw);
+  const std::string bytes = small->Serialize();
+  auto re = VectorIndex::FromBytes(bytes);
+  ASSERT_TRUE(re.ok()) << re.status().ToString();
+  EXPECT_TRUE((*re)->exact_only());
+  EXPECT_EQ((*re)->Serialize(), bytes);
+  for (const auto& q : qs) {
+    for (const VectorFilter* filter : {static_cast<const VectorFilter*>(nullptr), static_cast<const VectorFilter*>(&f)}) {
+      VectorSearchArgs a{q.data(), 10, filter};
+      VectorIndex::SearchTrace trace;
+      EXPECT_EQ(small->SearchTraced(a, &trace), small->Exact(a));
+      EXPECT_TRUE(trace.exact_scan);
+      EXPECT_EQ((*re)->Search(a), small->Exact(a));
+    }
+  }
+  std::vector<float> row(16);
+  (*re)->Vector(1234, row.data());
+  EXPECT_EQ(0, std::memcmp(row.data(), d.row(1234), sizeof(float) * 16));
+
+  std::string v1 = bytes;  // the same graph-less file claiming version 1
+  v1[8] = 1;
+  FixCrc(&v1);
+  ExpectCorrupt(v1, "graph-less HNSW in a version-1 file");
+  std::string v1_graph = graph->Serialize();  // a version-1 file with its graph still opens
+  v1_graph[8] = 1;
+  FixCrc(&v1_graph);
+  auto old = VectorIndex::FromBytes(v1_graph);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_FALSE((*old)->exact_only());
+  EXPECT_EQ((*old)->Search({qs[0].data(), 10, nullptr}), graph->Search({qs[0].data(), 10, nullptr}));
 }
 
 TEST(VectorIndexTest, ConcurrentSearchesAgreeWithSingleThread) {

@@ -24,7 +24,8 @@ namespace {
 
 constexpr char kMagic[8] = {'A', 'T', 'V', 'E', 'C', 'T', 'R', '1'};
 constexpr char kTailMagic[4] = {'V', 'E', 'N', 'D'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: an HNSW-kind file may hold no graph (docs/vector_format.md)
+constexpr uint32_t kOldestReadableVersion = 1;
 constexpr size_t kHeaderSize = 128;
 constexpr size_t kTailSize = 8;  // crc32c (u32) + "VEND"
 constexpr uint32_t kMaxDim = 1 << 16;
@@ -44,6 +45,9 @@ T Get(std::string_view s, size_t at) {
   return v;
 }
 size_t Align64(size_t x) { return (x + 63) & ~size_t{63}; }
+uint32_t EffectiveExactBelow(const VectorIndexConfig& c) {
+  return c.exact_below == 0 ? kDefaultExactBelow : c.exact_below;
+}
 
 // An IOReader over a byte span; short reads return fewer items (FAISS then throws).
 struct SpanReader : faiss::IOReader {
@@ -170,11 +174,14 @@ std::string_view VectorIndexKindName(VectorIndexKind kind) {
 VectorIndex::VectorIndex() = default;
 VectorIndex::~VectorIndex() = default;
 
-bool VectorIndex::exact_only() const { return config_.kind == VectorIndexKind::kIvfPq && ivfpq_ == nullptr; }
+bool VectorIndex::exact_only() const {
+  return (config_.kind == VectorIndexKind::kIvfPq && ivfpq_ == nullptr) ||
+         (config_.kind == VectorIndexKind::kHnsw && hnsw_ == nullptr);
+}
 
 uint32_t VectorIndex::exact_below(const VectorSearchArgs& args) const {
   if (args.exact_below != 0) return args.exact_below;
-  return config_.exact_below == 0 ? kDefaultExactBelow : config_.exact_below;
+  return EffectiveExactBelow(config_);
 }
 
 Result<std::unique_ptr<VectorIndex>> VectorIndex::Build(const VectorBuildArgs& args) {
@@ -198,7 +205,9 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Build(const VectorBuildArgs& a
   out->tag_ = args.tag;
   const size_t floats = static_cast<size_t>(args.n) * args.dim;
   try {
-    if (c.kind == VectorIndexKind::kHnsw) {
+    // A segment small enough that a filtered search always scans it exactly (n <= exact_below) gets
+    // no graph: the walk would rarely be used, and merges discard the graphs of small segments.
+    if (c.kind == VectorIndexKind::kHnsw && args.n > EffectiveExactBelow(c)) {
       auto idx = std::make_unique<faiss::IndexHNSWFlat>(static_cast<int>(args.dim), static_cast<int>(c.hnsw_m),
                                                         faiss::METRIC_INNER_PRODUCT);
       idx->hnsw.efConstruction = static_cast<int>(std::max<uint32_t>(c.hnsw_ef_construction, c.hnsw_m));
@@ -262,7 +271,7 @@ std::string VectorIndex::Serialize() const {
     faiss::write_index(index_.get(), &w);
     faiss_blob.assign(reinterpret_cast<const char*>(w.data.data()), w.data.size());
   }
-  const bool keep_raw = config_.kind != VectorIndexKind::kHnsw;
+  const bool keep_raw = hnsw_ == nullptr;  // an HNSW graph holds the vectors in its own storage
   const size_t tag_off = kHeaderSize;
   const size_t vec_off = Align64(tag_off + tag_.size());
   const size_t vec_len = keep_raw ? static_cast<size_t>(n_) * dim_ * sizeof(float) : 0;
@@ -319,7 +328,9 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Parse(std::string owned, std::
   if (std::memcmp(s.data(), kMagic, 8) != 0) return bad("wrong magic");
   if (std::memcmp(s.data() + s.size() - 4, kTailMagic, 4) != 0) return bad("wrong tail magic");
   const uint32_t version = Get<uint32_t>(s, 8);
-  if (version != kFormatVersion) return bad("unsupported format version " + std::to_string(version));
+  if (version < kOldestReadableVersion || version > kFormatVersion) {
+    return bad("unsupported format version " + std::to_string(version));
+  }
   if (Get<uint32_t>(s, s.size() - kTailSize) != Crc32c(s.data(), s.size() - kTailSize)) {
     return bad("checksum mismatch");
   }
@@ -328,7 +339,8 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Parse(std::string owned, std::
   if (kind < 1 || kind > 3) return bad("unknown kind " + std::to_string(kind));
   out->config_.kind = static_cast<VectorIndexKind>(kind);
   const bool st_ok = (out->config_.kind == VectorIndexKind::kFlat && st == Structure::kNone) ||
-                     (out->config_.kind == VectorIndexKind::kHnsw && st == Structure::kHnsw) ||
+                     (out->config_.kind == VectorIndexKind::kHnsw &&
+                      (st == Structure::kHnsw || (st == Structure::kNone && version >= 2))) ||
                      (out->config_.kind == VectorIndexKind::kIvfPq &&
                       (st == Structure::kNone || st == Structure::kIvfPq));
   if (!st_ok) return bad("structure does not match kind");
@@ -353,9 +365,8 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Parse(std::string owned, std::
     return bad("vector section out of bounds");
   }
   if (faiss_off < vec_off + vec_len || !in_body(faiss_off, faiss_len)) return bad("FAISS section out of bounds");
-  const uint64_t want_vec = out->config_.kind == VectorIndexKind::kHnsw
-                                ? 0
-                                : static_cast<uint64_t>(out->n_) * out->dim_ * sizeof(float);
+  const uint64_t want_vec =
+      st == Structure::kHnsw ? 0 : static_cast<uint64_t>(out->n_) * out->dim_ * sizeof(float);
   if (vec_len != want_vec) return bad("vector section length disagrees with n and dim");
   if ((st == Structure::kNone) != (faiss_len == 0)) return bad("FAISS section presence disagrees with kind");
   out->tag_.assign(s.data() + tag_off, tag_len);

@@ -8,7 +8,9 @@
 //     with the member set) and mutating hnsw.efSearch per query is a data race, so the level-0
 //     beam search over the FAISS graph is ours (vector_search.cc): per-query ef, the filter applied
 //     inside the walk (rejected rows are traversed but never enter the result set), no shared
-//     mutable state.
+//     mutable state. A segment of at most exact_below rows gets no graph (every filtered search of
+//     it would be an exact scan, and merges discard small segments' graphs): the file keeps kind
+//     kHnsw, holds the raw vectors (memory-mapped after Open) and every search is exact.
 //   - kIvfPq: a FAISS IndexIVFPQ (PQ codes in memory) plus the raw vectors in a 64-byte aligned
 //     section of the file (memory-mapped after Open) used to re-score k*rescore_factor candidates
 //     exactly. The filter is a faiss::IDSelector passed through SearchParametersIVF::sel. Below
@@ -114,7 +116,8 @@ class VectorIndex {
   VectorIndexKind kind() const { return config_.kind; }
   const VectorIndexConfig& config() const { return config_; }
   const std::string& tag() const { return tag_; }
-  // True when a kIvfPq file was too small for IVF and holds only the raw vectors.
+  // True when a kIvfPq or kHnsw index holds only the raw vectors (too small for IVF, or at most
+  // exact_below rows for a graph): every search is an exact scan.
   bool exact_only() const;
   uint64_t memory_bytes() const;  // heap bytes of the searchable structure (mapped raw rows excluded)
   void Vector(uint32_t local, float* out) const;
