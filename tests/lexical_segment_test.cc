@@ -78,6 +78,35 @@ TEST(LexicalSegmentTest, RoundTripMatchesInput) {
   EXPECT_FALSE(seg.local_of(ChunkId(0)).has_value());
 }
 
+// local_of against a linear search, on chunk ids with gaps (a merged segment), with a run of
+// consecutive ids and without any (a segment from one batch), for every id around them.
+TEST(LexicalSegmentTest, LocalOfEqualsALinearSearch) {
+  for (int gaps : {0, 1, 2}) {
+    std::mt19937_64 rng(17 + gaps);
+    CorpusOptions o;
+    o.num_docs = 400;
+    auto chunks = MakeCorpus(rng, o);
+    uint64_t next = 7;
+    for (size_t d = 0; d < chunks.size(); ++d) {
+      chunks[d].id = ChunkId(next);
+      const bool run = gaps == 2 && d >= 100 && d < 250;  // consecutive ids inside a gapped segment
+      next += (gaps == 0 || run) ? 1 : 1 + rng() % 4;
+    }
+    SegmentWriter w;
+    for (const auto& c : chunks) ASSERT_TRUE(w.Add(c).ok());
+    auto seg_or = Segment::FromBytes(w.Serialize());
+    ASSERT_TRUE(seg_or.ok()) << seg_or.status().ToString();
+    const Segment& seg = **seg_or;
+    for (uint64_t id = 0; id < next + 3; ++id) {
+      std::optional<LocalDoc> want;
+      for (uint32_t d = 0; d < chunks.size(); ++d) {
+        if (chunks[d].id.get() == id) want = LocalDoc(d);
+      }
+      ASSERT_EQ(seg.local_of(ChunkId(id)), want) << "id " << id << " gaps " << gaps;
+    }
+  }
+}
+
 // Segments of format version 2 (three fields, before the term field) still open and search: their
 // term field reads as empty, and they score exactly as a current segment whose chunks have no terms.
 TEST(LexicalSegmentTest, Version2SegmentReadsWithAnEmptyTermField) {

@@ -58,6 +58,42 @@ TEST(StoreBasic, CreateOpenReopenKeepsData) {
   EXPECT_EQ(found->url, "https://example.test/a");
 }
 
+// GetDocuments reads several records in one pass: the same records as GetDocument, in the order
+// asked (repeats included), and kNotFound naming a document the snapshot cannot see.
+TEST(StoreBasic, GetDocumentsEqualsGetDocumentInTheOrderAsked) {
+  TempDir tmp;
+  auto store = OpenOrDie(Options(tmp.path()));
+  WriteBatch b;
+  for (const char* id : {"a", "b", "c"}) b.upserts.push_back(MakeDoc(id, {std::string("text of ") + id}));
+  ASSERT_TRUE(store->Commit(std::move(b)).ok());
+  auto snap = store->Pin();
+  std::vector<DocNum> nums;
+  for (const char* id : {"c", "a", "b", "a"}) {
+    auto d = snap->FindDocument({"", id});
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    nums.push_back(d->num);
+  }
+  auto got = snap->GetDocuments(nums);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), nums.size());
+  for (size_t i = 0; i < nums.size(); ++i) {
+    auto one = snap->GetDocument(nums[i]);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ((*got)[i].num, nums[i]);
+    EXPECT_EQ((*got)[i].id, one->id);
+    EXPECT_EQ((*got)[i].title, one->title);
+    EXPECT_EQ((*got)[i].url, one->url);
+  }
+  EXPECT_EQ((*got)[0].id, "c");
+  EXPECT_TRUE(snap->GetDocuments({})->empty());
+  const DocNum missing[] = {nums[1], DocNum(nums[0].get() + 1000)};
+  auto bad = snap->GetDocuments(missing);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(bad.status().message().find("#" + std::to_string(nums[0].get() + 1000)), std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST(StoreBasic, CreateIfMissingFalseReportsNotFound) {
   TempDir tmp;
   StoreOptions o = Options(tmp.path());

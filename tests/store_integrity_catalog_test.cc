@@ -133,6 +133,11 @@ TEST_F(StoreRowChecksumTest, EditedDocumentRowsFailTheirChecksumOnEveryRead) {
   }
   Sql(dir_.path(), "UPDATE documents SET checksum = NULL" + Where());
   ExpectCorruptionNaming(store_->Pin()->GetDocument(d1_.num).status(), "row checksum");
+  // The batched read checks every row the same way.
+  auto d2 = store_->Pin()->FindDocument({"acme", "d2"});
+  ASSERT_TRUE(d2.ok());
+  const DocNum both[] = {d2->num, d1_.num};
+  ExpectCorruptionNaming(store_->Pin()->GetDocuments(both).status(), "row checksum");
 }
 
 // A merge rebuilds segments from the rows: an edited row (even one whose checksum was recomputed)

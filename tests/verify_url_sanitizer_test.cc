@@ -177,6 +177,18 @@ TEST(UrlSanitizer, FastPathsEqualTheExhaustiveOracle) {
   EXPECT_EQ(SanitizeLinks(long_break_run), SanitizeLinksExhaustive(long_break_run));
   const std::string plain = "Plain prose, with commas; numbers 1.5 and e-mail-like words. No links here\n";
   EXPECT_EQ(SanitizeLinks(plain), plain);
+  // Text the whole-text fast path returns as it is (ASCII, no ':', '&' or '<', under 4,096 bytes):
+  // relative links and images, brackets and padding the passes read without changing anything.
+  for (const std::string& s : {std::string("see [the guide](docs/guide.html \"Guide\") and ![a chart](img/c.png)"),
+                               std::string("[id] (x) [a]( b ) ![](#top) javascript javascript\t\t\tx"),
+                               "java" + std::string(4000, '\t') + "script alert(1)",
+                               std::string("[x](//host/path) (data) vbscript file blob")}) {
+    EXPECT_EQ(SanitizeLinks(s), SanitizeLinksExhaustive(s)) << "input: " << s;
+    EXPECT_EQ(SanitizeLinks(s), s);
+  }
+  // Over the budget the passes decide: letters padded by 4,096 line breaks or more are cut as a link.
+  const std::string padded = "java" + std::string(5000, '\t') + "script alert(1)";
+  EXPECT_EQ(SanitizeLinks(padded), SanitizeLinksExhaustive(padded));
 }
 
 TEST(UrlSanitizer, StreamingEqualsWholeTextForAnySplit) {

@@ -339,7 +339,12 @@ Status SegmentImpl::ValidatePostings() {
 }
 
 std::optional<uint32_t> SegmentImpl::local_of(uint64_t id) const {
-  uint32_t lo = 0, hi = num_docs_;
+  if (num_docs_ == 0 || id < chunk_id(0)) return std::nullopt;
+  // Chunk ids ascend strictly, so local <= id - chunk_id(0); a segment written from one batch has
+  // consecutive ids and the bound is the answer.
+  const uint64_t bound = id - chunk_id(0);
+  if (bound < num_docs_ && chunk_id(static_cast<uint32_t>(bound)) == id) return static_cast<uint32_t>(bound);
+  uint32_t lo = 0, hi = static_cast<uint32_t>(std::min<uint64_t>(num_docs_, bound + 1));
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (chunk_id(mid) < id) lo = mid + 1; else hi = mid;

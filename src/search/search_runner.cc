@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <span>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -137,6 +138,18 @@ struct RankedHit {
   float vector_score = 0;
 };
 
+// Reads the records of the documents of `hits` that `docs` does not hold yet, in one catalog pass.
+Status ReadDocuments(const Snapshot& snapshot, std::span<const RankedHit> hits,
+                     std::unordered_map<DocNum, DocumentRecord>* docs) {
+  std::vector<DocNum> want;
+  for (const RankedHit& h : hits) {
+    if (!docs->count(h.doc) && std::find(want.begin(), want.end(), h.doc) == want.end()) want.push_back(h.doc);
+  }
+  ATTEST_ASSIGN_OR_RETURN(std::vector<DocumentRecord> got, snapshot.GetDocuments(want));
+  for (size_t i = 0; i < want.size(); ++i) docs->emplace(want[i], std::move(got[i]));
+  return Status::Ok();
+}
+
 // Shows a document published in several formats once (search/format_siblings.h): a sibling ranked
 // below another of its stem is dropped, and the preferred format takes the better rank with its
 // own best chunk. Keeps at most k hits; `docs` caches the records of the hits' documents.
@@ -144,6 +157,9 @@ Status FoldFormatSiblings(const Snapshot& snapshot, size_t k, std::vector<Ranked
                           std::unordered_map<DocNum, DocumentRecord>* docs) {
   std::vector<RankedHit> out;
   std::unordered_map<std::string, std::pair<size_t, uint8_t>> seen;  // stem -> (index in out, preference)
+  // The first k hits are read together; hits past them only when siblings were folded away.
+  ATTEST_RETURN_IF_ERROR(
+      ReadDocuments(snapshot, std::span<const RankedHit>(*hits).first(std::min(k, hits->size())), docs));
   for (const RankedHit& h : *hits) {
     if (out.size() >= k) break;
     auto it = docs->find(h.doc);
@@ -517,14 +533,9 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
     query_terms.insert(clause.terms.begin(), clause.terms.end());
   }
   HitSnippets snippets(snapshot.segments(), query_terms, analyzer, options.snippet_words);
+  ATTEST_RETURN_IF_ERROR(ReadDocuments(snapshot, fused, &docs));
   for (size_t n = 0; n < fused.size(); ++n) {
-    const DocNum doc_num = fused[n].doc;
-    auto it = docs.find(doc_num);
-    if (it == docs.end()) {
-      ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, snapshot.GetDocument(doc_num));
-      it = docs.emplace(doc_num, std::move(d)).first;
-    }
-    const DocumentRecord& d = it->second;
+    const DocumentRecord& d = docs.at(fused[n].doc);
     // The legs admitted the chunk by the segment's copy of its access; the row shown must agree.
     // Checked for every hit shown, whether its record was read here or earlier (format siblings,
     // name queries read records before this loop).

@@ -503,6 +503,23 @@ Result<std::optional<ChunkRecord>> Catalog::GetChunk(ChunkId id, SnapshotVersion
   return std::optional<ChunkRecord>(std::move(c));
 }
 
+Result<std::vector<ChunkRecord>> Catalog::GetChunks(std::span<const ChunkId> ids, SnapshotVersion v) {
+  std::vector<ChunkRecord> out;
+  if (ids.empty()) return out;
+  out.reserve(ids.size());
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT " + ChunkColumns() + " FROM chunks "
+                                                  "WHERE id = ?1 AND text IS NOT NULL AND " + Visible(2)));
+  for (ChunkId id : ids) {
+    st->Reset();
+    st->Bind(1, id.get()).Bind(2, v.get());
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) continue;
+    ATTEST_ASSIGN_OR_RETURN(ChunkRecord c, ReadChunkRow(*st, 0));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 Result<std::vector<ChunkRecord>> Catalog::ChunksOfDocument(DocNum num, SnapshotVersion v) {
   ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT " + ChunkColumns() + " FROM chunks "
                                                   "WHERE doc_num = ?1 AND text IS NOT NULL AND " + Visible(2) +
@@ -540,6 +557,27 @@ Result<std::optional<DocumentRecord>> Catalog::GetDocument(DocNum num, SnapshotV
   if (!row) return std::optional<DocumentRecord>();
   ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 0));
   return std::optional<DocumentRecord>(std::move(d));
+}
+
+Result<std::vector<std::optional<DocumentRecord>>> Catalog::GetDocuments(std::span<const DocNum> nums,
+                                                                         SnapshotVersion v) {
+  std::vector<std::optional<DocumentRecord>> out;
+  if (nums.empty()) return out;
+  out.reserve(nums.size());
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare(std::string("SELECT ") + DocColumns() +
+                                                  " FROM documents WHERE num = ?1 AND " + Visible(2)));
+  for (DocNum num : nums) {
+    st->Reset();
+    st->Bind(1, num.get()).Bind(2, v.get());
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) {
+      out.emplace_back();
+      continue;
+    }
+    ATTEST_ASSIGN_OR_RETURN(DocumentRecord d, ReadDocumentRow(*st, 0));
+    out.emplace_back(std::move(d));
+  }
+  return out;
 }
 
 Result<std::optional<DocumentRecord>> Catalog::FindDocument(std::string_view tenant, std::string_view id,

@@ -120,11 +120,16 @@ class Catalog {
 
   // --- readers (any version) ---
   Result<std::optional<ChunkRecord>> GetChunk(ChunkId id, SnapshotVersion v);
+  // GetChunk of each id through one prepared statement; ids not visible at `v` are skipped.
+  Result<std::vector<ChunkRecord>> GetChunks(std::span<const ChunkId> ids, SnapshotVersion v);
   // The chunks of document `num` visible at `v`, in ordinal order.
   Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num, SnapshotVersion v);
   // (chunk id, document) of every chunk row placed in `segment`, deleted ones included.
   Result<std::vector<std::pair<ChunkId, DocNum>>> ChunkDocumentsOfSegment(SegmentId segment);
   Result<std::optional<DocumentRecord>> GetDocument(DocNum num, SnapshotVersion v);
+  // GetDocument of each number through one prepared statement, in the order asked (nullopt where
+  // the document is not visible at `v`).
+  Result<std::vector<std::optional<DocumentRecord>>> GetDocuments(std::span<const DocNum> nums, SnapshotVersion v);
   Result<std::optional<DocumentRecord>> FindDocument(std::string_view tenant, std::string_view id,
                                                      SnapshotVersion v);
   Result<CatalogCounts> Counts(SnapshotVersion v);

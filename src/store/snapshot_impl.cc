@@ -19,12 +19,7 @@ Result<std::vector<ChunkRecord>> SnapshotImpl::GetChunks(std::span<const ChunkId
   if (ids.empty()) return out;
   ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
   Catalog cat(lease.db());
-  out.reserve(ids.size());
-  for (ChunkId id : ids) {
-    ATTEST_ASSIGN_OR_RETURN(std::optional<ChunkRecord> c, cat.GetChunk(id, state_->version));
-    if (c) out.push_back(std::move(*c));
-  }
-  return out;
+  return cat.GetChunks(ids, state_->version);
 }
 
 Result<std::vector<ChunkRecord>> SnapshotImpl::ChunksOfDocument(DocNum num) const {
@@ -62,6 +57,23 @@ Result<DocumentRecord> SnapshotImpl::GetDocument(DocNum num) const {
                             std::to_string(state_->version.get()));
   }
   return std::move(*d);
+}
+
+Result<std::vector<DocumentRecord>> SnapshotImpl::GetDocuments(std::span<const DocNum> nums) const {
+  std::vector<DocumentRecord> out;
+  if (nums.empty()) return out;
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  ATTEST_ASSIGN_OR_RETURN(std::vector<std::optional<DocumentRecord>> found, cat.GetDocuments(nums, state_->version));
+  out.reserve(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!found[i]) {
+      return Status::NotFound("document #" + std::to_string(nums[i].get()) + " is not visible in snapshot " +
+                              std::to_string(state_->version.get()));
+    }
+    out.push_back(std::move(*found[i]));
+  }
+  return out;
 }
 
 Result<int64_t> SnapshotImpl::CommittedAtUnixMs() const {

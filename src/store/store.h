@@ -107,6 +107,9 @@ class Snapshot {
   // chunk is in none of this snapshot's segments.
   virtual Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const = 0;
   virtual Result<DocumentRecord> GetDocument(DocNum num) const = 0;
+  // GetDocument of each number, in the order asked, with one catalog connection and statement;
+  // kNotFound (naming the first) when one is not visible in this snapshot.
+  virtual Result<std::vector<DocumentRecord>> GetDocuments(std::span<const DocNum> nums) const = 0;
   // The chunks of document `num` visible in this snapshot, in ordinal order.
   virtual Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num) const = 0;
   // The live document with this key in this snapshot.

@@ -256,17 +256,17 @@ Result<VectorSyncStats> VectorFiles::Sync(const VectorSyncArgs& args) {
         for (const auto& r : *records) got.push_back(r.id);
         auto docs = snap.DocumentsOf(got);
         if (!docs.ok()) return fail(docs.status());
+        std::vector<DocNum> unread;  // documents of this batch without a title yet, read together
+        for (DocNum d : *docs) {
+          if (titles.emplace(d.get(), std::string()).second) unread.push_back(d);  // filled below
+        }
+        auto read = snap.GetDocuments(unread);
+        if (!read.ok()) return fail(read.status());
+        for (size_t i = 0; i < unread.size(); ++i) titles[unread[i].get()] = std::move((*read)[i].title);
         std::vector<std::string> texts;
         for (size_t i = 0; i < records->size(); ++i) {
-          uint64_t dn = (*docs)[i].get();
-          auto t = titles.find(dn);
-          if (t == titles.end()) {
-            auto doc = snap.GetDocument((*docs)[i]);
-            if (!doc.ok()) return fail(doc.status());
-            t = titles.emplace(dn, doc->title).first;
-          }
           const ChunkRecord& c = (*records)[i];
-          texts.push_back(ChunkEmbeddingText(t->second, c.section_path, c.text));
+          texts.push_back(ChunkEmbeddingText(titles.at((*docs)[i].get()), c.section_path, c.text));
         }
         std::vector<std::string_view> views(texts.begin(), texts.end());
         auto vecs = args.embedder->Embed(views, EmbedPurpose::kDocument);

@@ -40,13 +40,15 @@ CorpusStream SnapshotCorpus(std::shared_ptr<const Snapshot> snap, const std::str
         for (const auto& r : records) got.push_back(r.id);
         ATTEST_ASSIGN_OR_RETURN(std::vector<DocNum> docs, snap->DocumentsOf(got));
         if (titles.size() > 100000) titles.clear();
+        std::vector<DocNum> unread;  // documents of this batch without a title yet, read together
+        for (DocNum d : docs) {
+          if (titles.emplace(d.get(), std::string()).second) unread.push_back(d);  // filled below
+        }
+        ATTEST_ASSIGN_OR_RETURN(std::vector<DocumentRecord> read, snap->GetDocuments(unread));
+        for (size_t i = 0; i < unread.size(); ++i) titles[unread[i].get()] = std::move(read[i].title);
         for (size_t i = 0; i < records.size(); ++i) {
-          auto t = titles.find(docs[i].get());
-          if (t == titles.end()) {
-            ATTEST_ASSIGN_OR_RETURN(DocumentRecord doc, snap->GetDocument(docs[i]));
-            t = titles.emplace(docs[i].get(), doc.title).first;
-          }
-          ATTEST_RETURN_IF_ERROR(visit(ChunkEmbeddingText(t->second, records[i].section_path, records[i].text)));
+          const std::string& title = titles.at(docs[i].get());
+          ATTEST_RETURN_IF_ERROR(visit(ChunkEmbeddingText(title, records[i].section_path, records[i].text)));
         }
       }
     }

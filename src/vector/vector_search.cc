@@ -31,7 +31,8 @@ class TopK {
     if (heap_.size() < k_) {
       heap_.push_back(h);
       std::push_heap(heap_.begin(), heap_.end(), Better());
-    } else if (k_ > 0 && Better()(h, heap_.front())) {
+    } else if (k_ > 0 && !(score < heap_.front().score) && Better()(h, heap_.front())) {
+      // (Most rows of a scan score below the worst kept hit and stop at the first comparison.)
       std::pop_heap(heap_.begin(), heap_.end(), Better());
       heap_.back() = h;
       std::push_heap(heap_.begin(), heap_.end(), Better());

@@ -336,7 +336,24 @@ bool IsSafeLinkTarget(std::string_view target) {
 
 std::string SafeUrl(std::string_view url) { return IsSafeLinkTarget(url) ? std::string(url) : std::string(); }
 
+namespace {
+
+// Exact: every rule acts on a scheme, which is read through a ':' (or a character reference, '&', or
+// a non-ASCII colon), or on an HTML tag ('<'), or cuts letters whose scheme read ran into the 4096-byte
+// budget. ASCII text shorter than the budget with no ':', '&' or '<' has none of them.
+bool NothingToSanitize(std::string_view text) {
+  if (text.size() >= kMaxLinkBytes) return false;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80 || c == ':' || c == '&' || c == '<') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string SanitizeLinks(std::string_view text) {
+  if (FastPaths() && NothingToSanitize(text)) return std::string(text);
   // kRounds passes; once a pass changes nothing, the rest would not either.
   std::string out = OnePass(text);
   if (out == text && FastPaths()) return out;  // a pass that changed nothing would change nothing again
