@@ -261,11 +261,13 @@ struct Case {
   std::vector<float> query_vector;
 };
 
-// True when the first chunk window a leg reads (3 per wanted document, at least 30) holds fewer
-// than `depth` documents although more chunks match: RunSearch must widen it.
+// True when the first chunk window the lexical leg reads (1.5 chunks per document of the corpus per
+// wanted document, at most 3, and 3 when documents are excluded; at least 30) holds fewer than
+// `depth` documents although more chunks match: RunSearch must widen it.
 bool NeedsWidening(const Corpus& corpus, const std::vector<ScoredChunk>& ranked, const std::set<DocNum>& excluded,
-                   size_t depth) {
-  const size_t window = std::max<size_t>(depth * 3, 30);
+                   size_t depth, double chunks_per_document) {
+  const double factor = excluded.empty() ? std::min(3.0, 1.5 * std::max(1.0, chunks_per_document)) : 3.0;
+  const size_t window = std::max<size_t>(static_cast<size_t>(std::ceil(depth * factor)), 30);
   if (ranked.size() <= window) return false;
   std::set<DocNum> docs;
   for (size_t i = 0; i < window; ++i) {
@@ -312,7 +314,7 @@ std::vector<Expected> Oracle(const Snapshot& snap, const Analyzer& analyzer, con
   std::vector<Candidate> lexical, vector;
   if (o.mode != SearchMode::kVector) {
     const std::vector<ScoredChunk> ranked = snap.lexical().Exhaustive(args);
-    if (o.collapse_documents && NeedsWidening(corpus, ranked, excluded, depth)) ++*widened;
+    if (o.collapse_documents && NeedsWidening(corpus, ranked, excluded, depth, snap.chunks_per_document())) ++*widened;
     lexical = RankLeg(corpus, ranked, o.collapse_documents, excluded, depth);
   }
   if (o.mode != SearchMode::kBm25) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <span>
 #include <type_traits>
 #include <unordered_map>
@@ -104,13 +105,24 @@ Status Collapse(const Snapshot& snapshot, const std::vector<ScoredChunk>& chunks
   return Status::Ok();
 }
 
-// Widens a leg's chunk window until `want` candidates are found or the matches run out. The first
-// `want` distinct documents of an exact chunk ranking are exactly the top documents by best chunk.
+// The first chunk window of a leg that must find `want` candidates: `want` chunks when each chunk is
+// a candidate; three times as many when chunks collapse to documents or excluded documents drop some.
+// A leg whose window does not change its results (the lexical one: exact top-k) sizes a collapsing
+// window by the corpus's chunks per document instead (x1.5, at most x3): a smaller top-k prunes more.
+size_t FirstWindow(size_t want, bool collapses, bool excludes, double chunks_per_document) {
+  if (excludes || (collapses && chunks_per_document <= 0)) return std::max<size_t>(want * 3, 30);
+  if (!collapses) return want;
+  const double factor = std::min(3.0, 1.5 * std::max(1.0, chunks_per_document));
+  return std::max<size_t>(static_cast<size_t>(std::ceil(static_cast<double>(want) * factor)), 30);
+}
+
+// Widens a leg's chunk window from `window` until `want` candidates are found or the matches run
+// out. The first `want` distinct documents of an exact chunk ranking are exactly the top documents by
+// best chunk, whatever the first window.
 template <typename Key, typename TopFn>
-Result<LegResult<Key>> RunLeg(const Snapshot& snapshot, size_t want, const std::unordered_set<DocNum>& excluded_docs,
-                              TopFn top) {
+Result<LegResult<Key>> RunLeg(const Snapshot& snapshot, size_t want, size_t window,
+                              const std::unordered_set<DocNum>& excluded_docs, TopFn top) {
   LegResult<Key> leg;
-  size_t window = kCollapses<Key> || !excluded_docs.empty() ? std::max<size_t>(want * 3, 30) : want;
   for (;;) {
     std::vector<ScoredChunk> chunks = top(window);
     ATTEST_RETURN_IF_ERROR(Collapse(snapshot, chunks, want, excluded_docs, &leg));
@@ -276,7 +288,9 @@ Result<std::vector<RankedHit>> RankHits(const LegContext& ctx, SearchResult* res
           Collapse(snapshot, ScoreChunks(view->segments, q.data(), ids), depth, excluded_docs, &leg));
       return leg;
     }
-    return RunLeg<Key>(snapshot, depth, excluded_docs, [&](size_t window) {
+    // (An approximate vector search explores more with a larger k: its first window stays x3.)
+    const size_t first = FirstWindow(depth, kCollapses<Key>, !excluded_docs.empty(), /*chunks_per_document=*/0);
+    return RunLeg<Key>(snapshot, depth, first, excluded_docs, [&](size_t window) {
       VectorLegArgs va;
       va.query = q.data();
       va.k = window;
@@ -290,7 +304,9 @@ Result<std::vector<RankedHit>> RankHits(const LegContext& ctx, SearchResult* res
   }
   LegResult<Key> lexical;
   if (use_lexical) {
-    auto lex = RunLeg<Key>(snapshot, depth, excluded_docs, [&](size_t window) {
+    const size_t first =
+        FirstWindow(depth, kCollapses<Key>, !excluded_docs.empty(), snapshot.chunks_per_document());
+    auto lex = RunLeg<Key>(snapshot, depth, first, excluded_docs, [&](size_t window) {
       args.k = window;
       return snapshot.lexical().TopK(args);
     });

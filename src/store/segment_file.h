@@ -46,16 +46,22 @@ class SegmentFile : public std::enable_shared_from_this<SegmentFile> {
   const Segment& raw() const { return *segment_; }
   // The document a chunk of this segment belongs to, without a catalog read (collapsing hits).
   DocNum doc_of(LocalDoc local) const { return docs_[local]; }
+  // Runs of consecutive chunks of one document: the number of documents when each document's chunks
+  // are adjacent (as written), more otherwise. Sizes the first window of collapsed rankings.
+  uint32_t document_runs() const { return document_runs_; }
   // The file is unlinked when the last reference goes.
   void MarkObsolete() { obsolete_.store(true); }
 
  private:
   SegmentFile(SegmentId id, std::filesystem::path path, std::shared_ptr<const Segment> seg, std::vector<DocNum> docs)
-      : id_(id), path_(std::move(path)), segment_(std::move(seg)), docs_(std::move(docs)) {}
+      : id_(id), path_(std::move(path)), segment_(std::move(seg)), docs_(std::move(docs)) {
+    for (size_t i = 0; i < docs_.size(); ++i) document_runs_ += i == 0 || docs_[i] != docs_[i - 1];
+  }
   SegmentId id_;
   std::filesystem::path path_;
   std::shared_ptr<const Segment> segment_;
   std::vector<DocNum> docs_;
+  uint32_t document_runs_ = 0;
   std::atomic<bool> obsolete_{false};
 };
 

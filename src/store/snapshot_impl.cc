@@ -59,6 +59,17 @@ Result<DocumentRecord> SnapshotImpl::GetDocument(DocNum num) const {
   return std::move(*d);
 }
 
+double SnapshotImpl::chunks_per_document() const {
+  uint64_t chunks = 0, runs = 0;
+  for (const SegmentView& view : state_->views) {
+    auto it = state_->files.find(view.id);
+    if (it == state_->files.end()) continue;
+    chunks += view.segment->num_docs();
+    runs += it->second->document_runs();
+  }
+  return runs == 0 || chunks <= runs ? 1.0 : static_cast<double>(chunks) / static_cast<double>(runs);
+}
+
 Result<std::vector<DocumentRecord>> SnapshotImpl::GetDocuments(std::span<const DocNum> nums) const {
   std::vector<DocumentRecord> out;
   if (nums.empty()) return out;

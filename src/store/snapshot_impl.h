@@ -27,6 +27,7 @@ class SnapshotImpl final : public Snapshot {
   Result<std::vector<ChunkRecord>> ChunksOfDocument(DocNum num) const override;
   Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const override;
   Result<DocumentRecord> GetDocument(DocNum num) const override;
+  double chunks_per_document() const override;
   Result<std::vector<DocumentRecord>> GetDocuments(std::span<const DocNum> nums) const override;
   Result<DocumentRecord> FindDocument(const DocumentKey& key) const override;
   Result<DocumentPage> ListDocuments(const DocumentListQuery& query) const override;

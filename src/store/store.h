@@ -107,6 +107,9 @@ class Snapshot {
   // chunk is in none of this snapshot's segments.
   virtual Result<std::vector<DocNum>> DocumentsOf(std::span<const ChunkId> ids) const = 0;
   virtual Result<DocumentRecord> GetDocument(DocNum num) const = 0;
+  // Chunks per document over this snapshot's segments (from memory; >= 1, an estimate when a
+  // document's chunks are not adjacent in their segment).
+  virtual double chunks_per_document() const = 0;
   // GetDocument of each number, in the order asked, with one catalog connection and statement;
   // kNotFound (naming the first) when one is not visible in this snapshot.
   virtual Result<std::vector<DocumentRecord>> GetDocuments(std::span<const DocNum> nums) const = 0;
