@@ -213,6 +213,62 @@ TEST(LsaTrainingTest, RejectsEmptyCorpusAndWrongArguments) {
   EXPECT_FALSE(fs::exists(a.model_path));
 }
 
+// The SVD over evenly spaced texts (LsaOptions::max_svd_texts): a cap at or above the corpus trains the
+// very model every text gives; a cap below it reads fewer rows, stays deterministic, keeps the whole
+// corpus's vocabulary and IDF (the same text count and vocabulary) and relates texts as the full
+// model does (same-topic pairs stay closer than cross-topic pairs, by as wide a margin).
+TEST(LsaTrainingTest, SvdOverEvenlySpacedTextsKeepsTheModelsStructure) {
+  TempDir dir;
+  const std::vector<std::string> corpus = TopicTexts(2000, 3);
+  auto train = [&](uint64_t cap, const std::string& file, TrainedModelInfo* info) {
+    CorpusTrainingArgs a;
+    a.corpus = [&](const std::function<Status(std::string_view)>& visit) -> Status {
+      for (const std::string& t : corpus) ATTEST_RETURN_IF_ERROR(visit(t));
+      return Status::Ok();
+    };
+    a.model_path = dir.path() / file;
+    a.dim = 16;
+    a.threads = 2;
+    LsaOptions o;
+    o.max_svd_texts = cap;
+    auto r = TrainLsaEmbedder(a, o, info);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  };
+  TrainedModelInfo all_info, at_size_info, capped_info, again_info;
+  auto all = train(0, "all.bin", &all_info);
+  auto at_size = train(corpus.size(), "at_size.bin", &at_size_info);
+  auto capped = train(400, "capped.bin", &capped_info);
+  auto again = train(400, "again.bin", &again_info);
+  ASSERT_TRUE(all && at_size && capped && again);
+  EXPECT_EQ(*ReadFileToString(dir.path() / "all.bin"), *ReadFileToString(dir.path() / "at_size.bin"));
+  EXPECT_EQ(*ReadFileToString(dir.path() / "capped.bin"), *ReadFileToString(dir.path() / "again.bin"));
+  EXPECT_NE(capped_info.identity.version, all_info.identity.version);
+  EXPECT_EQ(capped_info.texts, corpus.size());
+  EXPECT_EQ(capped_info.vocabulary, all_info.vocabulary);
+
+  const std::vector<std::string> held_out = TopicTexts(40, 99);
+  std::vector<std::string_view> views(held_out.begin(), held_out.end());
+  auto margin = [&](const Embedder& e) {
+    auto v = e.Embed(views, EmbedPurpose::kDocument);
+    EXPECT_TRUE(v.ok());
+    const uint32_t dim = e.identity().dim;
+    double same = 0, cross = 0;
+    size_t n_same = 0, n_cross = 0;
+    for (size_t i = 0; i < held_out.size(); ++i) {
+      for (size_t j = i + 1; j < held_out.size(); ++j) {
+        double c = 0;
+        for (uint32_t k = 0; k < dim; ++k) c += double((*v)[i * dim + k]) * (*v)[j * dim + k];
+        if (i % 4 == j % 4) same += c, ++n_same; else cross += c, ++n_cross;
+      }
+    }
+    return same / double(n_same) - cross / double(n_cross);
+  };
+  const double full_margin = margin(*all), capped_margin = margin(*capped);
+  EXPECT_GT(full_margin, 0.3);
+  EXPECT_GT(capped_margin, 0.9 * full_margin) << "full " << full_margin << ", over 400 of 2,000 texts " << capped_margin;
+}
+
 // The randomized SVD against LAPACK's exact SVD of the same (dense) matrix.
 TEST(RandomizedSvdTest, MatchesExactSingularValuesAndSubspace) {
   const int m = 80, n = 50;

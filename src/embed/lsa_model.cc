@@ -232,13 +232,17 @@ Result<std::unique_ptr<Embedder>> TrainLsaEmbedder(const CorpusTrainingArgs& arg
   }
   terms.clear();
 
-  // 3. TF-IDF matrix, rows L2-normalized.
+  // 3. TF-IDF matrix, rows L2-normalized: every text's row, or max_svd_texts rows evenly spaced
+  //    (row i is text floor(i * n_docs / rows)).
+  const uint64_t rows =
+      options.max_svd_texts == 0 ? n_docs : std::min<uint64_t>(n_docs, std::max<uint64_t>(2, options.max_svd_texts));
   SparseMatrix a;
-  a.rows = n_docs;
+  a.rows = rows;
   a.cols = kept.size();
   a.offsets.push_back(0);
   std::vector<std::pair<uint32_t, float>> row;
-  for (uint64_t d = 0; d < n_docs; ++d) {
+  for (uint64_t i = 0; i < rows; ++i) {
+    const uint64_t d = rows == n_docs ? i : static_cast<uint64_t>((static_cast<unsigned __int128>(i) * n_docs) / rows);
     row.clear();
     for (uint64_t p = doc_offsets[d]; p < doc_offsets[d + 1]; ++p) {
       int64_t c = remap[entries[p].first];

@@ -11,7 +11,8 @@
 //      frequency are kept (ties by term); stored in term order;
 //   3. TF-IDF matrix A (texts x terms): w = (1 + ln tf) * idf, idf = ln((1 + N) / (1 + df)) + 1
 //      (scikit-learn's smoothed idf), each row L2-normalized;
-//   4. truncated SVD A ~= U S V^T of rank `dim` by randomized SVD (embed/randomized_svd.h).
+//   4. truncated SVD A ~= U S V^T of rank `dim` by randomized SVD (embed/randomized_svd.h), over
+//      at most max_svd_texts rows of A evenly spaced in corpus order.
 // Embedding a text: its TF-IDF vector x (same weighting) folded into the latent space,
 // e = x V S^p, then L2-normalized; p = sigma_power (0: plain projection onto the term-space
 // singular vectors; -1: the classic fold-in V S^-1). Texts without a known term give a zero vector.
@@ -47,6 +48,10 @@ struct LsaOptions {
   uint64_t max_model_bytes = 100000000;  // 100 MB (decimal)
   uint32_t oversampling = 10;
   uint32_t power_iterations = 4;
+  // The SVD reads at most this many texts, evenly spaced in corpus order (vocabulary and IDF still
+  // come from every text): its cost grows with the texts, the term-space singular vectors do not
+  // need them all. Corpora up to this size train exactly as before. 0 = every text.
+  uint64_t max_svd_texts = 200000;
   float sigma_power = 0.0f;              // e = x V S^p; see the header comment (measured in docs)
 };
 
