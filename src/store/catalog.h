@@ -139,6 +139,10 @@ class Catalog {
   // When snapshot `v` was committed (Unix milliseconds); kNotFound for an unknown version.
   Result<int64_t> CommittedAt(SnapshotVersion v);
 
+  // The SQL condition "visible at the snapshot bound to ?param" (created at or before it, not deleted
+  // at or before it).
+  static std::string VisibleAt(int param);
+
  private:
   Status CreateSchema();
   Status MigrateFrom1();
