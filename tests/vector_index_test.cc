@@ -107,6 +107,42 @@ void ExpectSorted(const std::vector<VectorHit>& hits) {
   }
 }
 
+// Many equal scores (rows copied from 40 distinct vectors) and a k large enough for the top-k to
+// drop and keep hits many times: the exact paths return the best k by score, ties by row, as a
+// double-precision brute force orders them (copies score exactly alike; the 40 distinct scores are
+// far apart compared with float rounding).
+TEST(VectorIndexTest, ExactTopKWithManyTiesEqualsSortedBruteForce) {
+  Data d = MakeData(3000, 16, 0, 71);
+  for (uint32_t i = 40; i < d.n; ++i) std::memcpy(&d.x[size_t(i) * d.dim], d.row(i % 40), sizeof(float) * d.dim);
+  BitmapFilter some(d.n, 0.6, 72);
+  for (auto kind : {VectorIndexKind::kFlat, VectorIndexKind::kHnsw}) {
+    auto idx = BuildOrDie(d, kind, "t", /*exact_below=*/0);  // HNSW of 3,000 rows: no graph, exact
+    for (const auto& q : MakeQueries(d, 8, 73)) {
+      for (const VectorFilter* f : {static_cast<const VectorFilter*>(nullptr), static_cast<const VectorFilter*>(&some)}) {
+        std::vector<std::pair<double, uint32_t>> all;  // (-score, row): ascending = best first, ties by row
+        for (uint32_t i = 0; i < d.n; ++i) {
+          if (f && !f->Admits(i)) continue;
+          double s = 0;
+          for (uint32_t j = 0; j < d.dim; ++j) s += double(q[j]) * d.row(i)[j];
+          all.push_back({-s, i});
+        }
+        std::sort(all.begin(), all.end());
+        for (size_t k : {size_t{1}, size_t{10}, size_t{129}, size_t{300}, size_t{2999}}) {
+          const size_t want = std::min(k, all.size());
+          for (const auto& hits : {idx->Search({q.data(), k, f}), idx->Exact({q.data(), k, f})}) {
+            ASSERT_EQ(hits.size(), want) << VectorIndexKindName(kind) << " k " << k;
+            for (size_t r = 0; r < want; ++r) {
+              ASSERT_EQ(hits[r].local, all[r].second) << VectorIndexKindName(kind) << " k " << k << " rank " << r;
+              ASSERT_NEAR(hits[r].score, -all[r].first, 1e-5);
+            }
+            ExpectSorted(hits);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(VectorIndexTest, FlatMatchesDoublePrecisionBruteForce) {
   const Data d = MakeData(1500, 24, 0, 1);
   auto idx = BuildOrDie(d, VectorIndexKind::kFlat);

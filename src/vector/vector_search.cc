@@ -22,30 +22,38 @@ struct Better {
   }
 };
 
-// Keeps the best k hits (heap whose top is the worst kept hit).
+// Keeps the best k hits under Better (a strict total order, so the set is unique). Hits go to a
+// buffer; when it holds 2k (at least 256), nth_element keeps the best k and the worst of them becomes
+// the bar a later hit must beat. Cheaper than a heap when many hits replace kept ones (a scan for
+// the several hundred candidates fusion wants). Take() returns them sorted by Better.
 class TopK {
  public:
-  explicit TopK(size_t k) : k_(k) { heap_.reserve(k); }
+  explicit TopK(size_t k) : k_(k), cap_(std::max<size_t>(2 * k, 256)) {}
   void Push(uint32_t local, float score) {
+    if (k_ == 0) return;
     const VectorHit h{local, score};
-    if (heap_.size() < k_) {
-      heap_.push_back(h);
-      std::push_heap(heap_.begin(), heap_.end(), Better());
-    } else if (k_ > 0 && !(score < heap_.front().score) && Better()(h, heap_.front())) {
-      // (Most rows of a scan score below the worst kept hit and stop at the first comparison.)
-      std::pop_heap(heap_.begin(), heap_.end(), Better());
-      heap_.back() = h;
-      std::push_heap(heap_.begin(), heap_.end(), Better());
-    }
+    // (Most rows of a scan score below the bar and stop at the first comparison.)
+    if (has_bar_ && (score < bar_.score || !Better()(h, bar_))) return;
+    buf_.push_back(h);
+    if (buf_.size() >= cap_) Keep();
   }
   std::vector<VectorHit> Take() {
-    std::sort_heap(heap_.begin(), heap_.end(), Better());
-    return std::move(heap_);
+    if (buf_.size() > k_) Keep();
+    std::sort(buf_.begin(), buf_.end(), Better());
+    return std::move(buf_);
   }
 
  private:
-  size_t k_;
-  std::vector<VectorHit> heap_;
+  void Keep() {
+    std::nth_element(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(k_ - 1), buf_.end(), Better());
+    buf_.resize(k_);
+    bar_ = buf_[k_ - 1];  // the k-th best: every kept hit is at least as good
+    has_bar_ = true;
+  }
+  size_t k_, cap_;
+  std::vector<VectorHit> buf_;
+  VectorHit bar_{};
+  bool has_bar_ = false;
 };
 
 // Adapts a VectorFilter to FAISS (used by IVF-PQ through SearchParametersIVF::sel).
