@@ -107,6 +107,19 @@ void ExpectSorted(const std::vector<VectorHit>& hits) {
   }
 }
 
+// Every admitted row as (-score, row), scores in double precision, sorted: best first, ties by row.
+std::vector<std::pair<double, uint32_t>> BruteForce(const Data& d, const std::vector<float>& q, const VectorFilter* f) {
+  std::vector<std::pair<double, uint32_t>> all;
+  for (uint32_t i = 0; i < d.n; ++i) {
+    if (f && !f->Admits(i)) continue;
+    double s = 0;
+    for (uint32_t j = 0; j < d.dim; ++j) s += double(q[j]) * d.row(i)[j];
+    all.push_back({-s, i});
+  }
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 // Many equal scores (rows copied from 40 distinct vectors) and a k large enough for the top-k to
 // drop and keep hits many times: the exact paths return the best k by score, ties by row, as a
 // double-precision brute force orders them (copies score exactly alike; the 40 distinct scores are
@@ -119,14 +132,7 @@ TEST(VectorIndexTest, ExactTopKWithManyTiesEqualsSortedBruteForce) {
     auto idx = BuildOrDie(d, kind, "t", /*exact_below=*/0);  // HNSW of 3,000 rows: no graph, exact
     for (const auto& q : MakeQueries(d, 8, 73)) {
       for (const VectorFilter* f : {static_cast<const VectorFilter*>(nullptr), static_cast<const VectorFilter*>(&some)}) {
-        std::vector<std::pair<double, uint32_t>> all;  // (-score, row): ascending = best first, ties by row
-        for (uint32_t i = 0; i < d.n; ++i) {
-          if (f && !f->Admits(i)) continue;
-          double s = 0;
-          for (uint32_t j = 0; j < d.dim; ++j) s += double(q[j]) * d.row(i)[j];
-          all.push_back({-s, i});
-        }
-        std::sort(all.begin(), all.end());
+        const std::vector<std::pair<double, uint32_t>> all = BruteForce(d, q, f);
         for (size_t k : {size_t{1}, size_t{10}, size_t{129}, size_t{300}, size_t{2999}}) {
           const size_t want = std::min(k, all.size());
           for (const auto& hits : {idx->Search({q.data(), k, f}), idx->Exact({q.data(), k, f})}) {
@@ -149,14 +155,7 @@ TEST(VectorIndexTest, FlatMatchesDoublePrecisionBruteForce) {
   BitmapFilter half(d.n, 0.5, 3);
   for (const auto& q : MakeQueries(d, 30, 2)) {
     for (const VectorFilter* f : {static_cast<const VectorFilter*>(nullptr), static_cast<const VectorFilter*>(&half)}) {
-      std::vector<std::pair<double, uint32_t>> all;
-      for (uint32_t i = 0; i < d.n; ++i) {
-        if (f && !f->Admits(i)) continue;
-        double s = 0;
-        for (uint32_t j = 0; j < d.dim; ++j) s += double(q[j]) * d.row(i)[j];
-        all.push_back({-s, i});
-      }
-      std::sort(all.begin(), all.end());
+      const std::vector<std::pair<double, uint32_t>> all = BruteForce(d, q, f);
       const auto hits = idx->Search({q.data(), 10, f});
       ASSERT_EQ(hits.size(), 10u);
       for (size_t r = 0; r < 10; ++r) {
