@@ -1,5 +1,7 @@
 #include "common/corpus_reader.h"
 
+#include <cstring>
+
 #include <system_error>
 
 #include "eval/beir.h"
@@ -83,13 +85,25 @@ Status IdMapWriter::Close() {
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> ReadIdMap(const std::filesystem::path& index_dir) {
-  std::ifstream in(index_dir / "ids.txt", std::ios::binary);
-  if (!in) return Status::NotFound("cannot open " + (index_dir / "ids.txt").string());
-  std::vector<std::string> ids;
-  std::string line;
-  while (std::getline(in, line)) ids.push_back(line);
-  return ids;
+Result<IdMap> IdMap::Read(const std::filesystem::path& index_dir) {
+  const std::filesystem::path path = index_dir / "ids.txt";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open " + path.string());
+  IdMap m;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0) return Status::IOError("cannot size " + path.string());
+  m.text_.resize(static_cast<size_t>(size));
+  if (!in.read(m.text_.data(), size)) return Status::IOError("cannot read " + path.string());
+  if (!m.text_.empty() && m.text_.back() != '\n') m.text_.push_back('\n');  // a last line without newline
+  m.starts_.push_back(0);
+  for (size_t at = 0; at < m.text_.size();) {
+    const void* nl = std::memchr(m.text_.data() + at, '\n', m.text_.size() - at);
+    at = static_cast<size_t>(static_cast<const char*>(nl) - m.text_.data()) + 1;
+    m.starts_.push_back(at);
+  }
+  return m;
 }
 
 Result<uint64_t> DirectoryBytesExceptIds(const std::filesystem::path& dir) {

@@ -58,7 +58,22 @@ class IdMapWriter {
   std::filesystem::path path_;
   std::ofstream out_;
 };
-Result<std::vector<std::string>> ReadIdMap(const std::filesystem::path& index_dir);
+// The external ids of an index's documents (ids.txt, one per line, line i = document i): read in
+// one piece with a table of line starts, so opening costs one read and one scan, not an
+// allocation per id.
+class IdMap {
+ public:
+  IdMap() = default;
+  static Result<IdMap> Read(const std::filesystem::path& index_dir);
+  size_t size() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+  std::string operator[](size_t i) const {
+    return text_.substr(starts_[i], starts_[i + 1] - starts_[i] - 1);  // without the newline
+  }
+
+ private:
+  std::string text_;
+  std::vector<size_t> starts_;  // line i is text_[starts_[i], starts_[i+1] - 1); one more entry than lines
+};
 
 // Sum of the sizes of the regular files under `dir` (recursively), except ids.txt.
 Result<uint64_t> DirectoryBytesExceptIds(const std::filesystem::path& dir);

@@ -90,7 +90,7 @@ class XapianSystem final : public BenchSystem {
   }
 
   Status Open(const fs::path& index_dir) override {
-    ATTEST_ASSIGN_OR_RETURN(ids_, ReadIdMap(index_dir));
+    ATTEST_ASSIGN_OR_RETURN(ids_, IdMap::Read(index_dir));
     try {
       db_ = Xapian::Database((index_dir / kDbFile).string());
       enquire_ = std::make_unique<Xapian::Enquire>(db_);
@@ -152,7 +152,7 @@ class XapianSystem final : public BenchSystem {
   Xapian::Database db_;
   std::unique_ptr<Xapian::Enquire> enquire_;
   Xapian::TermGenerator query_tg_;
-  std::vector<std::string> ids_;
+  IdMap ids_;
 };
 
 }  // namespace
