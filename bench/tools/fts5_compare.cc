@@ -155,7 +155,7 @@ class Fts5System final : public BenchSystem {
   }
 
   Status Open(const fs::path& index_dir) override {
-    ATTEST_ASSIGN_OR_RETURN(ids_, ReadIdMap(index_dir));
+    ATTEST_ASSIGN_OR_RETURN(ids_, IdMap::Read(index_dir));
     const fs::path path = index_dir / kDbFile;
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
       return SqlError(db_, "open " + path.string());
@@ -198,7 +198,7 @@ class Fts5System final : public BenchSystem {
  private:
   sqlite3* db_ = nullptr;
   std::unique_ptr<Stmt> plain_, acl_;
-  std::vector<std::string> ids_;
+  IdMap ids_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "common/checksum.h"
 #include "common/file_util.h"
+#include "vector/hnsw_builder.h"
 
 namespace attest {
 namespace {
@@ -212,7 +213,18 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Build(const VectorBuildArgs& a
                                                         faiss::METRIC_INNER_PRODUCT);
       idx->hnsw.efConstruction = static_cast<int>(std::max<uint32_t>(c.hnsw_ef_construction, c.hnsw_m));
       idx->hnsw.efSearch = static_cast<int>(c.hnsw_ef_search);  // only used by FAISS's own search
-      if (args.n > 0) WithOmpThreads(c.threads, [&] { idx->add(args.n, args.vectors); });
+      if (args.n > 0) {
+        // FAISS keeps the rows; the graph is ours (vector/hnsw_builder.h): same layout, SIMD and threads.
+        idx->storage->add(args.n, args.vectors);
+        idx->ntotal = args.n;
+        HnswBuildArgs build;
+        build.vectors = args.vectors;
+        build.n = args.n;
+        build.dim = args.dim;
+        build.ef_construction = static_cast<uint32_t>(idx->hnsw.efConstruction);
+        build.threads = c.threads;
+        ATTEST_RETURN_IF_ERROR(BuildHnswGraph(build, &idx->hnsw));
+      }
       out->hnsw_ = idx.get();
       out->raw_ = reinterpret_cast<const float*>(dynamic_cast<faiss::IndexFlat*>(idx->storage)->codes.data());
       out->index_ = std::move(idx);

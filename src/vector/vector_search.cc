@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <immintrin.h>
 #include <queue>
 
+#include "vector/inner_product.h"
 #include "vector/vector_index.h"
 
 namespace attest {
@@ -84,36 +84,12 @@ struct Visited {
   }
 };
 
-// Inner product. Debian's libfaiss is built for baseline x86-64 (SSE only), so an AVX2/FMA kernel
-// is chosen at run time when the CPU has it (same summation for every call on a machine, so the
-// oracle and the fast paths agree bit for bit).
-__attribute__((target("avx2,fma"))) float InnerProductAvx2(const float* a, const float* b, size_t d) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  size_t i = 0;
-  for (; i + 16 <= d; i += 16) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-  }
-  for (; i + 8 <= d; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-  s0 = _mm256_add_ps(s0, s1);
-  const __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
-  const __m128 h2 = _mm_add_ps(h, _mm_movehl_ps(h, h));
-  float r = _mm_cvtss_f32(_mm_add_ss(h2, _mm_shuffle_ps(h2, h2, 1)));
-  for (; i < d; ++i) r += a[i] * b[i];
-  return r;
-}
-float InnerProductGeneric(const float* a, const float* b, size_t d) { return faiss::fvec_inner_product(a, b, d); }
-using InnerProductFn = float (*)(const float*, const float*, size_t);
-const InnerProductFn kInnerProduct = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                                         ? InnerProductAvx2
-                                         : InnerProductGeneric;
-
 }  // namespace
 
 std::vector<VectorHit> VectorIndex::ScanRows(const float* q, size_t k, const std::vector<uint32_t>& rows) const {
   TopK top(k);
   for (const uint32_t r : rows) {
-    if (r < n_) top.Push(r, kInnerProduct(q, row(r), dim_));
+    if (r < n_) top.Push(r, InnerProduct(q, row(r), dim_));
   }
   return top.Take();
 }
@@ -121,7 +97,7 @@ std::vector<VectorHit> VectorIndex::ScanRows(const float* q, size_t k, const std
 std::vector<VectorHit> VectorIndex::ScanAll(const float* q, size_t k, const VectorFilter* filter) const {
   TopK top(k);
   for (uint32_t r = 0; r < n_; ++r) {
-    if (filter == nullptr || filter->Admits(r)) top.Push(r, kInnerProduct(q, row(r), dim_));
+    if (filter == nullptr || filter->Admits(r)) top.Push(r, InnerProduct(q, row(r), dim_));
   }
   return top.Take();
 }
@@ -187,7 +163,7 @@ std::vector<VectorHit> VectorIndex::HnswSearch(const float* q, size_t k, size_t 
   const faiss::HNSW& h = hnsw_->hnsw;
   thread_local Visited visited;
   visited.Begin(n_);
-  auto ip = [&](int v) { return kInnerProduct(q, row(static_cast<uint32_t>(v)), dim_); };
+  auto ip = [&](int v) { return InnerProduct(q, row(static_cast<uint32_t>(v)), dim_); };
 
   // Greedy descent through the upper levels.
   int cur = h.entry_point;
@@ -264,7 +240,7 @@ std::vector<VectorHit> VectorIndex::IvfPqSearch(const float* q, size_t k, const 
     for (const auto l : labels) {
       if (l < 0 || l >= static_cast<faiss::Index::idx_t>(n_)) continue;
       ++found;
-      top.Push(static_cast<uint32_t>(l), kInnerProduct(q, row(static_cast<uint32_t>(l)), dim_));
+      top.Push(static_cast<uint32_t>(l), InnerProduct(q, row(static_cast<uint32_t>(l)), dim_));
     }
     if (found >= k || probe >= nlist) return top.Take();
     probe *= 4;  // a selective filter left too few candidates in the probed lists
