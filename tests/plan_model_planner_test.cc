@@ -369,6 +369,20 @@ TEST(ModelPlannerOverHttp, SlowServerIsATimeout) {
   EXPECT_EQ(WithoutPlanner(p), WithoutPlanner(det));
 }
 
+TEST(ModelPlannerOverHttp, AfterATimeoutTheNextCallIsAnsweredAgain) {
+  ChatTestServer server;
+  server.server().PushFault(OpenAiFault{.delay_ms = 3000});
+  server.PushReply(ChatReply{.content = Reply(kQuestion, {"autovacuum workers"}).dump()});
+  const QueryPlan det = Deterministic(kQuestion);
+  auto client = Client(server.base_url(), 300);
+  ModelPlannerLimits limits;
+  limits.timeout_ms = 300;
+  const QueryPlan first = PlanWithModel(*client, ModelPlanArgs{kQuestion, {}, &det, limits, nullptr});
+  EXPECT_TRUE(StartsWith(first.planner.fallback, "timeout: ")) << first.planner.fallback.value_or("(none)");
+  const QueryPlan second = PlanWithModel(*client, ModelPlanArgs{kQuestion, {}, &det, limits, nullptr});
+  EXPECT_EQ(second.planner.kind, "model") << second.planner.fallback.value_or("(none)");
+}
+
 TEST(ModelPlannerOverHttp, HttpErrorsFallBackWithTheStatus) {
   const QueryPlan det = Deterministic(kQuestion);
   for (int status : {500, 429, 400}) {
