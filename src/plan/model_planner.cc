@@ -289,6 +289,10 @@ QueryPlan MergeModelPlan(const QueryPlan& deterministic, const ModelPlanReply& r
       notes.push_back("model planner: leg '" + given + "' dropped (nothing to search for)");
       continue;
     }
+    if (text.find_first_of("{}\"") != std::string::npos) {  // put back by a quoted phrase's words
+      notes.push_back("model planner: leg '" + given + "' dropped (operator characters after validation)");
+      continue;
+    }
     if (!seen.insert(key).second) continue;  // the same search as a leg already there
     if (added == limits.max_subqueries) {
       notes.push_back("model planner: leg '" + given + "' dropped (at most " + std::to_string(limits.max_subqueries) +
