@@ -46,6 +46,12 @@ struct GlobalArgs {
   std::string llm_key_env = "ATTEST_LLM_API_KEY";
   double llm_prompt_price = 0;      // per million tokens
   double llm_completion_price = 0;
+  // Model planner (docs/planner.md, "The model planner"): an OpenAI-compatible chat server; off by default.
+  std::string planner_url;
+  std::string planner_model;
+  std::string planner_key_env = "ATTEST_PLANNER_API_KEY";
+  uint32_t planner_timeout_ms = 2000;
+  uint32_t planner_max_subqueries = 4;
   // Cross-encoder reranker for answers.
   std::string rerank_url;
   std::string rerank_model;

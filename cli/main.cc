@@ -48,6 +48,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--llm-prompt-price", g.llm_prompt_price, "price per million prompt tokens (cost accounting)");
   app.add_option("--llm-completion-price", g.llm_completion_price, "price per million completion tokens");
+  app.add_option("--planner-url", g.planner_url,
+                 "OpenAI-compatible chat server of the model planner (default: the deterministic planner only)");
+  app.add_option("--planner-model", g.planner_model, "model planner's model name");
+  app.add_option("--planner-key-env", g.planner_key_env, "environment variable holding the planner's API key")
+      ->capture_default_str();
+  app.add_option("--planner-timeout-ms", g.planner_timeout_ms,
+                 "model planner's budget; a slower reply falls back to the deterministic plan")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
+  app.add_option("--planner-max-subqueries", g.planner_max_subqueries, "sub-queries accepted from the model planner")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 16));
   app.add_option("--rerank-url", g.rerank_url, "cross-encoder rerank server for answers (TEI, Jina, Cohere, llama.cpp)");
   app.add_option("--rerank-model", g.rerank_model, "rerank model name");
   app.add_option("--access-levels", g.access_levels,

@@ -49,6 +49,14 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   eo.llm.prompt_price_per_mtok = g.llm_prompt_price;
   eo.llm.completion_price_per_mtok = g.llm_completion_price;
   if (!g.llm_url.empty() && g.llm_model.empty()) return Status::InvalidArgument("--llm-url needs --llm-model");
+  eo.planner_model.base_url = g.planner_url;
+  eo.planner_model.model = g.planner_model;
+  eo.planner_model.api_key_env = g.planner_key_env;
+  eo.planner_model.timeout_ms = g.planner_timeout_ms;
+  eo.planner_model.max_subqueries = g.planner_max_subqueries;
+  if (!g.planner_url.empty() && g.planner_model.empty()) {
+    return Status::InvalidArgument("--planner-url needs --planner-model");
+  }
   eo.rerank.base_url = g.rerank_url;
   eo.rerank.model = g.rerank_model;
   eo.rerank.api = g.rerank_api;

@@ -34,9 +34,9 @@ const std::vector<std::string> kLayers = {
     "vector",    // vector files and search; the vector leg's lifecycle
     "index",     // ingestion: parse -> chunk -> analyze -> commit; the document API
     "search",    // search runner: both legs, collapse, fusion, snippets
-    "plan",      // query planner, calculator
+    "llm",       // chat client, SSE (the model planner asks it)
+    "plan",      // query planner, calculator, model planner
     "evidence",  // evidence pack and draft types shared by answer, write and verify
-    "llm",       // chat client, SSE
     "rerank",    // rerankers
     "write",     // writers (extractive, LLM), citation stream
     "verify",    // quote and support checks, judges, screens

@@ -68,6 +68,18 @@ struct LlmOptions {
   double completion_price_per_mtok = 0;
 };
 
+// The model planner (docs/planner.md, "The model planner"): an OpenAI-compatible
+// /v1/chat/completions server asked once per answer, after the deterministic planner, for a
+// rewrite, a classification and sub-queries. Any failure (a timeout included) leaves the
+// deterministic plan. Empty base_url (and no ModelClients::planner) = the deterministic planner only.
+struct PlannerModelOptions {
+  std::string base_url;
+  std::string model;
+  std::string api_key_env = "ATTEST_PLANNER_API_KEY";
+  uint32_t timeout_ms = 2000;     // the whole call (one attempt: the planner is never retried)
+  uint32_t max_subqueries = 4;    // sub-queries accepted from the model, 1..16
+};
+
 // An external cross-encoder reranker for the answer pipeline (docs/rerank.md). Empty base_url =
 // the built-in passage features only.
 struct RerankOptions {
@@ -88,6 +100,8 @@ struct ModelClients {
   std::shared_ptr<const ChatModel> chat;
   // The cross-encoder of answers; set, it is used even when rerank.base_url is empty.
   std::shared_ptr<const Reranker> reranker;
+  // The model planner's model; set, it is used even when planner_model.base_url is empty.
+  std::shared_ptr<const ChatModel> planner;
 };
 
 // Live fetch at question time (docs/answer.md, "Live fetch"): when a question needs current
@@ -115,6 +129,7 @@ struct EngineOptions {
   EmbedderOptions embedder;
   LlmOptions llm;
   RerankOptions rerank;
+  PlannerModelOptions planner_model;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.
@@ -127,7 +142,7 @@ struct EngineOptions {
   // Crash tests only (empty otherwise): called at named points of commits, merges, training and
   // the embedder switch (docs/testing.md lists them); a non-OK Status fails the operation there.
   std::function<Status(std::string_view point)> fault_hook;
-  // Turns the name of a key's variable (embedder, llm and rerank `api_key_env`, also the one of a
+  // Turns the name of a key's variable (embedder, llm, planner and rerank `api_key_env`, also the one of a
   // stored embedder configuration) into the key; "" = no key. The core never reads the environment:
   // the adapters (cli/, server/) pass a function that does. Null = no key is ever sent.
   std::function<std::string(const std::string& variable)> credentials;

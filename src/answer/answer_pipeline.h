@@ -9,6 +9,7 @@
 #pragma once
 
 #include "attest/answer.h"
+#include "plan/model_planner.h"
 #include "search/search_runner.h"
 #include "store/store.h"
 #include "text/analyzer.h"
@@ -32,6 +33,11 @@ struct AnswerContext {
   // The engine's planner configuration and source hierarchy, parsed when it opened
   // (answer_config.h); null = the defaults. AskOptions' JSON fields replace them for one answer.
   const AnswerConfig* config = nullptr;
+  // The model planner (plan/model_planner.h): asked once per answer after the deterministic
+  // planner; on any failure its plan is the deterministic one. null = the deterministic planner only.
+  const ChatModel* planner = nullptr;
+  ModelPlannerLimits planner_limits;
+  const Clock* clock = nullptr;        // measures the planner call; null = RealClock()
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

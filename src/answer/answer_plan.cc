@@ -1,5 +1,5 @@
 // The plan stage of the answer path (answer_stages.h): the thread's earlier turns, the planner's
-// configuration, the source hierarchy and the resolution of "latest".
+// configuration, the optional model planner, the source hierarchy and the resolution of "latest".
 #include <ctime>
 #include <optional>
 
@@ -45,6 +45,11 @@ Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& 
   }
   ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
                           PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
+  if (ctx.planner != nullptr) {
+    // After the deterministic plan, which it refines and which it falls back to (never an error).
+    plan = PlanWithModel(*ctx.planner, ModelPlanArgs{options.question, options.thread, &plan, ctx.planner_limits,
+                                                     ctx.clock});
+  }
   PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}, {}, {}};
   out.filter = FilterOf(options, out.plan);
   if (out.plan.resolved_version.empty()) {

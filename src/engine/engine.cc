@@ -86,12 +86,39 @@ class EngineImpl final : public Engine {
       co.max_tokens = options_.llm.max_tokens;
       ATTEST_ASSIGN_OR_RETURN(chat_, ChatClient::Create(co));
     }
+    ATTEST_RETURN_IF_ERROR(BuildPlannerModel(key));
     if (chat_ != nullptr) {
       LlmWriterOptions wo;
       wo.max_tokens = options_.llm.max_tokens;
       llm_writer_ = std::make_unique<LlmWriter>(*chat_, wo);
       judge_ = std::make_unique<LlmJudge>(*chat_);
     }
+    return Status::Ok();
+  }
+
+  // The model planner's client: one attempt within the planner's timeout (a planner that waits or
+  // retries would cost the answer its latency; its failure costs only the model's plan).
+  Status BuildPlannerModel(const std::function<std::string(const std::string&)>& key) {
+    const PlannerModelOptions& po = options_.planner_model;
+    if (po.max_subqueries < 1 || po.max_subqueries > 16) {
+      return Status::InvalidArgument("planner model: max_subqueries must be between 1 and 16");
+    }
+    if (po.timeout_ms < 1) return Status::InvalidArgument("planner model: timeout_ms must be at least 1");
+    planner_limits_.timeout_ms = po.timeout_ms;
+    planner_limits_.max_subqueries = po.max_subqueries;
+    planner_ = options_.models.planner;
+    if (planner_ != nullptr || po.base_url.empty()) return Status::Ok();
+    if (po.model.empty()) return Status::InvalidArgument("planner model: base_url needs a model");
+    ChatClientOptions co;
+    co.endpoint.base_url = po.base_url;
+    co.endpoint.model = po.model;
+    co.endpoint.api_key = key(po.api_key_env);
+    co.endpoint.timeout_ms = po.timeout_ms;
+    co.endpoint.connect_timeout_ms = std::min<int64_t>(po.timeout_ms, co.endpoint.connect_timeout_ms);
+    co.endpoint.max_retries = 0;
+    co.endpoint.clock = options_.clock;
+    co.max_tokens = planner_limits_.max_tokens;
+    ATTEST_ASSIGN_OR_RETURN(planner_, ChatClient::Create(co));
     return Status::Ok();
   }
 
@@ -183,6 +210,9 @@ class EngineImpl final : public Engine {
     ctx.reranker = reranker_.get();
     ctx.live = live_.get();
     ctx.config = &answer_config_;
+    ctx.planner = planner_.get();
+    ctx.planner_limits = planner_limits_;
+    ctx.clock = options_.clock;
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);
@@ -397,6 +427,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
   std::shared_ptr<const ChatModel> chat_;  // the LLM writer's model, when configured
   std::unique_ptr<LlmWriter> llm_writer_;
+  std::shared_ptr<const ChatModel> planner_;  // the model planner's model, when configured
+  ModelPlannerLimits planner_limits_;
   std::unique_ptr<LlmJudge> judge_;
   std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
   mutable Mutex write_mu_;              // PutDocuments / Delete / live fetch's refresh

@@ -88,6 +88,17 @@ nlohmann::json QueryPlan::ToJson() const {
   }
   j["resolved_version"] = resolved_version;
   j["notes"] = notes;
+  nlohmann::json planner_json = {{"kind", planner.kind},
+                                 {"model", planner.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(planner.model)},
+                                 {"fallback", OptionalString(planner.fallback)},
+                                 {"latency_ms", planner.latency_ms ? nlohmann::json(*planner.latency_ms) : nlohmann::json(nullptr)}};
+  if (planner.model_needs_search) {
+    planner_json["classification"] = {{"intent", planner.model_intent},
+                                      {"freshness", planner.freshness},
+                                      {"complexity", planner.complexity},
+                                      {"needs_search", *planner.model_needs_search}};
+  }
+  j["planner"] = std::move(planner_json);
   return j;
 }
 

@@ -91,6 +91,18 @@ struct SubQuery {
   std::string purpose;  // "original", "rewrite", "side: X", "part 1", "hop 1", ...
 };
 
+// Which planner produced a plan (docs/planner.md, "The model planner"). `--explain` shows it.
+struct PlanProvenance {
+  std::string kind = "deterministic";  // "deterministic" or "model" (the model's plan was merged in)
+  std::string model;                   // the planner model asked; "" = none configured
+  std::optional<std::string> fallback; // why the model's plan was not used ("timeout: ...", ...)
+  std::optional<double> latency_ms;    // of the model call, when one was made
+  // The model's classification, when its reply was valid (kind "model"); the merge rules decide
+  // what of it the plan adopts.
+  std::string model_intent, freshness, complexity;
+  std::optional<bool> model_needs_search;
+};
+
 struct QueryPlan {
   std::string original;    // the user's words
   std::string standalone;  // a follow-up rewritten as a standalone question (== original otherwise)
@@ -111,6 +123,7 @@ struct QueryPlan {
   std::optional<Calculation> calculation;
   std::string resolved_version;      // filled by the pipeline from the index ("" here)
   std::vector<std::string> notes;    // validator repairs and other decisions, human-readable
+  PlanProvenance planner;            // set by the model planner (plan/model_planner.h); else deterministic
 
   // Every field, stable snake_case key names; absent optionals are null.
   nlohmann::json ToJson() const;

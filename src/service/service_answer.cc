@@ -33,6 +33,14 @@ bool FastFreshness(const std::string& q) {
   return std::regex_search(q, re);
 }
 
+// An answer planned after the model planner fell back (docs/planner.md, "The model planner") is
+// served but not cached: the model's plan may be back for the next asker.
+bool PlannerFellBack(const json& body) {
+  const json* plan = body.contains("plan") ? &body["plan"] : nullptr;
+  return plan != nullptr && plan->is_object() && plan->contains("planner") && (*plan)["planner"].is_object() &&
+         (*plan)["planner"].contains("fallback") && (*plan)["planner"]["fallback"].is_string();
+}
+
 json SourceCard(const AnswerSource& s) {
   json j = SourceJson(s);
   j.erase("cited");  // not known yet when the cards are sent
@@ -529,7 +537,7 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
   bool flagged = false;
   for (const AnswerSource& s : r.sources) flagged |= s.flagged;
   if (run.cacheable && (r.outcome == AnswerOutcome::kAnswer || r.outcome == AnswerOutcome::kFallback) &&
-      r.degraded.empty() && !flagged && notices.empty()) {
+      r.degraded.empty() && !flagged && notices.empty() && !PlannerFellBack(body)) {
     json meta = {{"answer_id", answer_id}, {"snapshot", r.snapshot_version}, {"outcome", AnswerOutcomeName(r.outcome)},
                  {"cited", json::array()}, {"given", json::array()}};
     std::vector<uint64_t> cited;
