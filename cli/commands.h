@@ -17,6 +17,9 @@ class App;
 
 namespace attest {
 struct FolderWatchOptions;  // src/watch/folder_watcher.h
+namespace service {
+class Registry;  // src/service/metrics.h
+}
 }
 
 namespace attest::cli {
@@ -169,6 +172,14 @@ struct AskArgs {
   LiveFetchArgs live;
 };
 
+// Reranker micro-batching of `serve` (docs/rerank.md, "Batching across requests").
+struct RerankBatchArgs {
+  uint32_t pairs = 0;            // --rerank-batch-pairs; 0 = off
+  uint32_t window_ms = 10;       // --rerank-batch-window-ms
+  double deadline_fraction = 0.1;  // --rerank-batch-deadline-fraction
+  uint32_t max_calls = 8;        // --rerank-batch-max-calls
+};
+
 struct ServeArgs {
   WatchArgs watch;                    // --watch DIR (repeatable) and the --watch-* flags
   std::string host = "127.0.0.1";
@@ -220,6 +231,7 @@ struct ServeArgs {
   size_t bulk_queue_per_tenant = 16;          // 0 = no per-tenant bound
   LiveFetchArgs live;
   std::string crawl_config;           // JSON file of crawl sources run on a schedule ("" = none)
+  RerankBatchArgs rerank_batch;       // --rerank-batch-* (cli/serve_rerank.cc)
 };
 // The conversation and feedback options of `serve` (cli/serve_command.cc).
 void AddConversationOptions(CLI::App* serve, ServeArgs* args);
@@ -233,6 +245,11 @@ Result<LiveFetchOptions> MakeLiveFetchOptions(const LiveFetchArgs& a);
 
 // Registers the transport flags of `serve` (cli/serve_command.cc).
 void AddServeTransportFlags(CLI::App& serve, ServeArgs& a);
+
+// Registers the --rerank-batch-* flags of `serve`, and puts them into the engine options with an
+// observer that counts batches in `metrics` (cli/serve_rerank.cc). kInvalidArgument naming the flag.
+void AddRerankBatchFlags(CLI::App& serve, RerankBatchArgs& a);
+Status ApplyRerankBatch(const RerankBatchArgs& a, service::Registry& metrics, EngineOptions* eo);
 
 int RunEval(const GlobalArgs& g, const EvalArgs& a);
 int RunServe(const GlobalArgs& g, const ServeArgs& a);

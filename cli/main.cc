@@ -241,6 +241,7 @@ int main(int argc, char** argv) {
                     "JSON file of crawl sources the server crawls on a schedule (docs/crawling.md)");
   AddConversationOptions(serve, &va);
   AddServeTransportFlags(*serve, va);
+  AddRerankBatchFlags(*serve, va.rerank_batch);
   AddLiveFetchFlags(*serve, va.live);
   serve->add_option("--audit-queue", va.audit_queue,
                     "audit records held in memory while the file cannot take them; beyond, requests get 503 "

@@ -139,6 +139,12 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     }
     crawl_sources = std::move(*parsed);
   }
+  // Before the engine: the reranker's batch observer counts into it (and must outlive the engine).
+  service::Registry metrics;
+  if (Status st = ApplyRerankBatch(a.rerank_batch, metrics, &*eo); !st.ok()) {
+    std::fprintf(stderr, "attest: %s\n", st.message().c_str());
+    return kExitUsage;
+  }
   auto engine = Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
@@ -174,7 +180,6 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
 
-  service::Registry metrics;
   service::AuditOptions audit_options;
   audit_options.path = a.audit_log.empty() ? std::filesystem::path(g.data_dir) / "audit.jsonl"
                                            : std::filesystem::path(a.audit_log);

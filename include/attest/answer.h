@@ -60,6 +60,7 @@ struct AskOptions {
   size_t max_sentences = 3;
   size_t candidates_per_subquery = 20;
   uint32_t deadline_ms = 0;            // live fetch + planning + retrieval + reranking budget; 0 = none
+  bool bulk = false;                   // batch traffic (evaluations): a batching reranker serves it after interactive answers
   // For this answer only, instead of the engine's (EngineOptions, parsed when it opens): parsed on
   // every answer that sets them. "" = the engine's.
   std::string planner_config_json;     // aliases, entity types (docs/planner.md), added to the defaults

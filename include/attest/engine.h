@@ -80,6 +80,17 @@ struct PlannerModelOptions {
   uint32_t max_subqueries = 4;    // sub-queries accepted from the model, 1..16
 };
 
+// One event of the reranker's micro-batcher (RerankOptions::batch_pairs), for metrics.
+struct RerankBatchEvent {
+  enum class Kind { kCall, kRequest };
+  Kind kind = Kind::kCall;
+  size_t pairs = 0;     // kCall: pairs in the call; kRequest: pairs the request sent
+  size_t requests = 0;  // kCall: requests with pairs in the call
+  double seconds = 0;   // kCall: the call's duration; kRequest: its added wait (arrival to last pair sent)
+  bool ok = true;       // the call, or the request, succeeded
+  bool bulk = false;    // kRequest: it waited in the bulk queue
+};
+
 // An external cross-encoder reranker for the answer pipeline (docs/rerank.md). Empty base_url =
 // the built-in passage features only.
 struct RerankOptions {
@@ -88,6 +99,14 @@ struct RerankOptions {
   std::string api = "jina";        // tei, jina (also llama.cpp, vLLM), cohere, cohere-v2
   std::string api_key_env = "ATTEST_RERANK_API_KEY";
   uint32_t timeout_ms = 10000;
+  // Micro-batching across concurrent answers (docs/rerank.md, "Batching across requests"): the
+  // pairs of concurrent answers are pooled into calls of at most batch_pairs pairs to TEI's
+  // POST /predict (needs api "tei"). 0 = off: one call per answer, as without it.
+  uint32_t batch_pairs = 0;
+  uint32_t batch_window_ms = 10;          // the longest an answer waits for company
+  double batch_deadline_fraction = 0.1;   // ... and at most this fraction of its time left
+  uint32_t batch_max_calls = 8;           // backend calls at once
+  std::function<void(const RerankBatchEvent&)> batch_observer;  // metrics; optional
 };
 
 // Model clients given by the caller instead of the HTTP clients the options describe (tests with

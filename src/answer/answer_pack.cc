@@ -86,10 +86,15 @@ EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan
 }
 
 std::optional<std::string> FuseCrossEncoder(const Reranker& reranker, const std::string& question,
-                                            std::vector<EvidencePassage>* pack) {
+                                            std::vector<EvidencePassage>* pack, const CrossEncoderCall& call) {
   std::vector<std::string> texts;
   for (const EvidencePassage& p : *pack) texts.push_back(p.title.empty() ? p.text : p.title + "\n" + p.text);
-  auto scores = reranker.Score(question, texts);
+  RerankRequest request;
+  request.query = question;
+  request.passages = &texts;
+  request.deadline = call.deadline;
+  request.priority = call.priority;
+  auto scores = reranker.Score(request);
   if (!scores.ok() || scores->size() != pack->size()) {
     return "rerank_failed: " + (scores.ok() ? std::string("wrong number of scores") : scores.status().message());
   }
@@ -172,7 +177,7 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   if (reranker && !out.pack.empty()) {
     if (!po.rerank || past_deadline()) {
       if (po.rerank) out.degraded.push_back("rerank_skipped_deadline");
-    } else if (auto failed = FuseCrossEncoder(*reranker, in.question, &out.pack)) {
+    } else if (auto failed = FuseCrossEncoder(*reranker, in.question, &out.pack, in.cross_encoder)) {
       out.degraded.push_back(*failed);
     }
   }

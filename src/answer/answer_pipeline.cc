@@ -176,7 +176,10 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   Progress(options, "rerank");
   t = SteadyClock::now();
   PackInput pin{&ctx, &models, &planned, &got, options.question,
-                [&] { return options.deadline_ms && MsSince(t_start) > options.deadline_ms; }, &analysis};
+                [&] { return options.deadline_ms && MsSince(t_start) > options.deadline_ms; }, &analysis,
+                CrossEncoderCall{}};
+  if (options.deadline_ms) pin.cross_encoder.deadline = t_start + std::chrono::milliseconds(options.deadline_ms);
+  if (options.bulk) pin.cross_encoder.priority = RerankPriority::kBulk;
   PackedAnswer packed = PackForAnswer(pin);
   const std::vector<EvidencePassage>& pack = packed.pack;
   Append(&result.degraded, std::move(packed.degraded));

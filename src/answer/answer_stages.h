@@ -17,6 +17,7 @@
 // Thread-safety: every stage is reentrant; the models state their own contracts.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "answer/multi_hop.h"
 #include "answer/source_hierarchy.h"
 #include "plan/query_plan.h"
+#include "rerank/reranker.h"
 #include "write/writer.h"
 
 namespace attest {
@@ -108,6 +110,12 @@ const char* NoDocumentsReason(const AnswerContext& ctx, const QueryPlan& plan, c
 EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan, const SearchFilter& filter,
                                  bool multi_hop);
 
+// What a batching reranker needs to know about the answer (src/rerank/rerank_batcher.h).
+struct CrossEncoderCall {
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // the answer's; nullopt = none
+  RerankPriority priority = RerankPriority::kInteractive;
+};
+
 struct PackInput {
   const AnswerContext* ctx = nullptr;
   const AnswerModels* models = nullptr;
@@ -116,6 +124,7 @@ struct PackInput {
   std::string question;
   std::function<bool()> past_deadline;  // asked before packing and before the cross-encoder; optional
   AnalyzedTexts* analysis = nullptr;     // the answer's analysed texts (over ctx->analyzer); optional
+  CrossEncoderCall cross_encoder;        // the answer's deadline and priority, for a batching reranker
 };
 
 struct PackedAnswer {
@@ -132,7 +141,7 @@ PackedAnswer PackForAnswer(const PackInput& in);
 // normalized cross-encoder score; ids are renumbered. On failure the pack is unchanged and a
 // "rerank_failed: ..." string is returned.
 std::optional<std::string> FuseCrossEncoder(const Reranker& reranker, const std::string& question,
-                                            std::vector<EvidencePassage>* pack);
+                                            std::vector<EvidencePassage>* pack, const CrossEncoderCall& call = {});
 
 // The hop chain's supported sentences lead the pack, in hop order (added from the candidates when
 // packing left them out), scored at least as the top passage; ids are renumbered.

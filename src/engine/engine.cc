@@ -19,6 +19,8 @@
 #include "vector/vector_leg.h"
 #include "llm/chat_client.h"
 #include "rerank/http_reranker.h"
+#include "rerank/rerank_batcher.h"
+#include "rerank/tei_pair_scorer.h"
 #include "verify/llm_judge.h"
 #include "write/llm_writer.h"
 #include "search/search_runner.h"
@@ -27,6 +29,34 @@
 
 namespace attest {
 namespace {
+
+// RerankOptions::batch_pairs > 0: the pairs of concurrent answers pooled into calls to TEI's
+// POST /predict (docs/rerank.md, "Batching across requests").
+Result<std::shared_ptr<const Reranker>> BatchingReranker(const RerankOptions& o, std::string api_key,
+                                                         const Clock* clock) {
+  ATTEST_ASSIGN_OR_RETURN(RerankApi api, ParseRerankApi(o.api));
+  if (api != RerankApi::kTei) {
+    return Status::InvalidArgument("rerank batching needs the tei API (its POST /predict scores pairs of "
+                                   "different queries in one call), not " + o.api);
+  }
+  TeiPairScorerOptions so;
+  so.endpoint.base_url = o.base_url;
+  so.endpoint.model = o.model;
+  so.endpoint.api_key = std::move(api_key);
+  so.endpoint.timeout_ms = o.timeout_ms;
+  so.endpoint.clock = clock;
+  so.max_pairs = o.batch_pairs;
+  ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const PairScorer> scorer, TeiPairScorer::Create(so));
+  RerankBatcherOptions bo;
+  bo.max_pairs = o.batch_pairs;
+  bo.window = std::chrono::milliseconds(o.batch_window_ms);
+  bo.deadline_fraction = o.batch_deadline_fraction;
+  bo.max_concurrent_calls = o.batch_max_calls;
+  bo.clock = clock;
+  bo.observer = o.batch_observer;
+  ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const Reranker> batcher, RerankBatcher::Create(std::move(scorer), bo));
+  return batcher;
+}
 
 class EngineImpl final : public Engine {
  public:
@@ -65,7 +95,10 @@ class EngineImpl final : public Engine {
       return options_.credentials && !variable.empty() ? options_.credentials(variable) : std::string();
     };
     reranker_ = options_.models.reranker;
-    if (reranker_ == nullptr && !options_.rerank.base_url.empty()) {
+    if (reranker_ == nullptr && !options_.rerank.base_url.empty() && options_.rerank.batch_pairs > 0) {
+      ATTEST_ASSIGN_OR_RETURN(reranker_,
+                              BatchingReranker(options_.rerank, key(options_.rerank.api_key_env), options_.clock));
+    } else if (reranker_ == nullptr && !options_.rerank.base_url.empty()) {
       HttpRerankerOptions ro;
       ro.endpoint.base_url = options_.rerank.base_url;
       ro.endpoint.model = options_.rerank.model;

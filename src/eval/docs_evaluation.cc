@@ -119,6 +119,7 @@ Status RunAsk(Engine& engine, const DocsQuestion& q, const std::string& today, S
   AskOptions ao;
   ao.question = q.query;
   ao.today = today;
+  ao.bulk = true;  // an evaluation: batch traffic
   const auto t0 = std::chrono::steady_clock::now();
   Result<AnswerResult> r = engine.Ask(ao);
   const double ms = MillisecondsSince(t0);

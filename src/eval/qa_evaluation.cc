@@ -131,6 +131,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     ao.question = q.text;
     ao.multi_hop = args.multi_hop;
     ao.today = "2026-01-01";
+    ao.bulk = true;  // an evaluation: batch traffic
     if (args.min_answerability) ao.min_answerability = *args.min_answerability;
     if (args.min_evidence_coverage) ao.min_evidence_coverage = *args.min_evidence_coverage;
     const auto t0 = std::chrono::steady_clock::now();

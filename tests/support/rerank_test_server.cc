@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <chrono>
 #include <set>
+#include <thread>
 
 namespace attest::testing_support {
 namespace {
@@ -53,6 +55,93 @@ RerankTestServer::RerankTestServer(OpenAiTestServerOptions options) : server_(st
     server_.AddRoute("POST", path,
                      [this](const httplib::Request& req, const OpenAiFault&, httplib::Response& res) { Handle(req, res); });
   }
+  server_.AddRoute("POST", "/predict", [this](const httplib::Request& req, const OpenAiFault&, httplib::Response& res) {
+    HandlePredict(req, res);
+  });
+}
+
+void RerankTestServer::set_max_client_batch(size_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  max_client_batch_ = n;
+}
+
+void RerankTestServer::set_model_delay_ms(int ms, int per_pair_us) {
+  std::lock_guard<std::mutex> lock(mu_);
+  model_delay_ms_ = ms;
+  model_delay_per_pair_us_ = per_pair_us;
+}
+
+void RerankTestServer::set_model_slots(int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  model_slots_ = n;
+  slot_cv_.notify_all();
+}
+
+void RerankTestServer::ModelDelay(size_t pairs) {
+  std::chrono::microseconds delay;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    delay = std::chrono::milliseconds(model_delay_ms_) +
+            std::chrono::microseconds(int64_t{model_delay_per_pair_us_} * int64_t(pairs));
+    if (delay.count() <= 0) return;
+    slot_cv_.wait(lock, [&] { return model_slots_ == 0 || model_busy_ < model_slots_; });
+    ++model_busy_;
+  }
+  std::this_thread::sleep_for(delay);
+  std::lock_guard<std::mutex> lock(mu_);
+  --model_busy_;
+  slot_cv_.notify_all();
+}
+
+std::vector<size_t> RerankTestServer::predict_batch_sizes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return predict_sizes_;
+}
+
+size_t RerankTestServer::max_concurrent_predicts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return max_predicts_running_;
+}
+
+void RerankTestServer::HandlePredict(const httplib::Request& req, httplib::Response& res) {
+  const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) return Reject(Shape::kTei, res, "request body is not a JSON object");
+  auto inputs = body.find("inputs");
+  if (inputs == body.end() || !inputs->is_array() || inputs->empty()) {
+    return Reject(Shape::kTei, res, "inputs must be a non-empty array of [text, text_pair] pairs");
+  }
+  for (const json& pair : *inputs) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string() ||
+        pair[0].get<std::string>().empty() || pair[1].get<std::string>().empty()) {
+      return Reject(Shape::kTei, res, "every input must be a pair of non-empty strings");
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (inputs->size() > max_client_batch_) {
+      res.status = 413;
+      res.set_content(json{{"error", "batch size " + std::to_string(inputs->size()) +
+                                         " > maximum allowed batch size " + std::to_string(max_client_batch_)},
+                           {"error_type", "Validation"}}.dump(),
+                      "application/json");
+      return;
+    }
+    predict_sizes_.push_back(inputs->size());
+    max_predicts_running_ = std::max(max_predicts_running_, ++predicts_running_);
+  }
+  ModelDelay(inputs->size());
+  const bool raw = body.value("raw_scores", false);
+  json out = json::array();
+  for (const json& pair : *inputs) {
+    const double s = OverlapScore(pair[0].get<std::string>(), pair[1].get<std::string>());
+    out.push_back(json::array({json{{"score", raw ? 10.0 * s - 5.0 : s}, {"label", "LABEL_0"}}}));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --predicts_running_;
+  }
+  res.status = 200;
+  res.set_content(out.dump(), "application/json");
 }
 
 double RerankTestServer::OverlapScore(std::string_view query, std::string_view passage) {
@@ -80,7 +169,9 @@ RerankAnswerFault RerankTestServer::PopAnswerFault() {
 std::vector<RecordedRequest> RerankTestServer::rerank_requests() const {
   std::vector<RecordedRequest> out;
   for (RecordedRequest& r : server_.requests()) {
-    if (r.path == "/rerank" || r.path == "/v1/rerank" || r.path == "/v2/rerank") out.push_back(std::move(r));
+    if (r.path == "/rerank" || r.path == "/v1/rerank" || r.path == "/v2/rerank" || r.path == "/predict") {
+      out.push_back(std::move(r));
+    }
   }
   return out;
 }
@@ -117,6 +208,7 @@ void RerankTestServer::Handle(const httplib::Request& req, httplib::Response& re
     top_n = std::min<size_t>(top_n, t->get<uint64_t>());
   }
   const bool raw = shape == Shape::kTei && body.value("raw_scores", false);
+  ModelDelay(texts.size());
 
   const std::string query = q->get<std::string>();
   std::vector<double> scores;

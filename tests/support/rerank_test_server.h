@@ -5,6 +5,13 @@
 //   POST /v1/rerank  Jina / Cohere v1 shape: {"model", "query", "documents", "top_n"?}
 //                    -> {"results": [{"index", "relevance_score", "document": {"text"}}], "model", "usage"}
 //   POST /v2/rerank  Cohere v2 shape: same request, {"id", "results": [{"index", "relevance_score"}], "meta"}
+//   POST /predict    TEI's pair form: {"inputs": [[query, passage], ...], "truncate"?, "raw_scores"?}
+//                    -> [[{"score", "label": "LABEL_0"}], ...], one list per pair in input order;
+//                    more inputs than set_max_client_batch() (TEI's default: 32) is TEI's 413.
+//                    predict_batch_sizes() lists the inputs of each call, oldest first.
+// - set_model_delay_ms(ms, per_pair_us) makes every /predict and rerank call take ms + per_pair_us
+//   per pair scored (a model's compute time); set_model_slots(n) lets at most n calls compute at
+//   once, the others queue (one GPU: 1; 0 = no limit).
 //
 // - Scores are deterministic: OverlapScore(query, passage) = the fraction of the query's distinct
 //   lowercased words that occur in the passage (TEI with "raw_scores": true answers 10 * s - 5).
@@ -20,6 +27,7 @@
 // Thread-safety: all public methods may be called from any thread while the server runs.
 #pragma once
 
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -48,18 +56,35 @@ class RerankTestServer {
   std::string base_url() const { return server_.base_url(); }
 
   void PushAnswerFault(RerankAnswerFault fault, int times = 1);
-  // Recorded requests to the rerank routes only, oldest first.
+  // Recorded requests to the rerank routes and /predict only, oldest first.
   std::vector<RecordedRequest> rerank_requests() const;
 
   static double OverlapScore(std::string_view query, std::string_view passage);
 
+  void set_max_client_batch(size_t n);
+  void set_model_delay_ms(int ms, int per_pair_us = 0);
+  void set_model_slots(int n);
+  std::vector<size_t> predict_batch_sizes() const;
+  size_t max_concurrent_predicts() const;  // the most /predict calls seen running at once
+
  private:
   void Handle(const httplib::Request& req, httplib::Response& res);
+  void HandlePredict(const httplib::Request& req, httplib::Response& res);
+  void ModelDelay(size_t pairs);
   RerankAnswerFault PopAnswerFault();
 
   OpenAiTestServer server_;
   mutable std::mutex mu_;
   std::deque<RerankAnswerFault> answer_faults_;  // guarded by mu_
+  size_t max_client_batch_ = 32;                 // guarded by mu_
+  int model_delay_ms_ = 0;                     // guarded by mu_
+  int model_delay_per_pair_us_ = 0;            // guarded by mu_
+  int model_slots_ = 0;                          // guarded by mu_
+  int model_busy_ = 0;                           // guarded by mu_
+  std::condition_variable slot_cv_;
+  std::vector<size_t> predict_sizes_;            // guarded by mu_
+  size_t predicts_running_ = 0;                  // guarded by mu_
+  size_t max_predicts_running_ = 0;              // guarded by mu_
 };
 
 }  // namespace attest::testing_support
