@@ -36,6 +36,7 @@ const std::vector<std::string> kLayers = {
     "search",    // search runner: both legs, collapse, fusion, snippets
     "llm",       // chat client, SSE (the model planner asks it)
     "plan",      // query planner, calculator, model planner
+    "agent",     // tools a model may call: retrieve, measure, calculate; below everything that writes answers
     "evidence",  // evidence pack and draft types shared by answer, write and verify
     "rerank",    // rerankers
     "write",     // writers (extractive, LLM), citation stream
