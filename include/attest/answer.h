@@ -27,6 +27,38 @@ const char* AnswerOutcomeName(AnswerOutcome o);  // "answer", "fallback", "calcu
 
 enum class WriterKind { kExtractive, kLlm };
 
+// The answer path's mode (docs/research.md): standard = one planned round (plus at most one
+// gap-filling bridge hop); research = the bounded loop, opted into per question.
+enum class AnswerMode { kStandard, kResearch };
+const char* AnswerModeName(AnswerMode m);  // "standard", "research"
+
+// Research mode's hard limits (docs/research.md): never exceeded, whatever the planner says.
+struct ResearchLimits {
+  uint32_t max_hops = 4;  // retrieval rounds of the loop, the first included (1..16)
+  double max_cost = 0;    // in the configured currency (CostPrices, model prices); 0 = no limit
+  uint32_t max_ms = 0;    // wall-clock of the whole answer; 0 = none (AskOptions::deadline_ms still applies)
+};
+
+// What one stage of an answer spent (docs/cost.md): counts always, cost by the configured prices.
+struct StageCost {
+  uint32_t searches = 0;       // index searches run (a repeat served within the answer is not counted)
+  uint32_t fetches = 0;        // live fetches started
+  uint32_t rerank_pairs = 0;   // query-passage pairs sent to the cross-encoder
+  uint32_t model_calls = 0;    // chat-model calls (planner, writer, repair, judge)
+  uint64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0;             // by CostPrices and the models' token prices
+  StageCost& operator+=(const StageCost& o) {
+    searches += o.searches;
+    fetches += o.fetches;
+    rerank_pairs += o.rerank_pairs;
+    model_calls += o.model_calls;
+    prompt_tokens += o.prompt_tokens;
+    completion_tokens += o.completion_tokens;
+    cost += o.cost;
+    return *this;
+  }
+};
+
 struct AnswerSource;
 
 // Optional observer of an answer in progress (the server's SSE stream). Callbacks run on the thread
@@ -86,6 +118,8 @@ struct AskOptions {
   // configured; false = never for this call.
   bool live_fetch = true;
   const AnswerEvents* events = nullptr;  // borrowed; may be null
+  AnswerMode mode = AnswerMode::kStandard;
+  ResearchLimits research;             // for AnswerMode::kResearch
 };
 
 struct AnswerCitation {
@@ -194,6 +228,8 @@ struct AnswerResult {
   uint64_t dropped_claims = 0;        // claims removed by verification
   uint64_t prompt_tokens = 0, completion_tokens = 0;
   double cost = 0;                    // from configured prices; 0 for the extractive writer
+  AnswerMode mode = AnswerMode::kStandard;
+  std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
   std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
   std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)

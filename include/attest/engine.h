@@ -78,6 +78,17 @@ struct PlannerModelOptions {
   std::string api_key_env = "ATTEST_PLANNER_API_KEY";
   uint32_t timeout_ms = 2000;     // the whole call (one attempt: the planner is never retried)
   uint32_t max_subqueries = 4;    // sub-queries accepted from the model, 1..16
+  double prompt_price_per_mtok = 0;      // cost accounting (CostPrices), from configuration
+  double completion_price_per_mtok = 0;
+};
+
+// Prices of the work an answer does that is not a chat model's tokens (docs/cost.md), in the
+// operator's currency. A chat model's tokens are priced by its own options (LlmOptions,
+// PlannerModelOptions). All 0 = cost is not accounted (counts still are).
+struct CostPrices {
+  double per_search = 0;       // one search of the index (a retrieval round: a sub-query, a hop)
+  double per_fetch = 0;        // one live fetch started
+  double per_rerank_pair = 0;  // one query-passage pair sent to the cross-encoder
 };
 
 // One event of the reranker's micro-batcher (RerankOptions::batch_pairs), for metrics.
@@ -149,6 +160,7 @@ struct EngineOptions {
   LlmOptions llm;
   RerankOptions rerank;
   PlannerModelOptions planner_model;
+  CostPrices prices;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
   // Train corpus models and build vector files on a background thread after ingestion (queries
   // keep using the previous model until the switch). When false, Ingest() does it before returning.

@@ -69,6 +69,8 @@ const char* AnswerOutcomeName(AnswerOutcome o) {
   return "fallback";
 }
 
+const char* AnswerModeName(AnswerMode m) { return m == AnswerMode::kResearch ? "research" : "standard"; }
+
 namespace {
 
 bool Cancelled(const AskOptions& options) {
@@ -127,6 +129,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
 Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels& models, const AskOptions& options) {
   const auto t_start = SteadyClock::now();
   AnswerResult result;
+  result.mode = options.mode;
   result.snapshot_version = ctx.snapshot->version().get();
   ATTEST_ASSIGN_OR_RETURN(int64_t committed, ctx.snapshot->CommittedAtUnixMs());
   result.as_of = FormatUtcTimestamp(committed);

@@ -38,6 +38,7 @@ struct AnswerContext {
   const ChatModel* planner = nullptr;
   ModelPlannerLimits planner_limits;
   const Clock* clock = nullptr;        // measures the planner call; null = RealClock()
+  const CostPrices* prices = nullptr;  // cost accounting (docs/cost.md); null = counts only
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

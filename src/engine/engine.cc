@@ -246,6 +246,7 @@ class EngineImpl final : public Engine {
     ctx.planner = planner_.get();
     ctx.planner_limits = planner_limits_;
     ctx.clock = options_.clock;
+    ctx.prices = &options_.prices;
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);
