@@ -231,6 +231,9 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     qa.data_dir = a.index_dir;
     qa.threads = g.threads;
     qa.multi_hop = !a.no_multi_hop;
+    if (a.research) qa.mode = AnswerMode::kResearch;
+    qa.research.max_hops = a.max_hops;
+    qa.research.max_ms = a.max_ms;
     qa.max_queries = a.max_queries;
     qa.min_answerability = a.min_answerability;
     qa.min_evidence_coverage = a.min_evidence_coverage;
@@ -243,6 +246,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     }
     const size_t rejected = PrintIngestIssues(r->ingest);
     std::printf("dataset %s, split %s (qa%s)", r->dataset.c_str(), a.split.c_str(), qa.multi_hop ? "" : ", multi-hop off");
+    if (qa.mode == AnswerMode::kResearch) std::printf(" research mode, at most %u rounds", qa.research.max_hops);
     if (rejected > 0) std::printf("; %zu input(s) rejected, named on stderr", rejected);
     std::printf("\n%s", FormatQaReport(*r).c_str());
     if (!a.json_file.empty()) {

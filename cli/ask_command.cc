@@ -101,6 +101,18 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
     };
     ao.events = &events;
   }
+  if (a.research) {
+    ao.mode = AnswerMode::kResearch;
+    ao.research.max_hops = a.max_hops;
+    ao.research.max_cost = a.max_cost;
+    ao.research.max_ms = a.max_ms;
+    events.on_research = [](const ResearchRound& round) {
+      for (const std::string& q : round.queries) std::fprintf(stderr, "searching for %s\n", q.c_str());
+      std::fprintf(stderr, "reading %zu sources (round %u, %zu new)\n", round.documents, round.round,
+                   round.new_documents);
+    };
+    ao.events = &events;
+  }
   auto r = (*engine)->Ask(ao);
   if (!r.ok()) {
     std::fprintf(stderr, "attest: ask failed: %s\n", r.status().ToString().c_str());
@@ -178,6 +190,16 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
       std::printf("claim %s [%s%s]: %s\n", c.id.c_str(), c.verdict.c_str(), c.kept ? "" : ", dropped", c.reason.c_str());
     }
     for (const auto& [stage, ms] : r->timings_ms) std::printf("%s: %.2f ms\n", stage.c_str(), ms);
+    if (r->research.ran) {
+      const ResearchReport& rr = r->research;
+      std::printf("research: %u round(s), stopped: %s, cost %.6f, %.1f ms\n", rr.hops, rr.stop.c_str(), rr.cost, rr.ms);
+      for (const ResearchRound& round : rr.rounds) {
+        std::printf("  round %u (%s%s%s): %zu new of %zu documents; %s\n", round.round, round.decided_by.c_str(),
+                    round.model_fallback.empty() ? "" : ", model fallback: ", round.model_fallback.c_str(),
+                    round.new_documents, round.documents, round.reason.c_str());
+        for (const std::string& q : round.queries) std::printf("    searched: %s\n", q.c_str());
+      }
+    }
     for (const auto& d : r->degraded) std::printf("degraded: %s\n", d.c_str());
     std::printf("manifest sha256 %s%s%s\n", r->manifest_sha256.c_str(), r->manifest_hmac.empty() ? "" : " hmac ",
                 r->manifest_hmac.c_str());

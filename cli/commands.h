@@ -125,6 +125,9 @@ struct EvalArgs {
   RetrievalArgs retrieval;
   std::string task = "retrieval";            // or "qa": the whole answer pipeline; "docs": the docs-qa sets
   bool no_multi_hop = false;
+  bool research = false;       // qa: every question in research mode
+  uint32_t max_hops = 4;       // qa: research mode's limits
+  uint32_t max_ms = 0;
   size_t max_queries = 0;
   // --task docs: the documentation folder, the question files (comma-separated), the per-question file.
   std::string corpus;
@@ -170,6 +173,10 @@ struct AskArgs {
   std::string judge = "builtin";   // or "llm": the chat model also judges support
   bool stream = false;             // print each streamed sentence as the sentence gate decides it (stderr)
   LiveFetchArgs live;
+  bool research = false;           // research mode (docs/research.md); progress goes to stderr
+  uint32_t max_hops = 4;           // its limits
+  double max_cost = 0;
+  uint32_t max_ms = 0;
 };
 
 // Reranker micro-batching of `serve` (docs/rerank.md, "Batching across requests").

@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
   eval->add_option("--questions", ea.questions, "docs: comma-separated question files (JSONL), one set each");
   eval->add_option("--details", ea.details_file, "docs: write one JSON line per question (returned, and why scored so)");
   eval->add_flag("--no-multi-hop", ea.no_multi_hop, "qa: do not run the multi-hop loop");
+  eval->add_flag("--research", ea.research, "qa: ask every question in research mode (docs/research.md)");
+  eval->add_option("--max-hops", ea.max_hops, "qa: research mode's round limit, round 1 included (1..16)")
+      ->check(CLI::Range(1, 16));
+  eval->add_option("--max-ms", ea.max_ms, "qa: research mode's time limit per question (0 = none)");
   eval->add_option("--max-queries", ea.max_queries, "qa: stop after this many questions (0 = all)");
   eval->add_option("--min-answerability", ea.min_answerability,
                    "qa: abstention threshold on the answerability score (0..1; default: the calibrated one)");
@@ -173,6 +177,14 @@ int main(int argc, char** argv) {
   ask->add_option("--manifest", aa.manifest_out, "write the evidence manifest to this file");
   ask->add_option("--manifest-key-env", aa.manifest_key_env, "variable holding the HMAC key")->capture_default_str();
   AddLiveFetchFlags(*ask, aa.live);
+  ask->add_flag("--research", aa.research,
+                "research mode: search in rounds until nothing is missing or a limit is reached (progress on stderr)");
+  ask->add_option("--max-hops", aa.max_hops, "research: rounds at most, the first included")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  ask->add_option("--max-cost", aa.max_cost, "research: cost at most, by the configured prices (0 = no limit)")
+      ->check(CLI::Range(0.0, 1e9));
+  ask->add_option("--max-ms", aa.max_ms, "research: milliseconds at most for the rounds (0 = no limit)");
 
   std::string manifest_path, manifest_key_env = "ATTEST_MANIFEST_KEY";
   auto* verify_manifest = app.add_subcommand("verify-manifest", "check an answer's evidence manifest file");

@@ -60,6 +60,7 @@ struct StageCost {
 };
 
 struct AnswerSource;
+struct ResearchRound;
 
 // Optional observer of an answer in progress (the server's SSE stream). Callbacks run on the thread
 // that called Ask(); each may be empty.
@@ -72,6 +73,9 @@ struct AnswerEvents {
   std::function<void(std::string_view focus, std::string_view subject)> on_question;
   // The evidence pack is final (before writing): the sources the writer will be given.
   std::function<void(const std::vector<AnswerSource>& sources)> on_sources;
+  // Research mode finished a round: its queries ("searching for X") and the documents read so far
+  // ("reading 12 sources").
+  std::function<void(const ResearchRound& round)> on_research;
   // Writer text as produced (clean text, never half a citation marker).
   std::function<void(std::string_view delta)> on_delta;
   // A streamed sentence is complete (LLM writer): its text and the source ids ("S1"...) it cites.
@@ -202,6 +206,32 @@ struct AnswerFreshness {
   int64_t index_lag_seconds = -1;  // now minus the commit time of the snapshot read (as_of); -1 unknown
 };
 
+// One round of research mode's loop (docs/research.md), as reported and streamed.
+struct ResearchRound {
+  uint32_t round = 1;
+  std::vector<std::string> queries;
+  std::string decided_by;      // "deterministic" or "model"
+  std::string reason;          // the gap each query fills, in words
+  std::string model_fallback;  // why the model's step was not used ("" = it was, or none was asked)
+  size_t new_documents = 0;    // documents first retrieved in this round
+  size_t documents = 0;        // distinct documents retrieved so far
+  StageCost cost;              // the round's searches and planner call
+  double ms = 0;
+};
+
+// What research mode did (AnswerMode::kResearch).
+struct ResearchReport {
+  bool ran = false;
+  ResearchLimits limits;
+  std::vector<ResearchRound> rounds;  // rounds 2.. (round 1 is the answer's own retrieval)
+  // Why it stopped: sufficient (the model planner said so), no_gap (the deterministic planner found
+  // nothing left to search), max_hops, max_cost, max_ms, cancelled.
+  std::string stop;
+  uint32_t hops = 0;  // rounds run, round 1 included
+  double cost = 0;    // of the whole answer up to the end of the loop, by the configured prices
+  double ms = 0;      // from the start of the answer to the end of the loop
+};
+
 struct AnswerResult {
   AnswerOutcome outcome = AnswerOutcome::kFallback;
   std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
@@ -230,6 +260,7 @@ struct AnswerResult {
   double cost = 0;                    // from configured prices; 0 for the extractive writer
   AnswerMode mode = AnswerMode::kStandard;
   std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
+  ResearchReport research;            // research mode only
   std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
   std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)

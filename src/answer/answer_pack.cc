@@ -165,6 +165,9 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   PackOptions po;
   po.analysis = in.analysis;
   for (const HopStep& h : got.bridges.hops) po.guaranteed_subqueries.insert(h.id);
+  if (got.research) {
+    for (const std::string& label : got.research->guaranteed) po.guaranteed_subqueries.insert(label);
+  }
   if (past_deadline()) {
     po.rerank = false;
     out.degraded.push_back("rerank_skipped_deadline");

@@ -107,6 +107,32 @@ void DateResolvedVersion(AnswerResult* r) {
   }
 }
 
+// Research mode's arguments from the answer's context and options (research.h).
+ResearchArgs ResearchArgsFor(const AnswerContext& ctx, const AskOptions& options, SteadyClock::time_point t_start) {
+  ResearchArgs args;
+  args.limits = options.research;
+  // The answer's own deadline bounds the loop too.
+  if (options.deadline_ms > 0 && (args.limits.max_ms == 0 || options.deadline_ms < args.limits.max_ms)) {
+    args.limits.max_ms = options.deadline_ms;
+  }
+  args.prices = ctx.prices;
+  args.model = ctx.planner;
+  args.model_prompt_price_per_mtok = ctx.planner_prices.prompt_per_mtok;
+  args.model_completion_price_per_mtok = ctx.planner_prices.completion_per_mtok;
+  args.model_limits.timeout_ms = ctx.planner_limits.timeout_ms;
+  args.clock = ctx.clock;
+  args.start = t_start;
+  args.k = options.candidates_per_subquery;
+  if (const AnswerEvents* events = options.events) {
+    args.on_round = [events](const ResearchRound& round) {
+      if (events->on_progress) events->on_progress("research", round.queries);
+      if (events->on_research) events->on_research(round);
+    };
+  }
+  if (options.events && options.events->cancelled) args.cancelled = options.events->cancelled;
+  return args;
+}
+
 // Ends an answer: the total time and the sealed manifest.
 AnswerResult Finish(AnswerResult result, SteadyClock::time_point t_start, const AskOptions& options) {
   DateResolvedVersion(&result);
@@ -128,6 +154,7 @@ Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& optio
 
 Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels& models, const AskOptions& options) {
   const auto t_start = SteadyClock::now();
+  const auto t_clock_start = (ctx.clock != nullptr ? ctx.clock : RealClock())->Now();  // research mode's limits
   AnswerResult result;
   result.mode = options.mode;
   result.snapshot_version = ctx.snapshot->version().get();
@@ -162,7 +189,15 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   t = SteadyClock::now();
   // Every text this answer analyses is analysed once (bridge hop, evidence, answerability).
   AnalyzedTexts analysis(*ctx.analyzer);
-  ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options, &analysis));
+  std::optional<ResearchArgs> research;
+  if (options.mode == AnswerMode::kResearch) research = ResearchArgsFor(ctx, options, t_clock_start);
+  ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options, &analysis,
+                                                                    research ? &*research : nullptr));
+  result.stage_costs["retrieve"] += got.round1;
+  if (got.research) {
+    result.research = got.research->report;
+    result.stage_costs["research"] += got.research->cost;
+  }
   result.hops = got.answer_hops;
   if (got.multi_hop) result.verdict = got.hops.verdict;
   result.results = got.got.results;

@@ -39,6 +39,10 @@ struct AnswerContext {
   ModelPlannerLimits planner_limits;
   const Clock* clock = nullptr;        // measures the planner call; null = RealClock()
   const CostPrices* prices = nullptr;  // cost accounting (docs/cost.md); null = counts only
+  struct TokenPrices {
+    double prompt_per_mtok = 0, completion_per_mtok = 0;
+  };
+  TokenPrices planner_prices;          // the planner model's (PlannerModelOptions)
 };
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);

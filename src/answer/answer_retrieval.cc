@@ -209,14 +209,17 @@ SearchFilter FilterOf(const AskOptions& options, const QueryPlan& plan) {
 
 Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
                                              const SearchFilter& filter, const AskOptions& options,
-                                             AnalyzedTexts* analysis) {
+                                             AnalyzedTexts* analysis, ResearchArgs* research) {
   RetrievedForAnswer out;
+  const Clock& clock = ctx.clock != nullptr ? *ctx.clock : *RealClock();
+  const auto t0 = clock.Now();
   // Every round of this answer searches with `filter`: repeated searches and chunk reads are shared.
   AnswerRounds rounds(ctx, filter);
   ATTEST_ASSIGN_OR_RETURN(out.got, Retrieve(rounds, plan, options));
   out.multi_hop = options.multi_hop && IsMultiHopPlan(plan);
-  const bool bridge_hop = options.multi_hop && !out.multi_hop && plan.intent != Intent::kCalculation &&
-                          plan.intent != Intent::kGreeting && plan.intent != Intent::kNavigational;
+  const bool bridge_hop = options.multi_hop && !out.multi_hop && research == nullptr &&
+                          plan.intent != Intent::kCalculation && plan.intent != Intent::kGreeting &&
+                          plan.intent != Intent::kNavigational;
   auto report = [&](const MultiHopResult& r) {
     for (const HopStep& h : r.hops) {
       out.answer_hops.push_back(AnswerHop{h.id, h.query, h.value, h.doc_id, h.sentence, h.supported});
@@ -232,6 +235,18 @@ Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const Que
     out.got.hits += out.hops.candidates.size();
     for (auto& c : out.hops.candidates) out.got.candidates.push_back(c);
     report(out.hops);
+  }
+  out.round1.searches = static_cast<uint32_t>(rounds.searches_run());
+  out.round1.cost = ctx.prices ? double(out.round1.searches) * std::max(0.0, ctx.prices->per_search) : 0.0;
+  if (research != nullptr) {
+    research->round1_ms = std::chrono::duration<double, std::milli>(clock.Now() - t0).count();
+    research->spent_before += out.round1;
+    research->filter = filter;
+    ATTEST_ASSIGN_OR_RETURN(ResearchResult r, RunResearch(rounds, ctx, plan, out.got.candidates, *research));
+    out.got.hits += r.candidates.size();
+    for (auto& c : r.candidates) out.got.candidates.push_back(c);
+    for (const AnswerHop& h : r.hops) out.answer_hops.push_back(h);
+    out.research = std::move(r);
   }
   return out;
 }

@@ -29,6 +29,7 @@
 #include "answer/answer_pipeline.h"
 #include "answer/answer_retrieval.h"
 #include "answer/multi_hop.h"
+#include "answer/research.h"
 #include "answer/source_hierarchy.h"
 #include "plan/query_plan.h"
 #include "rerank/reranker.h"
@@ -89,13 +90,18 @@ struct RetrievedForAnswer {
   bool multi_hop = false;     // the plan is a hop chain and AskOptions::multi_hop is on
   MultiHopResult hops;        // the hop chain (multi_hop)
   MultiHopResult bridges;     // the bridge hop (questions the planner did not split)
-  std::vector<AnswerHop> answer_hops;  // bridges then hops, as reported
+  std::vector<AnswerHop> answer_hops;  // bridges then hops (then research queries), as reported
+  std::optional<ResearchResult> research;  // research mode's rounds 2..
+  StageCost round1;                    // the searches of round 1 (sub-queries, bridge hop, hop chain)
 };
 
 // `analysis`: the answer's analysed texts (analyzed_texts.h, over ctx.analyzer); null = none kept.
+// `research` (AskOptions::mode research): the loop's arguments; round 1 is then the plan's
+// sub-queries and hop chain without the bridge hop (the loop finds bridges itself), and its time
+// and searches are filled in here before the loop starts.
 Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const QueryPlan& plan,
                                              const SearchFilter& filter, const AskOptions& options,
-                                             AnalyzedTexts* analysis = nullptr);
+                                             AnalyzedTexts* analysis = nullptr, ResearchArgs* research = nullptr);
 
 // Nothing was visible: "filtered_by_access" when documents of the tenant matched that the
 // caller's groups or labels do not admit (asked only with AskOptions::report_access_filtered; the

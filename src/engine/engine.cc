@@ -247,6 +247,7 @@ class EngineImpl final : public Engine {
     ctx.planner_limits = planner_limits_;
     ctx.clock = options_.clock;
     ctx.prices = &options_.prices;
+    ctx.planner_prices = {options_.planner_model.prompt_price_per_mtok, options_.planner_model.completion_price_per_mtok};
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);

@@ -89,6 +89,13 @@ std::string PerQuestionJson(const BeirQuery& q, const AnswerResult& a, bool has_
                       {"answerability_parts", a.answerability.parts},
                       {"answerability_reason", a.answerability.reason},
                       {"kept_claims", claims}};
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto& s : a.sources) sources.push_back(s.doc_id);
+  j["sources"] = std::move(sources);
+  nlohmann::json hops = nlohmann::json::array();
+  for (const auto& h : a.hops) hops.push_back({{"id", h.id}, {"query", h.query}, {"doc_id", h.doc_id}});
+  j["hops"] = std::move(hops);
+  j["mode"] = AnswerModeName(a.mode);
   if (has_answers) j["contained"] = contained;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -130,6 +137,8 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     AskOptions ao;
     ao.question = q.text;
     ao.multi_hop = args.multi_hop;
+    ao.mode = args.mode;
+    ao.research = args.research;
     ao.today = "2026-01-01";
     ao.bulk = true;  // an evaluation: batch traffic
     if (args.min_answerability) ao.min_answerability = *args.min_answerability;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "attest/answer.h"
 #include "attest/engine.h"
 #include "eval/metrics.h"
 
@@ -29,6 +30,8 @@ struct QaEvaluationArgs {
   std::string data_dir;        // "" = a temporary store
   unsigned threads = 0;
   bool multi_hop = true;
+  AnswerMode mode = AnswerMode::kStandard;  // kResearch: every question in research mode
+  ResearchLimits research;                  // its limits
   size_t max_queries = 0;      // 0 = all
   EmbedderOptions embedder;
   // When set, AskOptions::min_answerability for every question (the abstention threshold).

@@ -48,10 +48,7 @@ Status FieldError(const std::string& field, const std::string& what) {
   return Status::InvalidArgument("model plan: field '" + field + "' " + what);
 }
 
-size_t CodePoints(std::string_view s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
+size_t CodePoints(std::string_view s) { return ModelTextCodePoints(s); }
 
 // A string of the reply: non-empty after trimming, within the length limit, no control character.
 Result<std::string> Text(const json& v, const std::string& field, const ModelPlannerLimits& limits) {
@@ -79,9 +76,16 @@ Result<std::string> OneOf(const json& v, const std::string& field, const char* c
   return FieldError(field, "must be one of " + Joined(values) + " (got '" + s.substr(0, 40) + "')");
 }
 
-// Text that the lexical query syntax would read as operators ("phrase", +required, -excluded) or
-// the hop chain as a placeholder ({q1}) is plain words in a model leg.
-std::string SanitizeLeg(std::string_view text) {
+std::string SanitizeLeg(std::string_view text) { return SanitizeModelLeg(text); }
+
+}  // namespace
+
+size_t ModelTextCodePoints(std::string_view s) {
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string SanitizeModelLeg(std::string_view text) {
   std::string spaced(text);
   for (char& c : spaced) {
     if (c == '"' || c == '{' || c == '}') c = ' ';
@@ -94,6 +98,8 @@ std::string SanitizeLeg(std::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 // What makes two legs the same search: their content words, singular, in any order.
 std::string LegKey(std::string_view text) {
@@ -136,8 +142,11 @@ std::string Clip(std::string s) {
   return s.substr(0, end) + "...";
 }
 
-// The fallback reason of a failed call: "<kind>: <message>".
-std::string FailureReason(const Status& status, const ChatCallInfo& info) {
+std::string FailureReason(const Status& status, const ChatCallInfo& info) { return ChatFailureReason(status, info); }
+
+}  // namespace
+
+std::string ChatFailureReason(const Status& status, const ChatCallInfo& info) {
   std::string kind;
   if (status.code() == StatusCode::kDeadlineExceeded || info.failure == HttpFailure::kTimeout) {
     kind = "timeout";
@@ -152,6 +161,8 @@ std::string FailureReason(const Status& status, const ChatCallInfo& info) {
   }
   return kind + ": " + Clip(status.message());
 }
+
+namespace {
 
 }  // namespace
 

@@ -71,6 +71,16 @@ Result<ModelPlanReply> ParseModelPlanReply(std::string_view content, const Model
 // planner.kind = "model" and the classification; each decision is a note starting "model planner:".
 QueryPlan MergeModelPlan(const QueryPlan& deterministic, const ModelPlanReply& reply, const ModelPlannerLimits& limits);
 
+// Shared with other model-directed searches (research mode):
+// Code points of UTF-8 text (continuation bytes not counted).
+size_t ModelTextCodePoints(std::string_view text);
+// Text that the lexical query syntax would read as operators ("phrase", +required, -excluded) or
+// the hop chain as a placeholder ({q1}) made plain words: what a model's search query may contain.
+std::string SanitizeModelLeg(std::string_view text);
+// The reason of a failed chat call, "<kind>: <message>" with kind timeout, http_error,
+// malformed_response, transport_error or model_error.
+std::string ChatFailureReason(const Status& status, const ChatCallInfo& info);
+
 // The one call: the merged plan, or the deterministic plan with planner.fallback set. `model` is
 // asked only when the deterministic plan needs search (a greeting or a calculation is answered
 // without the model). Never fails.
