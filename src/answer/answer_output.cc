@@ -146,6 +146,34 @@ Status VerifyManifest(const std::string& manifest_json, const std::string& sha25
   return Status::Ok();
 }
 
+nlohmann::json StageCostJson(const StageCost& c) {
+  return {{"searches", c.searches},         {"fetches", c.fetches},
+          {"rerank_pairs", c.rerank_pairs}, {"model_calls", c.model_calls},
+          {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens},
+          {"cost", c.cost}};
+}
+
+nlohmann::json ResearchJson(const ResearchReport& r) {
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const ResearchRound& round : r.rounds) {
+    rounds.push_back({{"round", round.round},
+                      {"queries", round.queries},
+                      {"decided_by", round.decided_by},
+                      {"reason", round.reason},
+                      {"model_fallback", round.model_fallback},
+                      {"new_documents", round.new_documents},
+                      {"documents", round.documents},
+                      {"cost", StageCostJson(round.cost)},
+                      {"ms", round.ms}});
+  }
+  return {{"limits", {{"max_hops", r.limits.max_hops}, {"max_cost", r.limits.max_cost}, {"max_ms", r.limits.max_ms}}},
+          {"rounds", rounds},
+          {"stop", r.stop},
+          {"hops", r.hops},
+          {"cost", r.cost},
+          {"ms", r.ms}};
+}
+
 nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
   nlohmann::json claims = nlohmann::json::array(), sources = nlohmann::json::array(),
                  results = nlohmann::json::array();
@@ -181,6 +209,7 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
     j["hops"] = hops;
   }
   if (!r.verdict.empty()) j["verdict"] = r.verdict;
+  if (r.research.ran) j["research"] = ResearchJson(r.research);
   if (r.answerability.computed) {
     j["answerability"] = {{"score", r.answerability.score},
                           {"threshold", r.answerability.threshold},

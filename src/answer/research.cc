@@ -18,6 +18,8 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+constexpr double kMarginMs = 5;
+
 double Ms(SteadyClock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 double ModelCost(uint64_t prompt_tokens, uint64_t completion_tokens, const ResearchArgs& args) {
@@ -46,7 +48,10 @@ class Budget {
     return args_.limits.max_cost <= 0 ? std::numeric_limits<double>::infinity() : args_.limits.max_cost - spent_.cost;
   }
   // The searches of one more round fit in the time left (at the slowest pace seen per query).
-  bool RoundFits(size_t queries) const { return round_ms_per_query() * double(queries) <= time_left_ms(); }
+  // A margin (twice the pace, and 5 ms) absorbs a search slower than the slowest seen so far.
+  bool RoundFits(size_t queries) const {
+    return 2.0 * round_ms_per_query() * double(queries) + kMarginMs <= time_left_ms();
+  }
   // How many searches the cost left pays for.
   size_t AffordableSearches() const {
     if (per_search_ <= 0) return std::numeric_limits<size_t>::max();

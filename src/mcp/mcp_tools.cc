@@ -78,6 +78,13 @@ const std::vector<Tool>& Tools() {
          false,
          Object({{"question", {{"type", "string"}, {"minLength", 1}, {"maxLength", 2000}, {"description", "The question."}}},
                  {"max_sentences", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}, {"description", "At most this many answer sentences (default 3)."}}},
+                 {"mode", {{"type", "string"}, {"enum", {"standard", "research"}}, {"description", "research: search in rounds until nothing is missing or a limit is reached (slower; default standard)."}}},
+                 {"research", {{"type", "object"},
+                               {"properties", {{"max_hops", {{"type", "integer"}, {"minimum", 1}, {"maximum", 16}}},
+                                               {"max_cost", {{"type", "number"}, {"minimum", 0}}},
+                                               {"max_ms", {{"type", "integer"}, {"minimum", 0}}}}},
+                               {"additionalProperties", false},
+                               {"description", "Research mode's limits: rounds (default 4), cost (0 = none), milliseconds (0 = none)."}}},
                  {"tenant", kTenant}},
                 {"question"}),
          AskOutputSchema(), read_only},
@@ -234,7 +241,7 @@ std::optional<json> AnswerBody(const std::string& text) {
 
 json Ask(service::Service& svc, const json& args, const Identity& who, const service::RequestContext& ctx) {
   json body = {{"question", args["question"]}};
-  for (const char* k : {"max_sentences", "tenant"}) {
+  for (const char* k : {"max_sentences", "tenant", "mode", "research"}) {
     if (args.contains(k)) body[k] = args[k];
   }
   auto req = service::ParseAnswerRequest(body.dump());

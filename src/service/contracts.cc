@@ -29,6 +29,9 @@ void Get(const json& v, const char* name, uint32_t* out) {
 void Get(const json& v, const char* name, std::optional<uint32_t>* out) {
   if (auto it = v.find(name); it != v.end()) *out = static_cast<uint32_t>(it->get<int64_t>());
 }
+void Get(const json& v, const char* name, double* out) {
+  if (auto it = v.find(name); it != v.end() && it->is_number()) *out = it->get<double>();
+}
 void Get(const json& v, const char* name, bool* out) {
   if (auto it = v.find(name); it != v.end()) *out = it->get<bool>();
 }
@@ -150,6 +153,12 @@ ApiResult<AnswerRequest> ParseAnswerRequest(std::string_view body) {
     Get(v, "today", &r.today);
     r.filters = ToFilters(v);
     Get(v, "multi_hop", &r.multi_hop);
+    Get(v, "mode", &r.mode);
+    if (auto it = v.find("research"); it != v.end() && it->is_object()) {
+      Get(*it, "max_hops", &r.max_hops);
+      Get(*it, "max_cost", &r.max_cost);
+      Get(*it, "max_ms", &r.max_ms);
+    }
     Get(v, "stream", &r.stream);
     Get(v, "no_cache", &r.no_cache);
     return r;

@@ -59,6 +59,10 @@ struct AnswerRequest {
   std::optional<std::string> today;        // YYYY-MM-DD: resolves "latest", "this year"
   RequestFilters filters;
   bool multi_hop = true;
+  std::string mode = "standard";           // standard | research
+  uint32_t max_hops = 4;                   // research.max_hops, 1..16
+  double max_cost = 0;                     // research.max_cost, >= 0 (0 = no limit)
+  uint32_t max_ms = 0;                     // research.max_ms (0 = no limit)
   bool stream = false;                     // also SSE when the client sends Accept: text/event-stream
   bool no_cache = false;                   // skip the whole-answer cache for this request
   // Earlier questions of a conversation the client keeps (the chat face: earlier user messages),

@@ -203,6 +203,10 @@ void AddAnswerSchemas(json* out) {
                             {"hmac", Str("HMAC-SHA256, \"\" when unsigned.")}})},
        {"hops", ArrayOf({{"type", "object"}}, "Multi-hop trace.")},
        {"verdict", Str("yes/no when a comparison was computed in code.")},
+       {"research", {{"type", "object"},
+                     {"description", "Research mode only (docs/research.md): limits, rounds (queries, who decided "
+                                     "them and why, documents read, cost, ms), why the loop stopped (sufficient, "
+                                     "no_gap, max_hops, max_cost, max_ms, cancelled), rounds run, cost and ms."}}},
        {"plan", {{"type", "object"}, {"nullable", true}, {"description", "The validated query plan."}}},
        {"thread", Ref("ThreadView")},
        {"versions", Ref("Versions")}},

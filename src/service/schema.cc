@@ -39,6 +39,22 @@ const ObjectSchema& FiltersSchema() {
   return schema;
 }
 
+const ObjectSchema& ResearchLimitsSchema() {
+  static const ObjectSchema schema{
+      "ResearchLimits",
+      "Research mode's hard limits (docs/research.md): never exceeded, whatever the planner asks for.",
+      {
+          {.name = "max_hops", .type = FieldType::kInteger, .min = 1, .max = 16, .default_json = "4",
+           .description = "Retrieval rounds at most, the first included (1..16)."},
+          {.name = "max_cost", .type = FieldType::kNumber, .min = 0, .max = 1000000000, .default_json = "0",
+           .description = "Cost at most, in the server's configured prices (docs/cost.md); 0 = no limit."},
+          {.name = "max_ms", .type = FieldType::kInteger, .min = 0, .max = kMaxDeadlineMs, .default_json = "0",
+           .description = "Milliseconds at most from the start of the answer to the end of the rounds; 0 = "
+                          "no limit but deadline_ms."},
+      }};
+  return schema;
+}
+
 const ObjectSchema& SearchRequestSchema() {
   static const ObjectSchema schema{
       "SearchRequest",
@@ -92,6 +108,12 @@ const ObjectSchema& AnswerRequestSchema() {
            .description = "Metadata filters, applied inside retrieval."},
           {.name = "multi_hop", .type = FieldType::kBoolean, .default_json = "true",
            .description = "Allow follow-up retrieval rounds for questions that need two facts."},
+          {.name = "mode", .type = FieldType::kString, .enum_values = {"standard", "research"}, .normalize = false,
+           .default_json = "\"standard\"",
+           .description = "standard: one planned round (and a bridge hop); research: rounds until nothing is "
+                          "missing or a limit in `research` is reached, with progress events (docs/research.md)."},
+          {.name = "research", .type = FieldType::kObject, .nested = &ResearchLimitsSchema(),
+           .description = "Limits of research mode (ignored in standard mode)."},
           {.name = "stream", .type = FieldType::kBoolean, .default_json = "false",
            .description = "Answer as a text/event-stream (also chosen by Accept: text/event-stream)."},
           {.name = "no_cache", .type = FieldType::kBoolean, .default_json = "false",
@@ -242,7 +264,7 @@ const ObjectSchema& DocumentListQuerySchema() {
 }
 
 std::vector<const ObjectSchema*> AllRequestSchemas() {
-  return {&FiltersSchema(),       &SearchRequestSchema(), &AnswerRequestSchema(), &DocumentInputSchema(),
+  return {&FiltersSchema(),       &ResearchLimitsSchema(), &SearchRequestSchema(), &AnswerRequestSchema(), &DocumentInputSchema(),
           &DocumentBatchSchema(), &ThreadCreateSchema(),  &FeedbackSchema()};
 }
 
@@ -276,6 +298,9 @@ json FieldSchema(const FieldSpec& f) {
       break;
     case FieldType::kInteger:
       s = {{"type", "integer"}, {"minimum", f.min}, {"maximum", f.max}};
+      break;
+    case FieldType::kNumber:
+      s = {{"type", "number"}, {"minimum", f.min}, {"maximum", f.max}};
       break;
     case FieldType::kBoolean:
       s = {{"type", "boolean"}};

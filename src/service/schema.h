@@ -28,6 +28,7 @@ inline constexpr int kMaxJsonDepth = 16;  // deepest legal request: documents[i]
 enum class FieldType {
   kString,
   kInteger,
+  kNumber,        // a finite JSON number (integer or not) within [min, max]
   kBoolean,
   kStringArray,   // array of strings; the item rules are the field's string rules
   kObject,        // nested object described by `nested`
@@ -48,7 +49,7 @@ struct FieldSpec {
   std::string_view name;
   FieldType type = FieldType::kString;
   bool required = false;
-  // kInteger: value bounds. kString (and items of kStringArray): length bounds, in code points
+  // kInteger, kNumber: value bounds. kString (and items of kStringArray): length bounds, in code points
   // unless `length_in_bytes`. kStringArray / kObjectArray / kStringMap: see min_items / max_items.
   int64_t min = 0;
   int64_t max = 0;
@@ -75,6 +76,7 @@ struct ObjectSchema {
 
 // The tables (one per request type; filters and documents are nested in others).
 const ObjectSchema& FiltersSchema();
+const ObjectSchema& ResearchLimitsSchema();  // AnswerRequest.research
 const ObjectSchema& SearchRequestSchema();
 const ObjectSchema& AnswerRequestSchema();
 const ObjectSchema& DocumentInputSchema();

@@ -1,5 +1,6 @@
 // The strict body reader (ParseJsonBody) and the table-driven validator (ValidateObject,
 // ValidateString) declared in service/schema.h.
+#include <cmath>
 #include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -282,6 +283,19 @@ ApiResult<json> ValidateValue(const json& value, const FieldSpec& spec, const st
                                             : got + " (" + value.dump() + ")";
       }
       return InvalidField(path, path + " must be " + range + ", got " + got);
+    }
+    case FieldType::kNumber: {
+      const std::string range = "a number from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
+      if (!value.is_number()) {
+        std::string got = TypeName(value);
+        if (value.is_string()) got += " (numbers must not be quoted)";
+        return InvalidField(path, path + " must be " + range + ", got " + got);
+      }
+      const double v = value.get<double>();
+      if (!std::isfinite(v) || v < double(spec.min) || v > double(spec.max)) {
+        return InvalidField(path, path + " must be " + range + ", got " + value.dump());
+      }
+      return json(v);
     }
     case FieldType::kBoolean:
       if (!value.is_boolean()) {

@@ -191,7 +191,16 @@ namespace {
 void WireEvents(AnswerStream* stream, SentenceGate* gate, Engine* engine, uint64_t pinned, bool llm,
                 AnswerEvents* events) {
   events->on_progress = [stream](std::string_view stage, const std::vector<std::string>& queries) {
+    if (stage == "research") return;  // announced by on_research, with the round's figures
     stream->Emit("progress", {{"stage", stage}, {"queries", queries}});
+  };
+  events->on_research = [stream](const ResearchRound& round) {
+    stream->Emit("progress", {{"stage", "research"},
+                              {"round", round.round},
+                              {"queries", round.queries},
+                              {"documents", round.documents},
+                              {"new_documents", round.new_documents},
+                              {"decided_by", round.decided_by}});
   };
   events->on_question = [gate](std::string_view focus, std::string_view subject) {
     gate->SetQuestion(focus, std::string(subject));
@@ -366,10 +375,18 @@ ApiResult<std::string> Service::RunAnswer(const Identity& who, const AnswerReque
   ao.manifest_key = options_.manifest_key;
   ao.report_access_filtered = options_.report_access_filtered;
   ao.deadline_ms = RemainingMs(ctx, req.deadline_ms);
+  if (req.mode == "research") {
+    ao.mode = AnswerMode::kResearch;
+    ao.research.max_hops = req.max_hops;
+    ao.research.max_cost = req.max_cost;
+    ao.research.max_ms = req.max_ms;
+  }
 
   // --- whole-answer cache: first turn, not about the caller, slow freshness, nothing flagged ---
   run.cacheable = options_.caches && !req.no_cache && ao.thread.empty() && !Personal(req.query) &&
-                  !FastFreshness(req.query) && ao.writer == WriterKind::kExtractive;
+                  !FastFreshness(req.query) && ao.writer == WriterKind::kExtractive &&
+                  // Research rounds stop on time limits: the same request may read more another time.
+                  ao.mode == AnswerMode::kStandard;
   if (run.cacheable) LookUpCachedAnswer(run);
   if (run.cached_meta) return ReplayCachedAnswer(run);
   return RunFreshAnswer(run);
