@@ -63,7 +63,7 @@ TEST(ResearchSummary, BridgesUnresolvedNamesAndResidualTerms) {
   std::vector<EvidenceCandidate> cands = {
       Candidate("o", "Quarry Lane Orchestra", "The Quarry Lane Orchestra was founded by Mira Okafor in 1990. It plays in a barn.", 1, 1),
       Candidate("x", "Barns", "A barn is a farm building.", 2, 2)};
-  const EvidenceSummary s = SummarizeEvidence(analyzer, plan, cands, nullptr);
+  const EvidenceSummary s = SummarizeEvidence(analyzer, plan, cands, TermStatistics{});
   EXPECT_EQ(s.documents, 2u);
   EXPECT_TRUE(s.unresolved.empty());  // the orchestra has its page
   ASSERT_FALSE(s.bridges.empty());
@@ -94,7 +94,7 @@ TEST(ResearchSummary, ANameOfTheQuestionWithoutASourceIsSearchedFirst) {
   const QueryPlan plan = PlanOf("Were Tova Lind and Ezra Quill born in the same country?");
   std::vector<EvidenceCandidate> cands = {
       Candidate("t", "Tova Lind", "Tova Lind (born 1950 in Norway) is a painter.", 1, 1)};
-  const EvidenceSummary s = SummarizeEvidence(analyzer, plan, cands, nullptr);
+  const EvidenceSummary s = SummarizeEvidence(analyzer, plan, cands, TermStatistics{});
   EXPECT_THAT(s.unresolved, ElementsAre("Ezra Quill"));
   ResearchState state{plan.standalone, &plan, &s, {}, 3, 2};
   const ResearchStepPlan step = DeterministicResearchStep(state);

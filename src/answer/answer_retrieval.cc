@@ -20,6 +20,8 @@ ScopedTermStats::~ScopedTermStats() = default;
 
 uint64_t ScopedTermStats::DocFreq(const std::string& term) const { return stats_ ? stats_->DocFreq(term) : 0; }
 
+uint64_t ScopedTermStats::NumDocs() const { return stats_ ? stats_->num_docs() : 0; }
+
 double ScopedTermStats::Idf(const std::string& term) const {
   const double n = stats_ ? double(stats_->num_docs()) : 0.0;
   const double df = double(DocFreq(term));

@@ -27,6 +27,7 @@ class ScopedTermStats {
   ~ScopedTermStats();
   uint64_t DocFreq(const std::string& term) const;
   double Idf(const std::string& term) const;
+  uint64_t NumDocs() const;
 
  private:
   std::unique_ptr<ScopedStats> stats_;  // null when the filter is invalid: nothing is readable

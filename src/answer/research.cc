@@ -182,9 +182,9 @@ constexpr size_t kResolvedBridgesPacked = 2;
 // leading sources give) that were retrieved but not targeted by a query: a copy of the chunk that
 // shows the name, first in its round (rank 0) and labelled so that its best passage is packed.
 void GuaranteeResolvedSources(const Analyzer& analyzer, const QueryPlan& plan, const std::vector<EvidenceCandidate>& all,
-                              const std::function<double(const std::string&)>& idf,
-                              std::set<std::string>* guaranteed_docs, ResearchResult* out) {
-  const EvidenceSummary summary = SummarizeEvidence(analyzer, plan, all, idf);
+                              const TermStatistics& stats, std::set<std::string>* guaranteed_docs,
+                              ResearchResult* out) {
+  const EvidenceSummary summary = SummarizeEvidence(analyzer, plan, all, stats);
   size_t bridges = 0, n = 0;
   for (const EvidenceSummary::Resolved& r : summary.resolved) {
     if (!r.of_question && bridges >= kResolvedBridgesPacked) continue;
@@ -214,7 +214,10 @@ Result<ResearchResult> RunResearch(AnswerRounds& rounds, const AnswerContext& ct
   const uint32_t max_hops = std::clamp<uint32_t>(args.limits.max_hops, 1, 16);
   Budget budget(args, clock);
   ScopedTermStats stats(*ctx.snapshot, args.filter);
-  const auto idf = [&stats](const std::string& t) { return stats.Idf(t); };
+  TermStatistics term_stats;
+  term_stats.idf = [&stats](const std::string& t) { return stats.Idf(t); };
+  term_stats.doc_freq = [&stats](const std::string& t) { return stats.DocFreq(t); };
+  term_stats.documents = stats.NumDocs();
   std::vector<EvidenceCandidate> all = first_round;
   std::vector<std::string> searched;
   for (const SubQuery& sq : plan.subqueries) searched.push_back(Analyzer::Fold(sq.text));
@@ -242,7 +245,7 @@ Result<ResearchResult> RunResearch(AnswerRounds& rounds, const AnswerContext& ct
       break;
     }
     const auto t0 = clock.Now();
-    const EvidenceSummary summary = SummarizeEvidence(*ctx.analyzer, plan, all, idf);
+    const EvidenceSummary summary = SummarizeEvidence(*ctx.analyzer, plan, all, term_stats);
     ResearchState state{plan.standalone.empty() ? plan.original : plan.standalone, &plan, &summary, searched,
                         args.max_queries, round};
     StepChoice choice = ChooseStep(state, args, budget, clock);
@@ -332,7 +335,7 @@ Result<ResearchResult> RunResearch(AnswerRounds& rounds, const AnswerContext& ct
     if (args.on_round) args.on_round(r);
     report.rounds.push_back(std::move(r));
   }
-  GuaranteeResolvedSources(*ctx.analyzer, plan, all, idf, &guaranteed_docs, &out);
+  GuaranteeResolvedSources(*ctx.analyzer, plan, all, term_stats, &guaranteed_docs, &out);
   report.cost = budget.spent().cost;
   report.ms = budget.elapsed_ms();
   return out;

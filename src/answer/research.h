@@ -146,9 +146,21 @@ std::vector<std::string> NamesIn(std::string_view text);
 // name, or its text starts with it (folded comparisons).
 bool SourceIsAbout(const std::string& title, const std::string& text, const std::string& name);
 
+// What the summary knows of the terms (over what the caller may read). Empty functions: every term
+// weighs 1 and every name is informative.
+struct TermStatistics {
+  std::function<double(const std::string&)> idf;
+  std::function<uint64_t(const std::string&)> doc_freq;
+  uint64_t documents = 0;
+};
+
+// Whether a name tells sources apart: a word of it is in at most 2 documents, or its words together
+// (taken as independent) are expected in at most 5% of them ("American" in a collection of
+// biographies names nothing; "Mira Okafor" does, though several people are called Mira).
+bool InformativeName(const Analyzer& analyzer, const std::string& name, const TermStatistics& stats);
+
 // The summary the planners read (pure; `analyzer` analyses the question and the sentences).
 EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& plan,
-                                  const std::vector<EvidenceCandidate>& candidates,
-                                  const std::function<double(const std::string&)>& idf);
+                                  const std::vector<EvidenceCandidate>& candidates, const TermStatistics& stats);
 
 }  // namespace attest

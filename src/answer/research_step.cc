@@ -23,7 +23,7 @@ using json = nlohmann::json;
 constexpr size_t kLeadingSources = 4;     // sources whose sentences may name a bridge
 constexpr size_t kSentencesPerSource = 2; // of each, its best sentences
 constexpr size_t kResidualTerms = 3;      // question terms added to a bridge's name
-constexpr double kMinNameIdf = 2.5;       // a name whose rarest word is this common names nothing
+constexpr double kMaxNameShare = 0.05;    // a name whose rarest word is in more documents names nothing
 constexpr size_t kMaxQuotedChars = 80;
 constexpr int kMaxReplyDepth = 4;
 
@@ -90,13 +90,6 @@ std::vector<std::string> QuotedTitles(std::string_view text) {
   return out;
 }
 
-double NameIdf(const Analyzer& analyzer, const std::string& name,
-               const std::function<double(const std::string&)>& idf) {
-  double best = 0;
-  for (const std::string& t : analyzer.Terms(name)) best = std::max(best, idf ? idf(t) : kMinNameIdf);
-  return best;
-}
-
 std::string MainTitle(const std::string& title) {
   std::string t = title;
   if (const size_t p = t.rfind(" ("); p != std::string::npos && t.back() == ')') t.resize(p);
@@ -159,6 +152,22 @@ std::vector<std::string> NamesIn(std::string_view text) {
   return out;
 }
 
+bool InformativeName(const Analyzer& analyzer, const std::string& name, const TermStatistics& stats) {
+  if (!stats.doc_freq || stats.documents == 0) return true;
+  // -log of the share of documents that could contain the whole name, its words taken as
+  // independent: a name is as rare as its words together ("Mira Okafor" with a common first name).
+  const double n = double(stats.documents);
+  double surprise = 0;
+  uint64_t rarest = UINT64_MAX;
+  for (const std::string& t : analyzer.Terms(name)) {
+    const uint64_t df = stats.doc_freq(t);
+    rarest = std::min(rarest, df);
+    surprise += std::log(n / double(std::max<uint64_t>(df, 1)));
+  }
+  if (rarest == UINT64_MAX) return false;  // no word to search for
+  return rarest <= 2 || surprise >= -std::log(kMaxNameShare);
+}
+
 bool SourceIsAbout(const std::string& title, const std::string& text, const std::string& name) {
   const std::string n = Analyzer::Fold(name);
   if (n.empty()) return false;
@@ -174,8 +183,8 @@ bool SourceIsAbout(const std::string& title, const std::string& text, const std:
 }
 
 EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& plan,
-                                  const std::vector<EvidenceCandidate>& candidates,
-                                  const std::function<double(const std::string&)>& idf) {
+                                  const std::vector<EvidenceCandidate>& candidates, const TermStatistics& stats) {
+  const auto& idf = stats.idf;
   EvidenceSummary out;
   const std::string question = plan.standalone.empty() ? plan.original : plan.standalone;
   std::map<std::string, double> weight;  // question term -> IDF
@@ -258,7 +267,7 @@ EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& pla
   }
   const std::string folded_question = Analyzer::Fold(question);
   for (const std::string& name : NamesIn(question)) {
-    if (NameIdf(analyzer, name, idf) >= kMinNameIdf && !resolved(name, true)) out.unresolved.push_back(name);
+    if (InformativeName(analyzer, name, stats) && !resolved(name, true)) out.unresolved.push_back(name);
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < ranked.size() && i < kLeadingSources; ++i) {
@@ -268,7 +277,7 @@ EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& pla
       for (const std::string& name : NamesIn(d.sentences[s].second)) {
         const std::string key = Analyzer::Fold(name);
         if (folded_question.find(key) != std::string::npos || key == Analyzer::Fold(MainTitle(d.title))) continue;
-        if (!seen.insert(key).second || NameIdf(analyzer, name, idf) < kMinNameIdf || resolved(name, false)) continue;
+        if (!seen.insert(key).second || !InformativeName(analyzer, name, stats) || resolved(name, false)) continue;
         EvidenceSummary::Bridge bridge{name, {}, d.doc_id};
         for (const auto& [t, w] : weight) {
           if (!d.terms.count(t)) bridge.residual.push_back(t);
