@@ -136,6 +136,23 @@ void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidat
   Renumber(pack);
 }
 
+void PutChainNext(const std::vector<std::string>& chain, std::vector<EvidencePassage>* pack) {
+  if (chain.empty() || pack->size() < 2) return;
+  std::vector<EvidencePassage> next;
+  for (const std::string& label : chain) {
+    auto it = std::find_if(pack->begin() + 1, pack->end(), [&](const EvidencePassage& p) { return p.subquery == label; });
+    if (it == pack->end()) continue;
+    next.push_back(std::move(*it));
+    pack->erase(it);
+  }
+  if (next.empty()) return;
+  // Read beside the best passage, never dismissed as far below it.
+  const double floor = 0.5 * pack->front().score;
+  for (EvidencePassage& p : next) p.score = std::max(p.score, floor);
+  pack->insert(pack->begin() + 1, std::make_move_iterator(next.begin()), std::make_move_iterator(next.end()));
+  Renumber(pack);
+}
+
 std::vector<std::string> ScreenPack(const std::vector<EvidenceCandidate>& candidates,
                                     std::vector<EvidencePassage>* pack) {
   // Links are judged against every document retrieved for the question: a host that only the
@@ -185,6 +202,7 @@ PackedAnswer PackForAnswer(const PackInput& in) {
     }
   }
   if (got.multi_hop) PutHopsFirst(got.hops, got.got.candidates, hierarchy, &out.pack);
+  if (got.research) PutChainNext(got.research->chain, &out.pack);
   out.warnings = ScreenPack(got.got.candidates, &out.pack);
   return out;
 }

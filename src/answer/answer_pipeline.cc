@@ -133,6 +133,18 @@ ResearchArgs ResearchArgsFor(const AnswerContext& ctx, const AskOptions& options
   return args;
 }
 
+// What the retrieve stage reports: its searches, research mode's rounds, the hops, the results.
+void RecordRetrieval(const RetrievedForAnswer& got, AnswerResult* result) {
+  result->stage_costs["retrieve"] += got.round1;
+  if (got.research) {
+    result->research = got.research->report;
+    result->stage_costs["research"] += got.research->cost;
+  }
+  result->hops = got.answer_hops;
+  if (got.multi_hop) result->verdict = got.hops.verdict;
+  result->results = got.got.results;
+}
+
 // Ends an answer: the total time and the sealed manifest.
 AnswerResult Finish(AnswerResult result, SteadyClock::time_point t_start, const AskOptions& options) {
   DateResolvedVersion(&result);
@@ -193,14 +205,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   if (options.mode == AnswerMode::kResearch) research = ResearchArgsFor(ctx, options, t_clock_start);
   ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options, &analysis,
                                                                     research ? &*research : nullptr));
-  result.stage_costs["retrieve"] += got.round1;
-  if (got.research) {
-    result.research = got.research->report;
-    result.stage_costs["research"] += got.research->cost;
-  }
-  result.hops = got.answer_hops;
-  if (got.multi_hop) result.verdict = got.hops.verdict;
-  result.results = got.got.results;
+  RecordRetrieval(got, &result);
   result.timings_ms["retrieve"] = MsSince(t);
   result.plan_json = plan.ToJson().dump();
   if (got.got.hits == 0) {

@@ -154,6 +154,10 @@ std::optional<std::string> FuseCrossEncoder(const Reranker& reranker, const std:
 void PutHopsFirst(const MultiHopResult& hops, const std::vector<EvidenceCandidate>& candidates,
                   const SourceHierarchy& hierarchy, std::vector<EvidencePassage>* pack);
 
+// Research mode: the passages of the chain's later links (ResearchResult::chain, in round order)
+// follow the best passage, scored at least half of it; ids are renumbered.
+void PutChainNext(const std::vector<std::string>& chain, std::vector<EvidencePassage>* pack);
+
 // Flags passages with text addressed to the model or reader (links judged against every
 // retrieved document); returns one warning per flagged passage.
 std::vector<std::string> ScreenPack(const std::vector<EvidenceCandidate>& candidates,

@@ -196,6 +196,9 @@ void GuaranteeResolvedSources(const Analyzer& analyzer, const QueryPlan& plan, c
     copy.rank = 0;
     copy.subquery = "research:about." + std::to_string(++n);
     out->guaranteed.push_back(copy.subquery);
+    // A name the leading sources give, whose source the first round already found, continues the
+    // chain as a searched one does (before those: its source was found with the question's words).
+    if (!r.of_question) out->chain.insert(out->chain.begin() + static_cast<std::ptrdiff_t>(bridges - 1), copy.subquery);
     out->hops.push_back(AnswerHop{copy.subquery, "", r.name, r.doc_id, "", true});
     out->candidates.push_back(std::move(copy));
   }
@@ -314,6 +317,7 @@ Result<ResearchResult> RunResearch(AnswerRounds& rounds, const AnswerContext& ct
       if (supported) {
         out.guaranteed.push_back(label);
         guaranteed_docs.insert(hits[target].hit.doc_id);
+        if (about) out.chain.push_back(label);
       }
       out.hops.push_back(AnswerHop{label, query, choice.step.names[i], hits[target].hit.doc_id, "", supported});
       for (EvidenceCandidate& c : hits) {

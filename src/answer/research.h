@@ -127,6 +127,9 @@ struct ResearchResult {
   // score: PackOptions::guaranteed_subqueries); the other hits "research:<round>".
   std::vector<EvidenceCandidate> candidates;
   std::vector<std::string> guaranteed;  // the target labels
+  // The labels of targets that continue the chain (a source about a name the evidence gave, found
+  // by a later round), in round order: the writer reads them after the best passage.
+  std::vector<std::string> chain;
   std::vector<AnswerHop> hops;          // one per query: its target and whether it is about the name
   ResearchReport report;                // rounds 2.., stop, hops, cost, ms
   StageCost cost;                       // rounds 2.. together

@@ -233,7 +233,15 @@ EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& pla
     ranked.push_back(&d);
   }
   auto best = [](const DocView* d) { return d->sentences.empty() ? 0.0 : d->sentences.front().first; };
+  // A source is read as a whole: the share of the question its retrieved text covers, then its best
+  // sentence's, then its rank.
+  auto whole = [&](const DocView* d) {
+    double covered = 0;
+    for (const std::string& t : d->terms) covered += weight[t];
+    return total > 0 ? covered / total : 0.0;
+  };
   std::stable_sort(ranked.begin(), ranked.end(), [&](const DocView* a, const DocView* b) {
+    if (whole(a) != whole(b)) return whole(a) > whole(b);
     if (best(a) != best(b)) return best(a) > best(b);
     return a->best_rank < b->best_rank;
   });
@@ -285,9 +293,13 @@ EvidenceSummary SummarizeEvidence(const Analyzer& analyzer, const QueryPlan& pla
         std::stable_sort(bridge.residual.begin(), bridge.residual.end(),
                          [&](const std::string& a, const std::string& b) { return weight[a] > weight[b]; });
         if (bridge.residual.size() > kResidualTerms) bridge.residual.resize(kResidualTerms);
-        for (std::string& t : bridge.residual) {
-          if (auto w = word_of.find(t); w != word_of.end()) t = w->second;
+        std::vector<std::string> words;
+        for (const std::string& t : bridge.residual) {
+          auto w = word_of.find(t);
+          const std::string word = w != word_of.end() ? w->second : t;
+          if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
         }
+        bridge.residual = std::move(words);
         out.bridges.push_back(std::move(bridge));
       }
     }

@@ -87,13 +87,22 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
           c.Add(k, false, "unknown plan expectation");
         }
       }
-    } else if (key == "cites_any" || key == "cites_all" || key == "cites_none" || key == "evidence_none") {
-      const std::set<std::string>& pool = key == "evidence_none" ? evidence : cited;
+    } else if (key == "research_rounds_min") {
+      c.Add(key, want.is_number() && r.research.rounds.size() >= want.get<size_t>(),
+            std::to_string(r.research.rounds.size()) + " research round(s) after the first, stopped: " +
+                r.research.stop);
+    } else if (key == "research_stop_in") {
+      const std::vector<std::string> allowed = Strings(want);
+      c.Add(key, r.research.ran && std::find(allowed.begin(), allowed.end(), r.research.stop) != allowed.end(),
+            "stopped: \"" + r.research.stop + "\", expected one of " + want.dump());
+    } else if (key == "cites_any" || key == "cites_all" || key == "cites_none" || key == "evidence_none" ||
+               key == "evidence_all") {
+      const std::set<std::string>& pool = key == "evidence_none" || key == "evidence_all" ? evidence : cited;
       std::vector<std::string> ids = Strings(want);
       size_t hit = 0;
       for (const auto& id : ids) hit += pool.count(id);
-      bool ok = key == "cites_any" ? hit > 0 : key == "cites_all" ? hit == ids.size() : hit == 0;
-      c.Add(key, ok, "ids " + want.dump() + ", " + (key == "evidence_none" ? "evidence " : "cited ") +
+      bool ok = key == "cites_any" ? hit > 0 : (key == "cites_all" || key == "evidence_all") ? hit == ids.size() : hit == 0;
+      c.Add(key, ok, "ids " + want.dump() + ", " + (key.rfind("evidence", 0) == 0 ? "evidence " : "cited ") +
                          Join(std::vector<std::string>(pool.begin(), pool.end())));
     } else if (key == "answer_contains" || key == "answer_not_contains") {
       for (const auto& w : Strings(want)) {
@@ -255,6 +264,17 @@ ScenarioResult RunOne(const json& sc, const ScenarioRunOptions& options, const j
   ao.filter.groups = identity.contains("groups") ? Strings(identity["groups"]) : std::vector<std::string>();
   ao.thread = sc.contains("thread") ? Strings(sc["thread"]) : std::vector<std::string>();
   ao.today = sc.value("now", "").substr(0, 10);
+  // "answer_mode": "research" with optional "research": {max_hops, max_cost, max_ms} (docs/research.md).
+  if (sc.value("answer_mode", "standard") == "research") {
+    ao.mode = AnswerMode::kResearch;
+    const json limits = sc.value("research", json::object());
+    ao.research.max_hops = limits.value("max_hops", ao.research.max_hops);
+    ao.research.max_cost = limits.value("max_cost", ao.research.max_cost);
+    ao.research.max_ms = limits.value("max_ms", ao.research.max_ms);
+  } else if (sc.value("answer_mode", "standard") != "standard") {
+    out.error = "answer_mode must be standard or research";
+    return finish();
+  }
   auto r = (*engine)->Ask(ao);
   if (!r.ok()) {
     out.error = r.status().ToString();
