@@ -232,6 +232,22 @@ struct ResearchReport {
   double ms = 0;      // from the start of the answer to the end of the loop
 };
 
+// Research mode's overview of an exploratory question ("what are the approaches to X and their
+// trade-offs?"; docs/research.md): the sources in topics, and how many viewpoints they represent.
+struct OverviewTopic {
+  std::string label;                 // the first source's title, else its most frequent own term
+  std::vector<std::string> sources;  // pack ids ("S1"...) of the topic's passages
+  std::vector<std::string> doc_ids;
+};
+
+struct AnswerOverview {
+  bool built = false;
+  std::vector<OverviewTopic> topics;
+  size_t viewpoints = 0;  // topics represented
+  size_t sources = 0;     // distinct documents
+  std::string coverage;   // in words: "4 viewpoints from 6 sources", or what is missing
+};
+
 struct AnswerResult {
   AnswerOutcome outcome = AnswerOutcome::kFallback;
   std::string fallback_reason;        // no_documents, filtered_by_access, no_confident_answer, claims_unsupported
@@ -261,6 +277,7 @@ struct AnswerResult {
   AnswerMode mode = AnswerMode::kStandard;
   std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
   ResearchReport research;            // research mode only
+  AnswerOverview overview;            // research mode, exploratory questions only
   std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
   std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)

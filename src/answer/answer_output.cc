@@ -210,6 +210,17 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
   }
   if (!r.verdict.empty()) j["verdict"] = r.verdict;
   if (r.research.ran) j["research"] = ResearchJson(r.research);
+  if (r.overview.built) {
+    nlohmann::json topics = nlohmann::json::array();
+    for (const OverviewTopic& t : r.overview.topics) {
+      topics.push_back({{"label", sealed ? t.label : SanitizeLinks(t.label)}, {"sources", t.sources},
+                        {"doc_ids", t.doc_ids}});
+    }
+    j["overview"] = {{"topics", topics},
+                     {"viewpoints", r.overview.viewpoints},
+                     {"sources", r.overview.sources},
+                     {"coverage", r.overview.coverage}};
+  }
   if (r.answerability.computed) {
     j["answerability"] = {{"score", r.answerability.score},
                           {"threshold", r.answerability.threshold},

@@ -7,6 +7,7 @@
 
 #include "answer/answer_stages.h"
 #include "answer/answerability.h"
+#include "answer/overview.h"
 #include "rerank/reranker.h"
 #include "verify/injection_screen.h"
 
@@ -70,6 +71,14 @@ EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan
   for (const auto& term : unnamed_entity_terms) {
     terms.erase(term);
     for (auto& [id, st] : eq.subquery_terms) st.erase(std::remove(st.begin(), st.end(), term), st.end());
+  }
+  // An exploratory question's survey words ("approaches", "trade-offs") frame it: evidence is
+  // about the topic, in words of its own.
+  if (IsExploratory(plan)) {
+    for (const std::string& t : SurveyTerms(*ctx.analyzer)) {
+      terms.erase(t);
+      for (auto& [id, st] : eq.subquery_terms) st.erase(std::remove(st.begin(), st.end(), t), st.end());
+    }
   }
   eq.terms.assign(terms.begin(), terms.end());
   for (const auto& p : plan.operators.phrases) eq.phrases.push_back(Analyzer::Fold(p));
@@ -184,6 +193,8 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   for (const HopStep& h : got.bridges.hops) po.guaranteed_subqueries.insert(h.id);
   if (got.research) {
     for (const std::string& label : got.research->guaranteed) po.guaranteed_subqueries.insert(label);
+    // An overview reads as many sources as the pack holds, one passage each.
+    if (IsExploratory(in.planned->plan)) po.per_source = 1;
   }
   if (past_deadline()) {
     po.rerank = false;

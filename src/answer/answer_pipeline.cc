@@ -12,6 +12,7 @@
 #include "answer/evidence_builder.h"
 #include "answer/live_fetch.h"
 #include "answer/output_sanitizer.h"
+#include "answer/overview.h"
 #include "verify/llm_judge.h"
 #include "write/extractive_writer.h"
 #include "write/llm_writer.h"
@@ -133,6 +134,22 @@ ResearchArgs ResearchArgsFor(const AnswerContext& ctx, const AskOptions& options
   return args;
 }
 
+// An exploratory question in research mode is answered by topic: one claim per viewpoint.
+void ApplyOverview(const Analyzer& analyzer, const QueryPlan& plan, const std::vector<EvidencePassage>& pack,
+                   WriterPack* writer_pack, size_t* max_sentences, AnswerResult* result) {
+  OverviewArgs args;
+  args.analyzer = &analyzer;
+  args.plan = &plan;
+  args.pack = &pack;
+  result->overview = BuildOverview(args);
+  if (result->overview.viewpoints >= 2) {
+    writer_pack->pack = OverviewWriterPack(result->overview, pack);
+    *max_sentences = std::max(*max_sentences, std::min<size_t>(result->overview.viewpoints, args.max_topics));
+  } else {
+    result->warnings.push_back("overview: " + result->overview.coverage);
+  }
+}
+
 // What the retrieve stage reports: its searches, research mode's rounds, the hops, the results.
 void RecordRetrieval(const RetrievedForAnswer& got, AnswerResult* result) {
   result->stage_costs["retrieve"] += got.round1;
@@ -248,10 +265,12 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   if (events && events->on_sources) events->on_sources(result.sources);
   Progress(options, "write");
   t = SteadyClock::now();
-  const WriterPack writer_pack =
-      SelectWriterPack(*ctx.analyzer, plan, pack, got.multi_hop ? &got.hops : nullptr);
-  const size_t max_sentences =
+  WriterPack writer_pack = SelectWriterPack(*ctx.analyzer, plan, pack, got.multi_hop ? &got.hops : nullptr);
+  size_t max_sentences =
       std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
+  if (options.mode == AnswerMode::kResearch && IsExploratory(plan)) {
+    ApplyOverview(*ctx.analyzer, plan, pack, &writer_pack, &max_sentences, &result);
+  }
   const WriteArgs wa = WriteArgsFor(options.question, asks, writer_pack.pack, max_sentences, events);
   ExtractiveWriter extractive;
   AnswerWriter* writer = &extractive;

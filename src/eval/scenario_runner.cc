@@ -91,6 +91,16 @@ void CheckAnswer(const json& expect, const AnswerResult& r, std::vector<Expectat
       c.Add(key, want.is_number() && r.research.rounds.size() >= want.get<size_t>(),
             std::to_string(r.research.rounds.size()) + " research round(s) after the first, stopped: " +
                 r.research.stop);
+    } else if (key == "overview_viewpoints_min") {
+      c.Add(key, r.overview.built && want.is_number() && r.overview.viewpoints >= want.get<size_t>(),
+            r.overview.built ? r.overview.coverage : std::string("no overview"));
+    } else if (key == "distinct_sources_min") {
+      std::set<std::string> docs;
+      for (const auto& s : r.sources) {
+        if (s.cited) docs.insert(s.doc_id);
+      }
+      c.Add(key, want.is_number() && docs.size() >= want.get<size_t>(),
+            std::to_string(docs.size()) + " distinct cited sources");
     } else if (key == "research_stop_in") {
       const std::vector<std::string> allowed = Strings(want);
       c.Add(key, r.research.ran && std::find(allowed.begin(), allowed.end(), r.research.stop) != allowed.end(),

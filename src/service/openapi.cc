@@ -207,6 +207,9 @@ void AddAnswerSchemas(json* out) {
                      {"description", "Research mode only (docs/research.md): limits, rounds (queries, who decided "
                                      "them and why, documents read, cost, ms), why the loop stopped (sufficient, "
                                      "no_gap, max_hops, max_cost, max_ms, cancelled), rounds run, cost and ms."}}},
+       {"overview", {{"type", "object"},
+                     {"description", "Research mode, exploratory questions (docs/research.md): topics (label, "
+                                     "source ids, documents), viewpoints represented, sources, coverage in words."}}},
        {"plan", {{"type", "object"}, {"nullable", true}, {"description", "The validated query plan."}}},
        {"thread", Ref("ThreadView")},
        {"versions", Ref("Versions")}},
