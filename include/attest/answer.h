@@ -230,6 +230,11 @@ struct AnswerResult {
   double cost = 0;                    // from configured prices; 0 for the extractive writer
   AnswerMode mode = AnswerMode::kStandard;
   std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
+  // The writer's model tier (docs/models.md, "Tiering and escalation"): "small", "large",
+  // "small->large" (the small model's draft failed the grounding checks and the large one wrote the
+  // answer), "" for the extractive writer or an answer that wrote nothing.
+  std::string tier;
+  std::string tier_reason;            // why that tier ("comparison", ...; "...; escalated: <why>")
   std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
   std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)

@@ -233,6 +233,7 @@ Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const Que
     for (auto& c : out.hops.candidates) out.got.candidates.push_back(c);
     report(out.hops);
   }
+  out.searches = rounds.searches_run();
   return out;
 }
 
