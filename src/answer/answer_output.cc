@@ -146,6 +146,17 @@ Status VerifyManifest(const std::string& manifest_json, const std::string& sha25
   return Status::Ok();
 }
 
+nlohmann::json StageCostsJson(const AnswerResult& r) {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const auto& [stage, c] : r.stage_costs) {
+    stages[stage] = {{"searches", c.searches},           {"fetches", c.fetches},
+                     {"rerank_pairs", c.rerank_pairs},   {"model_calls", c.model_calls},
+                     {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens},
+                     {"cost", c.cost}};
+  }
+  return stages;
+}
+
 nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
   nlohmann::json claims = nlohmann::json::array(), sources = nlohmann::json::array(),
                  results = nlohmann::json::array();
@@ -169,6 +180,9 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
                       {"dropped_claims", r.dropped_claims},
                       {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},
                       {"cost", r.cost},
+                      {"stage_costs", StageCostsJson(r)},
+                      {"mode", AnswerModeName(r.mode)},
+                      {"tier", r.tier},
                       {"blocked_citations", r.blocked_citations},
                       {"manifest", {{"sha256", r.manifest_sha256}, {"hmac", r.manifest_hmac}}}};
   if (r.outcome == AnswerOutcome::kFallback) j["fallback_reason"] = r.fallback_reason;
@@ -181,6 +195,7 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
     j["hops"] = hops;
   }
   if (!r.verdict.empty()) j["verdict"] = r.verdict;
+  if (!r.tier_reason.empty()) j["tier_reason"] = r.tier_reason;
   if (r.answerability.computed) {
     j["answerability"] = {{"score", r.answerability.score},
                           {"threshold", r.answerability.threshold},
