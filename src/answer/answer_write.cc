@@ -139,7 +139,7 @@ Result<WrittenAnswer> WriteForAnswer(const WriteInput& in) {
   TierChoice choice{false, "one_model"};
   if (models.llm_writer_large != nullptr) {
     const QueryPlan& plan = in.planned->plan;
-    choice = ChooseTier(TierInputs{plan.intent, plan.planner.complexity, plan.subqueries.size(), options.mode,
+    choice = ChooseTier(TierInputs{plan.intent, plan.planner.complexity, SplitCount(plan), options.mode,
                                    in.best_coverage},
                         policy);
   }

@@ -30,6 +30,12 @@ TierChoice ChooseTier(const TierInputs& in, const TierPolicy& policy) {
   return {false, "strong_evidence"};
 }
 
+size_t SplitCount(const QueryPlan& plan) {
+  size_t n = 0;
+  for (const SubQuery& q : plan.subqueries) n += (q.purpose != "original" && q.purpose != "rewrite") ? 1 : 0;
+  return n;
+}
+
 std::string ShouldEscalate(size_t drafted, size_t kept, const TierPolicy& policy) {
   if (!policy.escalate) return "";
   if (kept == 0) return "claims_unsupported";

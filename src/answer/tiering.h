@@ -26,7 +26,7 @@ struct TierPolicy {
   bool large_for_comparison = true;   // intent comparison, or a model planner's complexity "comparison"
   bool large_for_multi_hop = true;    // intent multi_hop, or a model planner's complexity "multi_step"
   bool large_for_research = true;     // AnswerMode::kResearch
-  // More sub-queries than this go to the large model (the standalone question q0 counts as one).
+  // A question split into more sub-queries than this goes to the large model (SplitCount()).
   size_t max_subqueries_small = 1;
   // Best evidence coverage (the share of the question's terms the best passage covers, 0..1)
   // below this goes to the large model: weak evidence needs more reasoning over it.
@@ -42,7 +42,7 @@ struct TierPolicy {
 struct TierInputs {
   Intent intent = Intent::kFact;
   std::string complexity;       // the model planner's classification ("" = none)
-  size_t subqueries = 1;        // QueryPlan::subqueries.size()
+  size_t subqueries = 0;        // SplitCount(plan): 0 = the question was not split
   AnswerMode mode = AnswerMode::kStandard;
   double best_coverage = 1;     // PackedAnswer::best_coverage
 };
@@ -53,6 +53,11 @@ struct TierChoice {
 };
 
 TierChoice ChooseTier(const TierInputs& in, const TierPolicy& policy);
+
+// The sub-queries a plan split the question into: those other than the question itself (purpose
+// "original") and its keyword rewrite ("rewrite"), e.g. the two sides of a comparison, the parts of
+// a question about several things, a model planner's legs.
+size_t SplitCount(const QueryPlan& plan);
 
 // A small draft after verification: `drafted` claims, `kept` of them kept. Returns the reason to
 // escalate ("claims_unsupported" when none is kept, "kept=1/4<0.50" under the share), or "" = keep it.
