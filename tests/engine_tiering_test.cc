@@ -239,6 +239,53 @@ TEST_F(EngineTiering, UngroundedSmallDraftEscalatesToTheLargeModelOnce) {
   EXPECT_EQ(j["tier_reason"], "strong_evidence; escalated: claims_unsupported");
 }
 
+// The large model's draft fails as well: its result is kept (a fallback), and nothing escalates again.
+TEST_F(EngineTiering, EscalationHappensAtMostOnce) {
+  auto small = std::make_shared<DraftingChat>("small", false);
+  auto large = std::make_shared<DraftingChat>("large", false);
+  EngineOptions eo = Options();
+  eo.models.chat = small;
+  eo.models.chat_large = large;
+  const AnswerResult r = Ask(eo, "What does autovacuum reclaim?");
+  EXPECT_EQ(r.tier, "small->large");
+  EXPECT_EQ(r.outcome, AnswerOutcome::kFallback);
+  EXPECT_EQ(r.fallback_reason, "claims_unsupported");
+  EXPECT_EQ(small->calls.load(), 2);
+  EXPECT_EQ(large->calls.load(), 2);  // its draft and its repair, once
+  EXPECT_EQ(r.stage_costs.at("write").model_calls + r.stage_costs.at("verify").model_calls, 4u);
+}
+
+// A large model that fails leaves the small draft (and says so); the answer does not fail.
+TEST_F(EngineTiering, AFailedEscalationKeepsTheSmallDraft) {
+  class Down final : public ChatModel {
+   public:
+    Result<ChatResponse> Complete(const ChatRequest&, ChatCallInfo*) const override {
+      ++calls;
+      return Status::Unavailable("large model down");
+    }
+    Result<ChatResponse> Stream(const ChatRequest& q, const ChatDeltaCallback&, ChatCallInfo* i) const override {
+      return Complete(q, i);
+    }
+    const std::string& model() const override { return name_; }
+    mutable std::atomic<int> calls{0};
+
+   private:
+    std::string name_ = "down";
+  };
+  auto small = std::make_shared<DraftingChat>("small", false);
+  auto large = std::make_shared<Down>();
+  EngineOptions eo = Options();
+  eo.models.chat = small;
+  eo.models.chat_large = large;
+  const AnswerResult r = Ask(eo, "What does autovacuum reclaim?");
+  EXPECT_EQ(r.tier, "small");
+  EXPECT_EQ(large->calls.load(), 1);
+  bool said = false;
+  for (const std::string& d : r.degraded) said |= d.rfind("escalation_failed: ", 0) == 0;
+  EXPECT_TRUE(said) << AnswerToJson(r);
+  EXPECT_EQ(r.stage_costs.at("write").model_calls, 2u);  // the small draft and the failed large call
+}
+
 TEST_F(EngineTiering, WithOneChatModelNothingIsRoutedOrEscalated) {
   auto small = std::make_shared<DraftingChat>("small", false);
   EngineOptions eo = Options();
