@@ -105,5 +105,51 @@ TEST(ServeTiering, MetricsAndAuditShowCostByModeAndTier) {
   EXPECT_EQ(audit.dump().find("platform team"), std::string::npos) << "no text in the audit log";
 }
 
+// Streaming: the small model's sentence was shown; the escalated answer replaces it, and the done
+// event says which tier wrote it and what it cost.
+TEST(ServeTiering, AStreamedEscalationEndsWithTheLargeModelsAnswer) {
+  TempDir dir;
+  const std::string data = dir.str("data");
+  auto keys = RunAttest({"--data", data, "keys", "create", "--json", "--tenant", "acme", "--user", "root", "--admin"});
+  ASSERT_EQ(keys.exit_code, 0) << keys.err;
+  const std::string key = json::parse(keys.out).at("key").get<std::string>();
+  ChatTestServer small, large;
+  small.PushReply(ChatReply{.content = Draft("Every deployment is approved by the security team.")}, 2);
+  large.PushReply(ChatReply{.content = Draft("Every deployment is approved by the platform team before traffic moves.")});
+  testing_support::ServeProcess serve(data,
+                                      {"--llm-url", small.base_url(), "--llm-model", "small-m", "--llm-large-url",
+                                       large.base_url(), "--llm-large-model", "large-m"},
+                                      {});
+  ASSERT_NE(serve.port(), 0) << serve.child().out();
+  HttpCall put;
+  put.method = "POST";
+  put.path = "/v1/documents";
+  put.headers["Authorization"] = "Bearer " + key;
+  put.body = json{{"id", "deploys"}, {"title", "Deployment procedure"},
+                  {"text", "The deployment procedure uses blue green releases. Every deployment is approved by the "
+                           "platform team before traffic moves."}}
+                 .dump();
+  ASSERT_EQ(HttpRequest(serve.port(), put).status, 200);
+  HttpCall c;
+  c.method = "POST";
+  c.path = "/v1/answer";
+  c.headers = {{"Authorization", "Bearer " + key}, {"Accept", "text/event-stream"}};
+  c.body = R"({"query":"Who approves a deployment?","writer":"llm"})";
+  std::vector<testing_support::SseEvent> events;
+  ASSERT_EQ(testing_support::SseRequest(serve.port(), c, &events).status, 200);
+  json done;
+  std::string all;
+  for (const auto& e : events) {
+    all += e.event + " " + e.data + "\n";
+    if (e.event == "done") done = json::parse(e.data, nullptr, false);
+  }
+  ASSERT_TRUE(done.is_object()) << all;
+  EXPECT_EQ(done.value("tier", ""), "small->large") << all;
+  EXPECT_NE(done.value("answer", "").find("platform team"), std::string::npos) << all;
+  EXPECT_EQ(done.value("answer", "").find("security team"), std::string::npos) << all;
+  EXPECT_EQ(done["stage_costs"]["write"]["model_calls"], 2) << all;
+  EXPECT_EQ(large.chat_requests().size(), 1u);
+}
+
 }  // namespace
 }  // namespace attest
