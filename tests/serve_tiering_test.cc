@@ -148,6 +148,9 @@ TEST(ServeTiering, AStreamedEscalationEndsWithTheLargeModelsAnswer) {
   EXPECT_NE(done.value("answer", "").find("platform team"), std::string::npos) << all;
   EXPECT_EQ(done.value("answer", "").find("security team"), std::string::npos) << all;
   EXPECT_EQ(done["stage_costs"]["write"]["model_calls"], 2) << all;
+  bool replaced = false;  // the sentence the small model streamed is replaced by the large model's
+  for (const auto& e : events) replaced |= e.event == "replace" && e.data.find("platform team") != std::string::npos;
+  EXPECT_TRUE(replaced) << all;
   EXPECT_EQ(large.chat_requests().size(), 1u);
 }
 
