@@ -164,7 +164,7 @@ struct EngineOptions {
   // The large tier of the writer (docs/models.md, "Tiering and escalation"): with it, each answer's
   // writer is routed by tier_profile_json, and a small draft that fails the grounding checks is
   // written once more by it. Empty base_url (and no ModelClients::chat_large) = one model, no routing.
-  LlmOptions llm_large{.api_key_env = "ATTEST_LLM_LARGE_API_KEY"};
+  LlmOptions llm_large{.base_url = {}, .model = {}, .api_key_env = "ATTEST_LLM_LARGE_API_KEY"};
   RerankOptions rerank;
   PlannerModelOptions planner_model;
   CostPrices prices;
