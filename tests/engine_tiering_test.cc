@@ -151,13 +151,15 @@ class EngineTiering : public ::testing::Test {
     return eo;
   }
 
-  AnswerResult Ask(const EngineOptions& eo, const std::string& question, WriterKind writer = WriterKind::kLlm) {
+  AnswerResult Ask(const EngineOptions& eo, const std::string& question, WriterKind writer = WriterKind::kLlm,
+                   bool llm_judge = false) {
     auto engine = Engine::Open(eo);
     EXPECT_TRUE(engine.ok()) << engine.status().ToString();
     if (!engine.ok()) return {};
     AskOptions ao;
     ao.question = question;
     ao.writer = writer;
+    ao.llm_judge = llm_judge;
     ao.today = "2026-03-01";
     auto r = (*engine)->Ask(ao);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -373,6 +375,28 @@ TEST_F(EngineTiering, StageCostsCountWhatTheModelsSawAndPriceIt) {
   const json j = json::parse(AnswerToJson(r));
   EXPECT_DOUBLE_EQ(j["cost"].get<double>(), sum);
   EXPECT_EQ(j["stage_costs"]["rerank"]["rerank_pairs"], rerank.rerank_pairs);
+}
+
+// The judge is the small model's: its call is counted in the verify stage at the small model's
+// prices, also when its reply is unusable (this fake answers with a draft, not verdicts).
+TEST_F(EngineTiering, TheJudgesCallsAreCountedInVerify) {
+  auto small = std::make_shared<DraftingChat>("small", true);
+  auto large = std::make_shared<DraftingChat>("large", true);
+  EngineOptions eo = Options();
+  eo.models.chat = small;
+  eo.models.chat_large = large;
+  eo.llm.prompt_price_per_mtok = 1;
+  eo.llm.completion_price_per_mtok = 5;
+  const AnswerResult r = Ask(eo, "What does autovacuum reclaim?", WriterKind::kLlm, /*llm_judge=*/true);
+  EXPECT_EQ(r.tier, "small") << AnswerToJson(r);
+  EXPECT_EQ(small->calls.load(), 2);  // the draft and the judge
+  const StageCost& verify = r.stage_costs.at("verify");
+  EXPECT_EQ(verify.model_calls, 1u);
+  EXPECT_EQ(verify.prompt_tokens, 100u);
+  EXPECT_DOUBLE_EQ(verify.cost, (100 * 1 + 20 * 5) / 1e6);
+  bool failed = false;
+  for (const std::string& d : r.degraded) failed |= d.rfind("llm_judge_failed", 0) == 0;
+  EXPECT_TRUE(failed);
 }
 
 // The same escalation against two local OpenAI-compatible servers (the HTTP clients the engine
