@@ -227,7 +227,7 @@ struct AnswerResult {
   AnswerabilityReport answerability;
   uint64_t dropped_claims = 0;        // claims removed by verification
   uint64_t prompt_tokens = 0, completion_tokens = 0;
-  double cost = 0;                    // from configured prices; 0 for the extractive writer
+  double cost = 0;                    // the sum of stage_costs[*].cost, by the configured prices (docs/cost.md)
   AnswerMode mode = AnswerMode::kStandard;
   std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
   // The writer's model tier (docs/models.md, "Tiering and escalation"): "small", "large",
