@@ -39,7 +39,6 @@ Result<Round> RunRound(const WriteInput& in, const RoundArgs& a) {
   auto t = SteadyClock::now();
   ATTEST_ASSIGN_OR_RETURN(Draft draft, a.writer->Write(*a.write_args));
   if (a.after_write && *a.after_write) (*a.after_write)();
-  out.write = StageCost{};
   out.write.model_calls = draft.model_calls;
   out.write.prompt_tokens = draft.prompt_tokens;
   out.write.completion_tokens = draft.completion_tokens;
