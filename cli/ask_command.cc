@@ -201,6 +201,15 @@ int RunAsk(const GlobalArgs& g, const AskArgs& a) {
       }
     }
     for (const auto& d : r->degraded) std::printf("degraded: %s\n", d.c_str());
+    std::printf("mode: %s  tier: %s%s%s\n", AnswerModeName(r->mode), r->tier.empty() ? "-" : r->tier.c_str(),
+                r->tier_reason.empty() ? "" : " because ", r->tier_reason.c_str());
+    for (const auto& [stage, c] : r->stage_costs) {  // docs/cost.md
+      std::printf("cost %s: searches %u, fetches %u, rerank pairs %u, model calls %u, tokens %llu+%llu, %.6f\n",
+                  stage.c_str(), c.searches, c.fetches, c.rerank_pairs, c.model_calls,
+                  static_cast<unsigned long long>(c.prompt_tokens), static_cast<unsigned long long>(c.completion_tokens),
+                  c.cost);
+    }
+    std::printf("cost total: %.6f\n", r->cost);
     std::printf("manifest sha256 %s%s%s\n", r->manifest_sha256.c_str(), r->manifest_hmac.empty() ? "" : " hmac ",
                 r->manifest_hmac.c_str());
   }

@@ -49,6 +49,16 @@ struct GlobalArgs {
   std::string llm_key_env = "ATTEST_LLM_API_KEY";
   double llm_prompt_price = 0;      // per million tokens
   double llm_completion_price = 0;
+  // The writer's large tier (docs/models.md, "Tiering and escalation"); off by default.
+  std::string llm_large_url;
+  std::string llm_large_model;
+  std::string llm_large_key_env = "ATTEST_LLM_LARGE_API_KEY";
+  double llm_large_prompt_price = 0;
+  double llm_large_completion_price = 0;
+  std::string tier_profile;         // a JSON file (TierPolicyFromJson); "" = the defaults
+  // Cost accounting (docs/cost.md).
+  double planner_prompt_price = 0, planner_completion_price = 0;  // per million tokens
+  double price_search = 0, price_fetch = 0, price_rerank_pair = 0;
   // Model planner (docs/planner.md, "The model planner"): an OpenAI-compatible chat server; off by default.
   std::string planner_url;
   std::string planner_model;

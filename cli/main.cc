@@ -48,6 +48,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--llm-prompt-price", g.llm_prompt_price, "price per million prompt tokens (cost accounting)");
   app.add_option("--llm-completion-price", g.llm_completion_price, "price per million completion tokens");
+  app.add_option("--llm-large-url", g.llm_large_url,
+                 "OpenAI-compatible chat server of the writer's large tier (routing and escalation, docs/models.md)");
+  app.add_option("--llm-large-model", g.llm_large_model, "large tier's chat model name");
+  app.add_option("--llm-large-key-env", g.llm_large_key_env, "environment variable holding the large tier's API key")
+      ->capture_default_str();
+  app.add_option("--llm-large-prompt-price", g.llm_large_prompt_price, "large tier: price per million prompt tokens");
+  app.add_option("--llm-large-completion-price", g.llm_large_completion_price,
+                 "large tier: price per million completion tokens");
+  app.add_option("--tier-profile", g.tier_profile, "JSON file of the tier routing profile (docs/models.md)");
+  app.add_option("--planner-prompt-price", g.planner_prompt_price, "model planner: price per million prompt tokens");
+  app.add_option("--planner-completion-price", g.planner_completion_price,
+                 "model planner: price per million completion tokens");
+  app.add_option("--price-search", g.price_search, "price of one index search (cost accounting, docs/cost.md)");
+  app.add_option("--price-fetch", g.price_fetch, "price of one live fetch started");
+  app.add_option("--price-rerank-pair", g.price_rerank_pair, "price of one query-passage pair sent to the reranker");
   app.add_option("--planner-url", g.planner_url,
                  "OpenAI-compatible chat server of the model planner (default: the deterministic planner only)");
   app.add_option("--planner-model", g.planner_model, "model planner's model name");

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "common/file_util.h"
 #include "embed/embedder_factory.h"
 
 namespace attest::cli {
@@ -49,6 +50,27 @@ Result<EngineOptions> MakeEngineOptions(const GlobalArgs& g, bool read_only) {
   eo.llm.prompt_price_per_mtok = g.llm_prompt_price;
   eo.llm.completion_price_per_mtok = g.llm_completion_price;
   if (!g.llm_url.empty() && g.llm_model.empty()) return Status::InvalidArgument("--llm-url needs --llm-model");
+  eo.llm_large.base_url = g.llm_large_url;
+  eo.llm_large.model = g.llm_large_model;
+  eo.llm_large.api_key_env = g.llm_large_key_env;
+  eo.llm_large.prompt_price_per_mtok = g.llm_large_prompt_price;
+  eo.llm_large.completion_price_per_mtok = g.llm_large_completion_price;
+  if (!g.llm_large_url.empty() && g.llm_large_model.empty()) {
+    return Status::InvalidArgument("--llm-large-url needs --llm-large-model");
+  }
+  if (!g.llm_large_url.empty() && g.llm_url.empty()) {
+    return Status::InvalidArgument("--llm-large-url needs --llm-url (the small tier)");
+  }
+  if (!g.tier_profile.empty()) {
+    auto text = ReadFileToString(g.tier_profile, 1 << 20);
+    if (!text.ok()) return text.status().WithContext("--tier-profile");
+    eo.tier_profile_json = std::move(text).value();
+  }
+  eo.planner_model.prompt_price_per_mtok = g.planner_prompt_price;
+  eo.planner_model.completion_price_per_mtok = g.planner_completion_price;
+  eo.prices.per_search = g.price_search;
+  eo.prices.per_fetch = g.price_fetch;
+  eo.prices.per_rerank_pair = g.price_rerank_pair;
   eo.planner_model.base_url = g.planner_url;
   eo.planner_model.model = g.planner_model;
   eo.planner_model.api_key_env = g.planner_key_env;

@@ -261,12 +261,14 @@ TEST_F(ResearchAnswers, LimitsAreNeverExceededWhateverThePlannerDoes) {
       EXPECT_TRUE(round.decided_by == "model" || round.decided_by == "deterministic");
       if (round.decided_by == "deterministic" && round.cost.model_calls > 0) EXPECT_FALSE(round.model_fallback.empty());
     }
-    // Everything the loop spent is in the answer's stage costs: round 1 under "retrieve", the rounds
-    // and a last model call that found the evidence sufficient under "research".
+    // Everything the loop counted is in the answer's stage costs: the planner's call under "plan",
+    // round 1 under "retrieve", the rounds and a last model call that found the evidence sufficient
+    // under "research".
     ASSERT_TRUE(r->stage_costs.count("retrieve"));
     ASSERT_TRUE(r->stage_costs.count("research"));
     const StageCost& research = r->stage_costs.at("research");
-    EXPECT_NEAR(rr.cost, r->stage_costs.at("retrieve").cost + research.cost, 1e-12);
+    const double plan = r->stage_costs.count("plan") ? r->stage_costs.at("plan").cost : 0.0;  // the planner's call
+    EXPECT_NEAR(rr.cost, plan + r->stage_costs.at("retrieve").cost + research.cost, 1e-12);
     EXPECT_LE(rounds_cost, research.cost + 1e-12);
     // Searches are priced per search; the rest is model calls, each at most its worst case.
     const double model_cost = research.cost - double(research.searches) * eo.prices.per_search;

@@ -52,7 +52,7 @@ class FakeWriter final : public RepairingWriter {
 class DowngradingJudge final : public ClaimJudge {
  public:
   Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>&, const std::vector<DraftClaim>&,
-                                          const std::vector<ClaimVerdict>& mechanical) const override {
+                                          const std::vector<ClaimVerdict>& mechanical, ModelUsage*) const override {
     std::vector<ClaimVerdict> out = mechanical;
     for (ClaimVerdict& v : out) v = ClaimVerdict{v.claim_id, Verdict::kUnsupported, "judge disagrees"};
     return out;

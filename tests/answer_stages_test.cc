@@ -30,7 +30,7 @@ class FakeJudge final : public ClaimJudge {
  public:
   explicit FakeJudge(std::optional<Verdict> downgrade_to, std::string fail = "") : to_(downgrade_to), fail_(fail) {}
   Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>&, const std::vector<DraftClaim>& claims,
-                                          const std::vector<ClaimVerdict>& mechanical) const override {
+                                          const std::vector<ClaimVerdict>& mechanical, ModelUsage*) const override {
     ++calls;
     if (!fail_.empty()) return Status::IOError(fail_);
     std::vector<ClaimVerdict> out = mechanical;

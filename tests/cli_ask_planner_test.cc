@@ -78,10 +78,14 @@ TEST_F(CliAskPlannerTest, SlowPlannerFallsBackToTheSameAnswer) {
                                    ? slow["plan"]["planner"]["fallback"].get<std::string>() : "";
   EXPECT_EQ(fallback.rfind("timeout: ", 0), 0u) << slow["plan"].dump(2);
   EXPECT_EQ(slow["plan"]["planner"]["kind"], "deterministic");
+  // The call that timed out was made: it is counted (docs/cost.md), and only there do they differ.
+  EXPECT_EQ(slow["stage_costs"]["plan"]["model_calls"], 1);
+  EXPECT_FALSE(plain["stage_costs"].contains("plan"));
   for (json* j : {&slow, &plain}) {
     j->erase("timings_ms");
     j->erase("manifest");
     j->erase("freshness");
+    j->erase("stage_costs");
     (*j)["plan"].erase("planner");
   }
   EXPECT_EQ(slow.dump(2), plain.dump(2));

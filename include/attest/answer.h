@@ -273,11 +273,16 @@ struct AnswerResult {
   AnswerabilityReport answerability;
   uint64_t dropped_claims = 0;        // claims removed by verification
   uint64_t prompt_tokens = 0, completion_tokens = 0;
-  double cost = 0;                    // from configured prices; 0 for the extractive writer
+  double cost = 0;                    // the sum of stage_costs[*].cost, by the configured prices (docs/cost.md)
   AnswerMode mode = AnswerMode::kStandard;
   std::map<std::string, StageCost> stage_costs;  // by stage ("plan", "retrieve", "research", ...)
   ResearchReport research;            // research mode only
   AnswerOverview overview;            // research mode, exploratory questions only
+  // The writer's model tier (docs/models.md, "Tiering and escalation"): "small", "large",
+  // "small->large" (the small model's draft failed the grounding checks and the large one wrote the
+  // answer), "" for the extractive writer or an answer that wrote nothing.
+  std::string tier;
+  std::string tier_reason;            // why that tier ("comparison", ...; "...; escalated: <why>")
   std::vector<AnswerHop> hops;        // multi-hop trace (empty for single-hop questions)
   std::string verdict;                // "yes"/"no" when a comparison was computed in code
   std::string manifest_json;          // the evidence manifest (canonical JSON)

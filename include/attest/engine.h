@@ -132,6 +132,9 @@ struct ModelClients {
   std::shared_ptr<const Reranker> reranker;
   // The model planner's model; set, it is used even when planner_model.base_url is empty.
   std::shared_ptr<const ChatModel> planner;
+  // The writer's large tier (EngineOptions::llm_large); set, it is used even when llm_large.base_url
+  // is empty. Ignored without a small one (chat or llm.base_url).
+  std::shared_ptr<const ChatModel> chat_large;
 };
 
 // Live fetch at question time (docs/answer.md, "Live fetch"): when a question needs current
@@ -157,7 +160,11 @@ struct EngineOptions {
   bool read_only = false;          // search/stats only; works while another process ingests
   unsigned threads = 0;            // analysis threads for ingestion; 0 = hardware concurrency
   EmbedderOptions embedder;
-  LlmOptions llm;
+  LlmOptions llm;        // the writer's and judge's chat model: the small tier when llm_large is set
+  // The large tier of the writer (docs/models.md, "Tiering and escalation"): with it, each answer's
+  // writer is routed by tier_profile_json, and a small draft that fails the grounding checks is
+  // written once more by it. Empty base_url (and no ModelClients::chat_large) = one model, no routing.
+  LlmOptions llm_large{.base_url = {}, .model = {}, .api_key_env = "ATTEST_LLM_LARGE_API_KEY"};
   RerankOptions rerank;
   PlannerModelOptions planner_model;
   CostPrices prices;
@@ -187,6 +194,8 @@ struct EngineOptions {
   // tiers (docs/answer.md), each added to the defaults; "" = the defaults.
   std::string planner_config_json;
   std::string source_hierarchy_json;
+  // The tiering profile (docs/models.md, "Tiering and escalation"), parsed by Open; "" = the defaults.
+  std::string tier_profile_json;
 };
 
 // One document an ingestion committed, and the source file it came from (IngestOptions::on_document).

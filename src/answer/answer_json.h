@@ -13,6 +13,8 @@ nlohmann::json ClaimJson(const AnswerClaim& claim);  // id, text, cites[{source,
 nlohmann::json SourceJson(const AnswerSource& source);
 // as_of, index_lag_seconds, newest_source_date, newest_source, newest_fetched_at, live_fetch{...}
 nlohmann::json FreshnessJson(const AnswerResult& result);
+// {stage: {searches, fetches, rerank_pairs, model_calls, prompt_tokens, completion_tokens, cost}} (docs/cost.md).
+nlohmann::json StageCostsJson(const AnswerResult& result);
 
 // The document AnswerToJson writes, as a JSON value (the HTTP API adds its fields to it instead of
 // parsing the text). `sealed`: `result` is as RunAnswer returned it, whose SealManifest applied the

@@ -174,6 +174,12 @@ nlohmann::json ResearchJson(const ResearchReport& r) {
           {"ms", r.ms}};
 }
 
+nlohmann::json StageCostsJson(const AnswerResult& r) {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const auto& [stage, c] : r.stage_costs) stages[stage] = StageCostJson(c);
+  return stages;
+}
+
 nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
   nlohmann::json claims = nlohmann::json::array(), sources = nlohmann::json::array(),
                  results = nlohmann::json::array();
@@ -197,6 +203,9 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
                       {"dropped_claims", r.dropped_claims},
                       {"tokens", {{"prompt", r.prompt_tokens}, {"completion", r.completion_tokens}}},
                       {"cost", r.cost},
+                      {"stage_costs", StageCostsJson(r)},
+                      {"mode", AnswerModeName(r.mode)},
+                      {"tier", r.tier},
                       {"blocked_citations", r.blocked_citations},
                       {"manifest", {{"sha256", r.manifest_sha256}, {"hmac", r.manifest_hmac}}}};
   if (r.outcome == AnswerOutcome::kFallback) j["fallback_reason"] = r.fallback_reason;
@@ -221,6 +230,7 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
                      {"sources", r.overview.sources},
                      {"coverage", r.overview.coverage}};
   }
+  if (!r.tier_reason.empty()) j["tier_reason"] = r.tier_reason;
   if (r.answerability.computed) {
     j["answerability"] = {{"score", r.answerability.score},
                           {"threshold", r.answerability.threshold},

@@ -208,8 +208,11 @@ PackedAnswer PackForAnswer(const PackInput& in) {
   if (reranker && !out.pack.empty()) {
     if (!po.rerank || past_deadline()) {
       if (po.rerank) out.degraded.push_back("rerank_skipped_deadline");
-    } else if (auto failed = FuseCrossEncoder(*reranker, in.question, &out.pack, in.cross_encoder)) {
-      out.degraded.push_back(*failed);
+    } else {
+      out.rerank_pairs = static_cast<uint32_t>(out.pack.size());  // sent, whatever the reply
+      if (auto failed = FuseCrossEncoder(*reranker, in.question, &out.pack, in.cross_encoder)) {
+        out.degraded.push_back(*failed);
+      }
     }
   }
   if (got.multi_hop) PutHopsFirst(got.hops, got.got.candidates, hierarchy, &out.pack);

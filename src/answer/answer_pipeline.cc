@@ -14,7 +14,6 @@
 #include "answer/output_sanitizer.h"
 #include "answer/overview.h"
 #include "verify/llm_judge.h"
-#include "write/extractive_writer.h"
 #include "write/llm_writer.h"
 
 namespace attest {
@@ -50,8 +49,9 @@ class LlmJudgeModel final : public ClaimJudge {
   explicit LlmJudgeModel(const LlmJudge& judge) : judge_(judge) {}
   Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>& pack,
                                           const std::vector<DraftClaim>& claims,
-                                          const std::vector<ClaimVerdict>& mechanical) const override {
-    return judge_.Judge(pack, claims, mechanical);
+                                          const std::vector<ClaimVerdict>& mechanical,
+                                          ModelUsage* usage) const override {
+    return judge_.Judge(pack, claims, mechanical, usage);
   }
 
  private:
@@ -71,6 +71,12 @@ const char* AnswerOutcomeName(AnswerOutcome o) {
 }
 
 const char* AnswerModeName(AnswerMode m) { return m == AnswerMode::kResearch ? "research" : "standard"; }
+
+double TotalCost(const std::map<std::string, StageCost>& stages) {
+  double total = 0;
+  for (const auto& [stage, c] : stages) total += c.cost;
+  return total;
+}
 
 namespace {
 
@@ -109,17 +115,20 @@ void DateResolvedVersion(AnswerResult* r) {
 }
 
 // Research mode's arguments from the answer's context and options (research.h).
-ResearchArgs ResearchArgsFor(const AnswerContext& ctx, const AskOptions& options, SteadyClock::time_point t_start) {
+// `spent`: what the answer spent before retrieval (the planner's call).
+ResearchArgs ResearchArgsFor(const AnswerContext& ctx, const AskOptions& options, SteadyClock::time_point t_start,
+                             const StageCost& spent) {
   ResearchArgs args;
   args.limits = options.research;
+  args.spent_before = spent;
   // The answer's own deadline bounds the loop too.
   if (options.deadline_ms > 0 && (args.limits.max_ms == 0 || options.deadline_ms < args.limits.max_ms)) {
     args.limits.max_ms = options.deadline_ms;
   }
   args.prices = ctx.prices;
   args.model = ctx.planner;
-  args.model_prompt_price_per_mtok = ctx.planner_prices.prompt_per_mtok;
-  args.model_completion_price_per_mtok = ctx.planner_prices.completion_per_mtok;
+  args.model_prompt_price_per_mtok = ctx.planner_price.prompt_per_mtok;
+  args.model_completion_price_per_mtok = ctx.planner_price.completion_per_mtok;
   args.model_limits.timeout_ms = ctx.planner_limits.timeout_ms;
   args.clock = ctx.clock;
   args.start = t_start;
@@ -150,9 +159,8 @@ void ApplyOverview(const Analyzer& analyzer, const QueryPlan& plan, const std::v
   }
 }
 
-// What the retrieve stage reports: its searches, research mode's rounds, the hops, the results.
+// What the retrieve stage reports: research mode's rounds, the hops, the results.
 void RecordRetrieval(const RetrievedForAnswer& got, AnswerResult* result) {
-  result->stage_costs["retrieve"] += got.round1;
   if (got.research) {
     result->research = got.research->report;
     result->stage_costs["research"] += got.research->cost;
@@ -162,9 +170,20 @@ void RecordRetrieval(const RetrievedForAnswer& got, AnswerResult* result) {
   result->results = got.got.results;
 }
 
-// Ends an answer: the total time and the sealed manifest.
+// A chat model's stage: its calls and tokens, priced by its prices.
+StageCost ModelStage(const ModelUsage& u, const TokenPrice& price) {
+  StageCost s;
+  s.model_calls = u.calls;
+  s.prompt_tokens = u.prompt_tokens;
+  s.completion_tokens = u.completion_tokens;
+  s.cost = price.Cost(u.prompt_tokens, u.completion_tokens);
+  return s;
+}
+
+// Ends an answer: the total time and cost, and the sealed manifest.
 AnswerResult Finish(AnswerResult result, SteadyClock::time_point t_start, const AskOptions& options) {
   DateResolvedVersion(&result);
+  result.cost = TotalCost(result.stage_costs);
   result.timings_ms["total"] = MsSince(t_start);
   SealManifest(options, &result);
   return result;
@@ -173,11 +192,13 @@ AnswerResult Finish(AnswerResult result, SteadyClock::time_point t_start, const 
 }  // namespace
 
 Result<AnswerResult> RunAnswer(const AnswerContext& ctx, const AskOptions& options) {
-  std::optional<LlmWriterModel> writer;
+  std::optional<LlmWriterModel> writer, large;
   std::optional<LlmJudgeModel> judge;
   if (ctx.llm_writer) writer.emplace(*ctx.llm_writer);
+  if (ctx.llm_writer_large) large.emplace(*ctx.llm_writer_large);
   if (ctx.judge) judge.emplace(*ctx.judge);
-  AnswerModels models{writer ? &*writer : nullptr, judge ? &*judge : nullptr, ctx.reranker};
+  AnswerModels models{writer ? &*writer : nullptr, judge ? &*judge : nullptr, ctx.reranker,
+                      large ? &*large : nullptr};
   return RunAnswerWith(ctx, models, options);
 }
 
@@ -199,6 +220,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   result.resolved_version_date = planned.resolved_version_date;
   result.standalone = plan.standalone;
   result.timings_ms["plan"] = MsSince(t);
+  if (planned.planner_usage.calls > 0) result.stage_costs["plan"] = ModelStage(planned.planner_usage, ctx.planner_price);
   Progress(options, "plan");
   if (!plan.needs_search) {
     result.plan_json = plan.ToJson().dump();
@@ -219,11 +241,16 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   // Every text this answer analyses is analysed once (bridge hop, evidence, answerability).
   AnalyzedTexts analysis(*ctx.analyzer);
   std::optional<ResearchArgs> research;
-  if (options.mode == AnswerMode::kResearch) research = ResearchArgsFor(ctx, options, t_clock_start);
+  if (options.mode == AnswerMode::kResearch) {
+    research = ResearchArgsFor(ctx, options, t_clock_start,
+                               result.stage_costs.count("plan") ? result.stage_costs.at("plan") : StageCost{});
+  }
   ATTEST_ASSIGN_OR_RETURN(RetrievedForAnswer got, RetrieveForAnswer(ctx, plan, planned.filter, options, &analysis,
                                                                     research ? &*research : nullptr));
   RecordRetrieval(got, &result);
   result.timings_ms["retrieve"] = MsSince(t);
+  result.stage_costs["retrieve"].searches = static_cast<uint32_t>(got.searches);
+  result.stage_costs["retrieve"].cost = double(got.searches) * (ctx.prices ? ctx.prices->per_search : 0);
   result.plan_json = plan.ToJson().dump();
   if (got.got.hits == 0) {
     // Nothing visible to this caller.
@@ -245,6 +272,10 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   Append(&result.degraded, std::move(packed.degraded));
   Append(&result.warnings, std::move(packed.warnings));
   result.timings_ms["rerank"] = MsSince(t);
+  if (packed.rerank_pairs > 0) {
+    result.stage_costs["rerank"].rerank_pairs = packed.rerank_pairs;
+    result.stage_costs["rerank"].cost = double(packed.rerank_pairs) * (ctx.prices ? ctx.prices->per_rerank_pair : 0);
+  }
   result.sources = SourcesOf(pack);
   StampFetchedAt(*ctx.snapshot, options.filter.tenant, ctx.live, &result.sources);
   std::string abstain_warning;
@@ -264,7 +295,6 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   if (events && events->on_question) events->on_question(FocusName(plan.focus), asks.subject);
   if (events && events->on_sources) events->on_sources(result.sources);
   Progress(options, "write");
-  t = SteadyClock::now();
   WriterPack writer_pack = SelectWriterPack(*ctx.analyzer, plan, pack, got.multi_hop ? &got.hops : nullptr);
   size_t max_sentences =
       std::max(options.max_sentences, plan.subqueries.size() > 1 ? plan.subqueries.size() : size_t{0});
@@ -272,33 +302,25 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
     ApplyOverview(*ctx.analyzer, plan, pack, &writer_pack, &max_sentences, &result);
   }
   const WriteArgs wa = WriteArgsFor(options.question, asks, writer_pack.pack, max_sentences, events);
-  ExtractiveWriter extractive;
-  AnswerWriter* writer = &extractive;
-  if (options.writer == WriterKind::kLlm) {
-    if (!models.llm_writer) return Status::InvalidArgument("the LLM writer is not configured (set a chat model)");
-    writer = models.llm_writer;
-  }
-  ATTEST_ASSIGN_OR_RETURN(Draft draft, writer->Write(wa));
-  sanitizing.Flush();
-  result.prompt_tokens = draft.prompt_tokens;
-  result.completion_tokens = draft.completion_tokens;
-  result.timings_ms["write"] = MsSince(t);
-  result.blocked_citations = draft.dropped_markers;
-
-  // --- verify (+ judge, + one repair round), then the claims ---
+  // --- write (the tier's model), verify (+ judge, + one repair round), the claims; escalation ---
+  WriteInput win{&ctx, &models, &planned, &pack, &wa, &options, packed.best_coverage, [&] {
+                   sanitizing.Flush();
+                   Progress(options, "verify");
+                 }};
+  ATTEST_ASSIGN_OR_RETURN(WrittenAnswer written, WriteForAnswer(win));
   if (Cancelled(options)) return Status::Cancelled("the client went away");
-  Progress(options, "verify");
-  t = SteadyClock::now();
-  if (options.llm_judge && !models.judge) return Status::InvalidArgument("the LLM judge needs a chat model (--llm-url)");
-  VerifyInput vin{&pack, options.llm_judge ? models.judge : nullptr,
-                  options.writer == WriterKind::kLlm ? models.llm_writer : nullptr, &wa, asks};
-  VerifiedAnswer verified = VerifyForAnswer(vin, std::move(draft));
-  result.prompt_tokens += verified.repair_prompt_tokens;
-  result.completion_tokens += verified.repair_completion_tokens;
-  Append(&result.degraded, std::move(verified.degraded));
-  Append(&result.warnings, std::move(verified.warnings));
-  AnswerClaims claims =
-      ClaimsForAnswer(ClaimsInput{&pack, &verified.draft, &verified.verdicts, &planned.hierarchy, plan.resolved_version});
+  result.prompt_tokens = written.prompt_tokens;
+  result.completion_tokens = written.completion_tokens;
+  result.timings_ms["write"] = written.write_ms;
+  result.timings_ms["verify"] = written.verify_ms;
+  result.blocked_citations = std::move(written.blocked_citations);
+  result.tier = std::move(written.tier);
+  result.tier_reason = std::move(written.tier_reason);
+  result.stage_costs["write"] = written.write;
+  result.stage_costs["verify"] = written.verify;
+  Append(&result.degraded, std::move(written.degraded));
+  Append(&result.warnings, std::move(written.warnings));
+  AnswerClaims& claims = written.claims;
   Append(&result.warnings, std::move(claims.warnings));
   for (AnswerSource& s : result.sources) s.cited = claims.cited.count(s.id) > 0;
   result.claims = std::move(claims.claims);
@@ -306,7 +328,6 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   result.text = std::move(claims.text);
   if (!writer_pack.version_scoped) result.warnings.push_back("no source of version " + plan.resolved_version +
                                                              " was found; claims are labelled with their version");
-  result.timings_ms["verify"] = MsSince(t);
   if (!result.text.empty() && !got.hops.verdict_text.empty()) {
     // Computed in code from the cited dates; it carries no quote of its own.
     result.text = got.hops.verdict_text + " " + result.text;

@@ -21,6 +21,15 @@ class LlmJudge;
 class Reranker;
 class LiveFetcher;
 struct AnswerConfig;
+struct TierPolicy;
+
+// A chat model's prices per million tokens (LlmOptions, PlannerModelOptions).
+struct TokenPrice {
+  double prompt_per_mtok = 0, completion_per_mtok = 0;
+  double Cost(uint64_t prompt_tokens, uint64_t completion_tokens) const {
+    return (double(prompt_tokens) * prompt_per_mtok + double(completion_tokens) * completion_per_mtok) / 1e6;
+  }
+};
 
 struct AnswerContext {
   const Snapshot* snapshot = nullptr;
@@ -39,11 +48,15 @@ struct AnswerContext {
   ModelPlannerLimits planner_limits;
   const Clock* clock = nullptr;        // measures the planner call; null = RealClock()
   const CostPrices* prices = nullptr;  // cost accounting (docs/cost.md); null = counts only
-  struct TokenPrices {
-    double prompt_per_mtok = 0, completion_per_mtok = 0;
-  };
-  TokenPrices planner_prices;          // the planner model's (PlannerModelOptions)
+  // Tiering (docs/models.md, "Tiering and escalation"): the large tier's writer (null = one chat
+  // model: no routing), the routing profile (null = the defaults) and each model's token prices.
+  LlmWriter* llm_writer_large = nullptr;
+  const TierPolicy* tiers = nullptr;
+  TokenPrice planner_price, small_price, large_price;
 };
+
+// Sums the stages' costs (AnswerResult::cost is this over AnswerResult::stage_costs).
+double TotalCost(const std::map<std::string, StageCost>& stages);
 
 Result<AnswerResult> RunAnswer(const AnswerContext& context, const AskOptions& options);
 

@@ -5,6 +5,7 @@
 
 #include "answer/answer_config.h"
 #include "answer/answer_stages.h"
+#include "llm/metered_chat_model.h"
 
 namespace attest {
 namespace {
@@ -45,12 +46,15 @@ Result<PlannedAnswer> PlanForAnswer(const AnswerContext& ctx, const AskOptions& 
   }
   ATTEST_ASSIGN_OR_RETURN(QueryPlan plan,
                           PlanQuestion(PlanArgs{options.question, today, previous ? &*previous : nullptr}, config));
+  std::optional<MeteredChatModel> planner;
   if (ctx.planner != nullptr) {
+    planner.emplace(*ctx.planner);
     // After the deterministic plan, which it refines and which it falls back to (never an error).
-    plan = PlanWithModel(*ctx.planner, ModelPlanArgs{options.question, options.thread, &plan, ctx.planner_limits,
-                                                     ctx.clock});
+    plan = PlanWithModel(*planner, ModelPlanArgs{options.question, options.thread, &plan, ctx.planner_limits,
+                                                 ctx.clock});
   }
-  PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}, {}, {}};
+  PlannedAnswer out{std::move(plan), SearchFilter{}, std::move(hierarchy), {}, {}, {}, {}};
+  if (planner) out.planner_usage = planner->usage();  // what this answer spent on it (docs/cost.md)
   out.filter = FilterOf(options, out.plan);
   if (out.plan.resolved_version.empty()) {
     ATTEST_ASSIGN_OR_RETURN(VersionResolution vr, ResolveVersion(ctx, out.plan, out.filter));

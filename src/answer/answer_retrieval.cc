@@ -238,7 +238,8 @@ Result<RetrievedForAnswer> RetrieveForAnswer(const AnswerContext& ctx, const Que
     for (auto& c : out.hops.candidates) out.got.candidates.push_back(c);
     report(out.hops);
   }
-  out.round1.searches = static_cast<uint32_t>(rounds.searches_run());
+  out.searches = rounds.searches_run();
+  out.round1.searches = static_cast<uint32_t>(out.searches);
   out.round1.cost = ctx.prices ? double(out.round1.searches) * std::max(0.0, ctx.prices->per_search) : 0.0;
   if (research != nullptr) {
     research->round1_ms = std::chrono::duration<double, std::milli>(clock.Now() - t0).count();

@@ -10,6 +10,8 @@
 //   VerifyForAnswer    built-in checks, the optional judge, one repair round    (answer_verify.cc)
 //   ClaimsForAnswer    kept claims, unsupported actions, conflicts and attribution, the text with
 //                      [n] markers                                              (answer_claims.cc)
+//   WriteForAnswer     the tier's writer, verification and claims, and the one escalation of a
+//                      small model's failing draft to the large one             (answer_write.cc)
 //
 // The model-backed pieces are interfaces (AnswerModels) so tests substitute fakes; RunAnswer(ctx,
 // options) adapts the engine's LlmWriter and LlmJudge to them.
@@ -53,13 +55,16 @@ class ClaimJudge {
   virtual ~ClaimJudge() = default;
   virtual Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>& pack,
                                                   const std::vector<DraftClaim>& claims,
-                                                  const std::vector<ClaimVerdict>& mechanical) const = 0;
+                                                  const std::vector<ClaimVerdict>& mechanical,
+                                                  ModelUsage* usage) const = 0;  // usage: optional
 };
 
 struct AnswerModels {
   RepairingWriter* llm_writer = nullptr;  // for WriterKind::kLlm; null = not configured
   const ClaimJudge* judge = nullptr;      // for AskOptions::llm_judge; null = not configured
   const Reranker* reranker = nullptr;     // an external cross-encoder; null = built-in features only
+  // The large tier's writer (docs/models.md, "Tiering and escalation"); null = one chat model, no routing.
+  RepairingWriter* llm_writer_large = nullptr;
 };
 
 // RunAnswer with the models given (tests pass fakes); RunAnswer(ctx, options) calls it with the
@@ -74,6 +79,7 @@ struct PlannedAnswer {
   std::vector<std::string> warnings;  // a stale-sources warning from version resolution
   std::string resolved_version_date;  // when version resolution found it ("" = unknown)
   std::vector<std::string> feed_docs;  // the version feeds version resolution read
+  ModelUsage planner_usage;            // the model planner's call (none when not configured or not asked)
 };
 
 // Plans the question after the earlier turns of its thread (a follow-up inherits the previous
@@ -93,6 +99,7 @@ struct RetrievedForAnswer {
   std::vector<AnswerHop> answer_hops;  // bridges then hops (then research queries), as reported
   std::optional<ResearchResult> research;  // research mode's rounds 2..
   StageCost round1;                    // the searches of round 1 (sub-queries, bridge hop, hop chain)
+  size_t searches = 0;        // index searches run by round 1 (a repeat served from the answer is not)
 };
 
 // `analysis`: the answer's analysed texts (analyzed_texts.h, over ctx.analyzer); null = none kept.
@@ -139,6 +146,7 @@ struct PackedAnswer {
   std::function<double(const std::string& term)> idf;  // the evidence query's IDF (caller-scoped)
   std::vector<std::string> degraded;  // rerank_skipped_deadline, rerank_failed: ...
   std::vector<std::string> warnings;  // flagged sources
+  uint32_t rerank_pairs = 0;          // query-passage pairs sent to the cross-encoder
 };
 
 PackedAnswer PackForAnswer(const PackInput& in);
@@ -201,6 +209,8 @@ struct VerifiedAnswer {
   std::vector<ClaimVerdict> verdicts;  // one per draft claim
   uint64_t repair_prompt_tokens = 0;
   uint64_t repair_completion_tokens = 0;
+  uint32_t repair_calls = 0;           // the repair round's chat calls (0 = no repair asked)
+  ModelUsage judge_usage;              // the judge's calls (both rounds)
   std::vector<std::string> degraded;   // llm_judge_failed: ..., repair_failed: ...
   std::vector<std::string> warnings;   // the repair round ran
 };
@@ -225,5 +235,35 @@ struct AnswerClaims {
 };
 
 AnswerClaims ClaimsForAnswer(const ClaimsInput& in);
+
+// --- write, verify, claims; tiering and escalation (answer_write.cc) ---
+struct WriteInput {
+  const AnswerContext* ctx = nullptr;
+  const AnswerModels* models = nullptr;
+  const PlannedAnswer* planned = nullptr;
+  const std::vector<EvidencePassage>* pack = nullptr;  // the whole pack
+  const WriteArgs* write_args = nullptr;               // over the writer pack
+  const AskOptions* options = nullptr;
+  double best_coverage = 0;
+  std::function<void()> after_first_write;             // flushes what was streamed; optional
+};
+
+struct WrittenAnswer {
+  AnswerClaims claims;
+  std::vector<std::string> blocked_citations;  // of the kept draft
+  std::vector<std::string> degraded, warnings;
+  std::string tier;               // "" (extractive), "small", "large", "small->large"
+  std::string tier_reason;        // ChooseTier's reason; with escalation, "...; escalated: <why>"
+  StageCost write, verify;        // counts and cost (by the writing tier's token prices)
+  uint64_t prompt_tokens = 0, completion_tokens = 0;  // every call's, escalation included
+  double write_ms = 0, verify_ms = 0;
+};
+
+// Picks the writer (the extractive one, or the LLM writer of the tier ChooseTier picks when a large
+// model is configured), writes, verifies (judge, one repair) and keeps the claims; a small model's
+// draft that ShouldEscalate() rejects is written once more by the large one, and that result is
+// kept (escalation is not streamed). Errors: the first writer's; a failed escalation keeps the
+// small draft and is reported in `degraded` ("escalation_failed: ...").
+Result<WrittenAnswer> WriteForAnswer(const WriteInput& in);
 
 }  // namespace attest

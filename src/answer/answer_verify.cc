@@ -28,7 +28,7 @@ VerifiedAnswer VerifyForAnswer(const VerifyInput& in, Draft draft) {
     vo.asks = in.asks;
     std::vector<ClaimVerdict> v = VerifyDraft(pack, d.claims, vo);
     if (in.judge) {
-      auto judged = in.judge->Judge(pack, d.claims, v);
+      auto judged = in.judge->Judge(pack, d.claims, v, &out.judge_usage);
       if (judged.ok()) {
         v = std::move(judged).value();
       } else {
@@ -48,6 +48,7 @@ VerifiedAnswer VerifyForAnswer(const VerifyInput& in, Draft draft) {
       wa.on_delta = nullptr;
       wa.on_sentence = nullptr;
       auto repaired = in.repairer->Repair(wa, draft, out.verdicts);
+      out.repair_calls = repaired.ok() ? repaired->model_calls : 1;  // a failed repair made its call
       if (repaired.ok()) {
         draft = std::move(repaired).value();
         out.repair_prompt_tokens = draft.prompt_tokens;

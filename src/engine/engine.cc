@@ -11,6 +11,7 @@
 #include "answer/answer_pipeline.h"
 #include "answer/live_fetch.h"
 #include "answer/live_page.h"
+#include "answer/tiering.h"
 #include "attest/answer.h"
 #include "common/thread_annotations.h"
 #include "index/document_api.h"
@@ -67,6 +68,7 @@ class EngineImpl final : public Engine {
     // The answer pipeline's configuration, parsed once here rather than on every answer.
     ATTEST_ASSIGN_OR_RETURN(answer_config_,
                             AnswerConfig::FromJson(options_.planner_config_json, options_.source_hierarchy_json));
+    ATTEST_ASSIGN_OR_RETURN(tier_policy_, TierPolicyFromJson(options_.tier_profile_json));
     StoreOptions so;
     so.dir = options_.data_dir;
     so.read_only = options_.read_only;
@@ -108,25 +110,36 @@ class EngineImpl final : public Engine {
       ATTEST_ASSIGN_OR_RETURN(ro.api, ParseRerankApi(options_.rerank.api));
       ATTEST_ASSIGN_OR_RETURN(reranker_, HttpReranker::Create(ro));
     }
-    chat_ = options_.models.chat;
-    if (chat_ == nullptr && !options_.llm.base_url.empty()) {
-      ChatClientOptions co;
-      co.endpoint.base_url = options_.llm.base_url;
-      co.endpoint.model = options_.llm.model;
-      co.endpoint.api_key = key(options_.llm.api_key_env);
-      co.endpoint.timeout_ms = options_.llm.timeout_ms;
-      co.endpoint.clock = options_.clock;
-      co.max_tokens = options_.llm.max_tokens;
-      ATTEST_ASSIGN_OR_RETURN(chat_, ChatClient::Create(co));
-    }
+    ATTEST_ASSIGN_OR_RETURN(chat_, ChatOf(options_.models.chat, options_.llm, key));
     ATTEST_RETURN_IF_ERROR(BuildPlannerModel(key));
     if (chat_ != nullptr) {
       LlmWriterOptions wo;
       wo.max_tokens = options_.llm.max_tokens;
       llm_writer_ = std::make_unique<LlmWriter>(*chat_, wo);
       judge_ = std::make_unique<LlmJudge>(*chat_);
+      // The large tier routes only beside a small one (docs/models.md, "Tiering and escalation").
+      ATTEST_ASSIGN_OR_RETURN(chat_large_, ChatOf(options_.models.chat_large, options_.llm_large, key));
+      if (chat_large_ != nullptr) {
+        wo.max_tokens = options_.llm_large.max_tokens;
+        llm_writer_large_ = std::make_unique<LlmWriter>(*chat_large_, wo);
+      }
     }
     return Status::Ok();
+  }
+
+  // The injected chat model, else an HTTP client of `o`, else none (empty base_url).
+  Result<std::shared_ptr<const ChatModel>> ChatOf(std::shared_ptr<const ChatModel> injected, const LlmOptions& o,
+                                                  const std::function<std::string(const std::string&)>& key) {
+    if (injected != nullptr || o.base_url.empty()) return injected;
+    ChatClientOptions co;
+    co.endpoint.base_url = o.base_url;
+    co.endpoint.model = o.model;
+    co.endpoint.api_key = key(o.api_key_env);
+    co.endpoint.timeout_ms = o.timeout_ms;
+    co.endpoint.clock = options_.clock;
+    co.max_tokens = o.max_tokens;
+    ATTEST_ASSIGN_OR_RETURN(std::shared_ptr<const ChatModel> chat, ChatClient::Create(co));
+    return chat;
   }
 
   // The model planner's client: one attempt within the planner's timeout (a planner that waits or
@@ -247,7 +260,11 @@ class EngineImpl final : public Engine {
     ctx.planner_limits = planner_limits_;
     ctx.clock = options_.clock;
     ctx.prices = &options_.prices;
-    ctx.planner_prices = {options_.planner_model.prompt_price_per_mtok, options_.planner_model.completion_price_per_mtok};
+    ctx.llm_writer_large = llm_writer_large_.get();
+    ctx.tiers = &tier_policy_;
+    ctx.planner_price = {options_.planner_model.prompt_price_per_mtok, options_.planner_model.completion_price_per_mtok};
+    ctx.small_price = {options_.llm.prompt_price_per_mtok, options_.llm.completion_price_per_mtok};
+    ctx.large_price = {options_.llm_large.prompt_price_per_mtok, options_.llm_large.completion_price_per_mtok};
     ATTEST_ASSIGN_OR_RETURN(AnswerResult r, RunAnswer(ctx, options));
     if (!vin.unavailable.empty()) r.degraded.insert(r.degraded.begin(), "vector_leg_unavailable: " + vin.unavailable);
     r.live_fetch = std::move(live.report);
@@ -256,8 +273,12 @@ class EngineImpl final : public Engine {
     FillFreshness(*snap, options.filter.tenant,
                   std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count(),
                   &r);
-    r.cost = (double(r.prompt_tokens) * options_.llm.prompt_price_per_mtok +
-              double(r.completion_tokens) * options_.llm.completion_price_per_mtok) / 1e6;
+    if (r.live_fetch.attempted > 0) {
+      StageCost& fetch = r.stage_costs["live_fetch"];
+      fetch.fetches = r.live_fetch.attempted;
+      fetch.cost = double(r.live_fetch.attempted) * options_.prices.per_fetch;
+    }
+    r.cost = TotalCost(r.stage_costs);  // every stage present, a research stage included (docs/cost.md)
     return r;
   }
 
@@ -462,6 +483,9 @@ class EngineImpl final : public Engine {
   std::unique_ptr<VectorLeg> vectors_;  // destroyed before the store (joins its background work)
   std::shared_ptr<const ChatModel> chat_;  // the LLM writer's model, when configured
   std::unique_ptr<LlmWriter> llm_writer_;
+  std::shared_ptr<const ChatModel> chat_large_;  // the writer's large tier, when configured
+  std::unique_ptr<LlmWriter> llm_writer_large_;
+  TierPolicy tier_policy_;                        // parsed in Init, read-only after
   std::shared_ptr<const ChatModel> planner_;  // the model planner's model, when configured
   ModelPlannerLimits planner_limits_;
   std::unique_ptr<LlmJudge> judge_;

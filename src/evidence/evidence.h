@@ -67,6 +67,7 @@ struct Draft {
   std::vector<std::string> dropped_markers;  // markers/ids that pointed outside the pack (recorded)
   uint64_t prompt_tokens = 0;
   uint64_t completion_tokens = 0;
+  uint32_t model_calls = 0;       // chat-model calls this draft took (a structured reply that fell back: 2)
   std::string model;              // "" for the extractive writer
 };
 

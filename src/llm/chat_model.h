@@ -40,6 +40,20 @@ struct ChatResponse {
   bool refused() const { return !refusal.empty(); }
 };
 
+// What a caller spent on a chat model (docs/cost.md): calls made (failed ones included) and the
+// tokens the replies reported (0 when a server reports no usage).
+struct ModelUsage {
+  uint32_t calls = 0;
+  uint64_t prompt_tokens = 0;
+  uint64_t completion_tokens = 0;
+  ModelUsage& operator+=(const ModelUsage& o) {
+    calls += o.calls;
+    prompt_tokens += o.prompt_tokens;
+    completion_tokens += o.completion_tokens;
+    return *this;
+  }
+};
+
 // What happened on the wire during one Complete()/Stream() call (also filled on failure).
 using ChatCallInfo = ModelCallInfo;
 

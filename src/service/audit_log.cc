@@ -308,6 +308,19 @@ std::string AuditRecordToJson(const AuditRecord& r) {
   j["outcome"] = r.outcome;
   j["snapshot"] = r.snapshot;
   j["answer_id"] = r.answer_id;
+  if (!r.mode.empty()) {
+    j["mode"] = r.mode;
+    j["tier"] = r.tier;
+    j["cost"] = r.cost;
+    nlohmann::ordered_json stages = nlohmann::ordered_json::object();
+    for (const AuditStage& s : r.stages) {
+      stages[s.stage] = {{"searches", s.searches},         {"fetches", s.fetches},
+                         {"rerank_pairs", s.rerank_pairs}, {"model_calls", s.model_calls},
+                         {"prompt_tokens", s.prompt_tokens}, {"completion_tokens", s.completion_tokens},
+                         {"cost", s.cost}};
+    }
+    j["stages"] = stages;
+  }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -1,6 +1,7 @@
 // The audit log: append-only JSON lines, one per answered or searched request, with ids only,
 // never text: request id, time, user, tenant, resolved groups, route, chunk ids given to the
-// writer, chunk ids cited, blocked citations, outcome (docs/http_api.md, "Audit").
+// writer, chunk ids cited, blocked citations, outcome; for a fresh answer also its mode, model
+// tier, cost and per-stage counts (docs/cost.md) (docs/http_api.md, "Audit").
 //
 // Records are written by a background thread (off the request path), fsynced in groups. The log
 // holds a bounded number of records in memory (AuditOptions::max_queue): a request claims room for
@@ -24,6 +25,14 @@
 
 namespace attest::service {
 
+// What one stage of an answer spent (StageCost's counts, docs/cost.md): numbers only.
+struct AuditStage {
+  std::string stage;  // "plan", "retrieve", "live_fetch", "rerank", "write", "verify", "research", ...
+  uint32_t searches = 0, fetches = 0, rerank_pairs = 0, model_calls = 0;
+  uint64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0;
+};
+
 struct AuditRecord {
   std::string request_id;
   int64_t unix_ms = 0;
@@ -37,6 +46,11 @@ struct AuditRecord {
   std::string outcome;         // answer, fallback, search, error:<code>, ...
   uint64_t snapshot = 0;
   std::string answer_id;
+  // A fresh answer's accounting (docs/cost.md); mode "" = not an answer run (no keys written).
+  std::string mode;            // "standard", "research"
+  std::string tier;            // "small", "large", "small->large", "" (extractive)
+  double cost = 0;
+  std::vector<AuditStage> stages;
 };
 
 struct AuditOptions {
@@ -121,7 +135,9 @@ class AuditLog {
 
 // One JSON object (no newline) with the keys, in order: request_id, ts (ISO 8601 UTC with
 // milliseconds, from unix_ms), route, user, tenant, credential_id, groups, clearance, chunks_given,
-// chunks_cited, blocked_citations, outcome, snapshot, answer_id. Invalid UTF-8 is replaced (U+FFFD).
+// chunks_cited, blocked_citations, outcome, snapshot, answer_id, and when `mode` is set: mode, tier,
+// cost, stages ({stage: {searches, fetches, rerank_pairs, model_calls, prompt_tokens,
+// completion_tokens, cost}}). Invalid UTF-8 is replaced (U+FFFD).
 std::string AuditRecordToJson(const AuditRecord& record);
 
 }  // namespace attest::service

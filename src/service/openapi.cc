@@ -174,6 +174,13 @@ void AddAnswerSchemas(json* out) {
        {"newest_source", Str("The source id carrying newest_source_date.")},
        {"newest_fetched_at", Str("The most recent fetched_at among cited sources, ISO 8601 UTC.")},
        {"live_fetch", Ref("LiveFetch")}});
+  schemas["StageCost"] = Object({{"searches", Int("Index searches run.")},
+                                 {"fetches", Int("Live fetches started.")},
+                                 {"rerank_pairs", Int("Query-passage pairs sent to the cross-encoder.")},
+                                 {"model_calls", Int("Chat-model calls.")},
+                                 {"prompt_tokens", Int("Prompt tokens the model reported.")},
+                                 {"completion_tokens", Int("Completion tokens the model reported.")},
+                                 {"cost", Num("By the configured prices.")}});
   schemas["AnswerResponse"] = Object(
       {{"answer_id", Str("Id to give to /v1/feedback.")},
        {"request_id", Str("Echoed or assigned request id.")},
@@ -198,7 +205,16 @@ void AddAnswerSchemas(json* out) {
        {"timings_ms", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
        {"dropped_claims", Int("Claims removed by verification.")},
        {"tokens", Object({{"prompt", Int("Prompt tokens.")}, {"completion", Int("Completion tokens.")}})},
-       {"cost", Num("From configured prices; 0 for the extractive writer.")},
+       {"cost", Num("The sum of stage_costs' costs, from configured prices (docs/cost.md).")},
+       {"stage_costs", {{"type", "object"},
+                        {"description", "What each stage spent: plan, retrieve, live_fetch, rerank, write, verify "
+                                        "(research in research mode)."},
+                        {"additionalProperties", Ref("StageCost")}}},
+       {"mode", {{"type", "string"}, {"enum", {"standard", "research"}}}},
+       {"tier", Str("The writer's model tier: small, large, small->large (escalated), \"\" for the extractive "
+                    "writer.")},
+       {"tier_reason", Str("Why that tier (comparison, multi_hop, research, subqueries=N, coverage=..., "
+                           "strong_evidence, one_model; \"; escalated: <why>\" after an escalation).")},
        {"manifest", Object({{"sha256", Str("SHA-256 of the evidence manifest.")},
                             {"hmac", Str("HMAC-SHA256, \"\" when unsigned.")}})},
        {"hops", ArrayOf({{"type", "object"}}, "Multi-hop trace.")},

@@ -12,6 +12,7 @@
 #include "answer/answer_json.h"
 #include "answer/answer_pipeline.h"
 #include "answer/sentence_gate.h"
+#include "service/answer_cost.h"
 #include "service/answer_stream.h"
 #include "service/service.h"
 #include "service/service_internal.h"
@@ -102,6 +103,9 @@ json DoneEvent(const json& body, size_t retracted) {
                {"outcome", body["outcome"]},
                {"tokens", body["tokens"]},
                {"cost", body["cost"]},
+               {"stage_costs", body.value("stage_costs", json::object())},
+               {"mode", body.value("mode", "standard")},
+               {"tier", body.value("tier", "")},
                {"timings_ms", body["timings_ms"]},
                {"dropped_claims", body["dropped_claims"]},
                {"retracted", retracted},
@@ -510,6 +514,7 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
   }
   AnswerResult r = std::move(got).value();
   ObserveAnswer(r);
+  ObserveAnswerCost(r, &metrics_);
 
   // --- render-time authorization: the snapshot moved or the caller's groups changed ---
   SearchFilter render_filter = ao.filter;
@@ -547,6 +552,7 @@ ApiResult<std::string> Service::RunFreshAnswer(AnswerRun& run) {
       if (s.cited) rec.chunks_cited.push_back(s.chunk_id.get());
     }
     rec.blocked_citations = r.blocked_citations;
+    AuditCostOf(r, &rec);
     Audit(std::move(run.slot), who, run.ctx, std::move(rec));
   }
 

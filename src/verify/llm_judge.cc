@@ -229,7 +229,8 @@ LlmJudgeStats LlmJudge::stats() const {
 
 Result<std::vector<ClaimVerdict>> LlmJudge::Judge(const std::vector<EvidencePassage>& pack,
                                                   const std::vector<DraftClaim>& claims,
-                                                  const std::vector<ClaimVerdict>& mechanical) const {
+                                                  const std::vector<ClaimVerdict>& mechanical,
+                                                  ModelUsage* usage) const {
   if (options_.batch_size == 0) return Status::InvalidArgument("llm judge: batch_size must be at least 1");
   if (mechanical.size() != claims.size()) {
     return Status::InvalidArgument("llm judge: " + std::to_string(mechanical.size()) + " mechanical verdicts for " +
@@ -264,6 +265,13 @@ Result<std::vector<ClaimVerdict>> LlmJudge::Judge(const std::vector<EvidencePass
     request.response_format_json = VerdictSchemaJson();
     request.max_tokens = options_.max_tokens;
     Result<ChatResponse> r = client_.Complete(request);
+    if (usage != nullptr) {
+      ++usage->calls;
+      if (r.ok()) {
+        usage->prompt_tokens += r->prompt_tokens;
+        usage->completion_tokens += r->completion_tokens;
+      }
+    }
     std::map<std::string, JudgeEntry, std::less<>> entries;
     uint64_t unknown = 0;
     Status st;

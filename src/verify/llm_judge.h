@@ -83,10 +83,12 @@ class LlmJudge {
 
   // `mechanical` must hold one verdict per claim, in the same order with the same ids (as
   // VerifyDraft returns them). Returns the combined verdicts in that order, or an error (see the
-  // error policy above: then the mechanical verdicts stand).
+  // error policy above: then the mechanical verdicts stand). `usage` (optional) receives the calls
+  // this Judge() made and their tokens, failed calls included (the stats hold every caller's).
   Result<std::vector<ClaimVerdict>> Judge(const std::vector<EvidencePassage>& pack,
                                           const std::vector<DraftClaim>& claims,
-                                          const std::vector<ClaimVerdict>& mechanical) const;
+                                          const std::vector<ClaimVerdict>& mechanical,
+                                          ModelUsage* usage = nullptr) const;
 
   LlmJudgeStats stats() const;
 

@@ -306,6 +306,7 @@ Result<Draft> LlmWriter::Generate(const WriteArgs& args, const std::vector<ChatM
   request.max_tokens = options_.max_tokens;
   ChatCallInfo info;
   Result<ChatResponse> r = client_.Complete(request, &info);
+  ++draft.model_calls;
   {
     MutexLock lock(mu_);
     ++stats_.calls;
@@ -377,6 +378,7 @@ Result<Draft> LlmWriter::Prose(const WriteArgs& args, const std::vector<ChatMess
   } else {
     r = client_.Complete(request);
   }
+  ++acc->model_calls;
   {
     MutexLock lock(mu_);
     ++stats_.calls;
