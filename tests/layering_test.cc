@@ -42,6 +42,7 @@ const std::vector<std::string> kLayers = {
     "write",     // writers (extractive, LLM), citation stream
     "verify",    // quote and support checks, judges, screens
     "answer",    // the answer pipeline's stages
+    "cluster",   // past one machine: the replicated change log on NATS JetStream
     "eval",      // evaluation harnesses (attest_eval library, not in attest_core)
     "watch",     // watched folders: inotify, debounce, the file -> ids map; applies through the Engine API
     "service",   // the server's core (no HTTP types)
