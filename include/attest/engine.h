@@ -5,6 +5,7 @@
 // Search runs concurrently with them and reads the snapshot current when it starts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -322,6 +323,16 @@ struct SearchOptions {
   size_t candidates = 0;           // per-leg candidates fused in hybrid mode; 0 = max(100, 2k)
 };
 
+// BM25 collection statistics of one query as one caller sees them (docs/cluster.md, "Global
+// statistics"): integers, so the statistics of a cluster's shards add up to exactly those of one
+// store holding all their chunks.
+struct ShardStatistics {
+  uint64_t snapshot_version = 0;             // the shard's snapshot they were read from (0 in a sum)
+  uint64_t num_docs = 0;                     // chunks the caller's visibility admits (live and deleted)
+  std::array<uint64_t, 4> total_len{};       // their field lengths summed: title, section, body, term
+  std::map<std::string, uint64_t> doc_freq;  // analyzed term -> admitted chunks containing it
+};
+
 struct Highlight {
   uint32_t start;  // byte offsets into Hit::snippet
   uint32_t end;
@@ -353,6 +364,9 @@ struct SearchHit {
 struct SearchResult {
   std::vector<SearchHit> hits;
   uint64_t snapshot_version = 0;
+  // A cluster's search (docs/cluster.md): the snapshot of each shard it read, "shard@version"
+  // joined by ',' in shard order (the cluster snapshot); "" in one process.
+  std::string cluster_snapshot;
   double took_ms = 0;
   SearchMode mode = SearchMode::kBm25;  // the mode that ran (kAuto resolved)
   std::string embedder;                 // the vector leg's embedder identity, "" when it did not run
@@ -550,6 +564,17 @@ class Engine {
   virtual std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const = 0;
   // The latest commit time and the live fetcher's page cache counters.
   virtual Result<FreshnessStats> Freshness() const = 0;
+
+  // A shard of a cluster (docs/cluster.md, "Global statistics"). QueryStatistics pins the latest
+  // snapshot and returns the statistics of `options.query`'s terms under the caller's visibility
+  // there; ShardSearch searches that pinned snapshot (`shard_snapshot`, kept for a short while)
+  // scoring with `global`, the sum of every shard's statistics, and returns the raw ranking the
+  // coordinator merges. BM25 only: a vector or hybrid mode is kInvalidArgument (each shard's corpus
+  // model is its own, so vector scores would not compare across shards); kAuto searches BM25.
+  // kNotFound when `shard_snapshot` is no longer pinned (the coordinator asks again).
+  virtual Result<ShardStatistics> QueryStatistics(const SearchOptions& options) const = 0;
+  virtual Result<SearchResult> ShardSearch(const SearchOptions& options, const ShardStatistics& global,
+                                           uint64_t shard_snapshot) const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

@@ -25,6 +25,7 @@
 #include "verify/llm_judge.h"
 #include "write/llm_writer.h"
 #include "search/search_runner.h"
+#include "store/recent_pins.h"
 #include "store/store.h"
 #include "text/analyzer.h"
 
@@ -211,6 +212,40 @@ class EngineImpl final : public Engine {
     vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
     vin.pool = &pool_;
     return RunSearch(*snap, analyzer_, options, vin);
+  }
+
+  Result<ShardStatistics> QueryStatistics(const SearchOptions& given) const override {
+    SearchOptions options = given;
+    ResolveClearance(options_.access_levels, &options.filter);
+    std::shared_ptr<const Snapshot> snap = store_->Pin();
+    ATTEST_ASSIGN_OR_RETURN(CorpusCounts counts, QueryCounts(*snap, analyzer_, options));
+    ShardStatistics out;
+    out.snapshot_version = snap->version().get();
+    out.num_docs = counts.num_docs;
+    out.total_len = counts.total_len;
+    out.doc_freq.insert(counts.doc_freq.begin(), counts.doc_freq.end());
+    shard_pins_.Keep(std::move(snap));
+    return out;
+  }
+
+  Result<SearchResult> ShardSearch(const SearchOptions& given, const ShardStatistics& global,
+                                   uint64_t shard_snapshot) const override {
+    SearchOptions options = given;
+    if (options.mode == SearchMode::kVector || options.mode == SearchMode::kHybrid) {
+      return Status::InvalidArgument(std::string("mode: a cluster searches BM25 only, not ") +
+                                     SearchModeName(options.mode));
+    }
+    options.mode = SearchMode::kBm25;
+    ResolveClearance(options_.access_levels, &options.filter);
+    std::shared_ptr<const Snapshot> snap = shard_pins_.Find(shard_snapshot);
+    if (!snap) {
+      return Status::NotFound("snapshot " + std::to_string(shard_snapshot) + " of this shard is no longer pinned");
+    }
+    CorpusCounts counts;
+    counts.num_docs = global.num_docs;
+    counts.total_len = global.total_len;
+    counts.doc_freq.insert(global.doc_freq.begin(), global.doc_freq.end());
+    return RunSearch(*snap, analyzer_, options, VectorLegInput{}, ShardScoring{.global = &counts, .raw_ranking = true});
   }
 
   Result<AnswerResult> Ask(const AskOptions& given) const override {
@@ -491,6 +526,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<LlmJudge> judge_;
   std::shared_ptr<const Reranker> reranker_;  // optional cross-encoder for answers
   mutable Mutex write_mu_;              // PutDocuments / Delete / live fetch's refresh
+  mutable RecentPins shard_pins_;       // snapshots a cluster's coordinator read statistics from
   std::unique_ptr<LiveFetcher> live_;   // null = live fetch off
   AnswerConfig answer_config_;          // parsed in Init, read-only after
   mutable TaskPool pool_{2};            // runs vector legs concurrently with lexical ones

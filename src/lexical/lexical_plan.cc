@@ -52,4 +52,24 @@ LexicalPlan BuildLexicalPlan(const LexicalQuery& query, const Bm25Params& params
   return plan;
 }
 
+void CorpusCounts::Add(const CorpusCounts& other) {
+  num_docs += other.num_docs;
+  for (size_t f = 0; f < total_len.size(); ++f) total_len[f] += other.total_len[f];
+  for (const auto& [term, df] : other.doc_freq) doc_freq[term] += df;
+}
+
+CollectionStats CorpusCounts::AsCollectionStats() const {
+  CollectionStats cs;
+  cs.num_docs = num_docs;
+  for (size_t f = 0; f < total_len.size(); ++f) {
+    cs.avg_len[f] = num_docs ? double(total_len[f]) / double(num_docs) : 0.0;
+  }
+  // A term the counts do not name is in no counted chunk (the shards were asked for every term).
+  cs.doc_freq = [this](std::string_view term) -> uint64_t {
+    auto it = doc_freq.find(term);
+    return it == doc_freq.end() ? 0 : it->second;
+  };
+  return cs;
+}
+
 }  // namespace attest

@@ -3,8 +3,10 @@
 // Exhaustive(), so both sum the same per-term floats in the same order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -49,6 +51,20 @@ struct CollectionStats {
   uint64_t num_docs = 0;
   double avg_len[4] = {0, 0, 0, 0};  // title, section, body, term
   std::function<uint64_t(std::string_view term)> doc_freq;
+};
+
+// The same statistics as integers, for the terms of one query: what a shard of a cluster reports,
+// so the statistics of several shards add up to exactly those of one store holding all their
+// chunks (docs/cluster.md, "Global statistics"). AsCollectionStats turns them into what a plan reads
+// by the same arithmetic as ScopedStats (average = total / count in double), so a chunk scored
+// with the sum of its shards' counts gets the float it gets in one store.
+struct CorpusCounts {
+  uint64_t num_docs = 0;
+  std::array<uint64_t, 4> total_len{};         // field lengths summed over the counted chunks
+  std::map<std::string, uint64_t, std::less<>> doc_freq;  // analyzed term -> counted chunks containing it
+
+  void Add(const CorpusCounts& other);
+  CollectionStats AsCollectionStats() const;   // borrows *this: keep it alive while the result is used
 };
 
 LexicalPlan BuildLexicalPlan(const LexicalQuery& query, const Bm25Params& params, const CollectionStats& stats);

@@ -27,6 +27,19 @@ uint64_t LexicalSearcher::DocFreq(std::string_view term, const ChunkFilter& filt
 
 uint64_t LexicalSearcher::NumDocs(const ChunkFilter& filter) const { return ScopedStats(segments_, filter).num_docs(); }
 
+CorpusCounts LexicalSearcher::Counts(const LexicalQuery& query, const ChunkFilter& filter) const {
+  const ScopedStats scoped(segments_, filter);
+  CorpusCounts counts;
+  counts.num_docs = scoped.num_docs();
+  for (int f = 0; f < kNumFields; ++f) counts.total_len[f] = scoped.total_len(f);
+  for (const QueryClause& c : query.clauses) {
+    for (const std::string& t : c.terms) {
+      if (!counts.doc_freq.count(t)) counts.doc_freq.emplace(t, scoped.DocFreq(t));
+    }
+  }
+  return counts;
+}
+
 namespace {
 
 CollectionStats FastStats(const ScopedStats& scoped) {
@@ -42,7 +55,8 @@ CollectionStats FastStats(const ScopedStats& scoped) {
 std::vector<ScoredChunk> LexicalSearcher::TopK(const LexicalSearchArgs& args, LexicalSearchStats* stats) const {
   if (!args.query || args.query->empty() || args.k == 0) return {};
   const ScopedStats scoped(segments_, args.filter);
-  const LexicalPlan plan = BuildLexicalPlan(*args.query, args.bm25, FastStats(scoped));
+  const LexicalPlan plan = BuildLexicalPlan(*args.query, args.bm25,
+                                            args.global ? args.global->AsCollectionStats() : FastStats(scoped));
   TopKHeap heap(args.k);
   for (const SegmentView& v : segments_) {
     SegmentSearch search(plan, v, args.filter, &heap, stats);
@@ -54,7 +68,9 @@ std::vector<ScoredChunk> LexicalSearcher::TopK(const LexicalSearchArgs& args, Le
 std::vector<ScoredChunk> LexicalSearcher::Exhaustive(const LexicalSearchArgs& args) const {
   if (!args.query || args.query->empty() || args.k == 0) return {};
   // The oracle computes its statistics by brute force from the stored attributes and postings.
-  const LexicalPlan plan = BuildLexicalPlan(*args.query, args.bm25, ExhaustiveStats(segments_, args.filter));
+  const LexicalPlan plan =
+      BuildLexicalPlan(*args.query, args.bm25,
+                       args.global ? args.global->AsCollectionStats() : ExhaustiveStats(segments_, args.filter));
   std::vector<ScoredChunk> all;
   for (const SegmentView& v : segments_) ExhaustiveScoreSegment(plan, v, args.filter, &all);
   std::sort(all.begin(), all.end(), RanksBefore);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "lexical/lexical_plan.h"
 #include "lexical/lexical_query.h"
 #include "lexical/segment.h"
 
@@ -26,6 +27,10 @@ struct LexicalSearchArgs {
   ChunkFilter filter;
   size_t k = 10;
   Bm25Params bm25;
+  // Statistics to score with instead of this searcher's own over `filter`'s visibility: a
+  // cluster's global statistics (docs/cluster.md). Null = this searcher's. They must count every
+  // chunk this searcher would count (a shard's are part of the sum) or scores lose their meaning.
+  const CorpusCounts* global = nullptr;
 };
 
 struct LexicalSearchStats {
@@ -47,6 +52,9 @@ class LexicalSearcher {
   // chunks are visible: what BM25's IDF reads for a caller with this filter.
   uint64_t DocFreq(std::string_view term, const ChunkFilter& filter) const;
   uint64_t NumDocs(const ChunkFilter& filter) const;
+  // The statistics of `query`'s terms (every clause's, excluded ones too) under `filter`'s
+  // visibility, as integers: a shard's part of a cluster's global statistics.
+  CorpusCounts Counts(const LexicalQuery& query, const ChunkFilter& filter) const;
 
  private:
   std::vector<SegmentView> segments_;

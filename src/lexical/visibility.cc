@@ -73,7 +73,10 @@ ScopedStats::ScopedStats(const std::vector<SegmentView>& segments, const ChunkFi
       for (int f = 0; f < segfmt::kMaxFields; ++f) total[f] += e.total_len[f];
     }
   }
-  for (int f = 0; f < segfmt::kMaxFields; ++f) avg_len_[f] = num_docs_ ? double(total[f]) / double(num_docs_) : 0.0;
+  for (int f = 0; f < segfmt::kMaxFields; ++f) {
+    total_len_[f] = total[f];
+    avg_len_[f] = num_docs_ ? double(total[f]) / double(num_docs_) : 0.0;
+  }
 }
 
 uint64_t ScopedStats::DocFreq(std::string_view term) const {

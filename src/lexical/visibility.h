@@ -44,6 +44,7 @@ class ScopedStats {
   ScopedStats(const std::vector<SegmentView>& segments, const ChunkFilter& filter);
   uint64_t num_docs() const { return num_docs_; }
   const double* avg_len() const { return avg_len_; }
+  uint64_t total_len(int field) const { return total_len_[field]; }
   // Chunks containing `term` among the admitted ones.
   uint64_t DocFreq(std::string_view term) const;
 
@@ -52,6 +53,7 @@ class ScopedStats {
   std::vector<ClassMask> masks_;  // per segment
   uint64_t num_docs_ = 0;
   double avg_len_[kNumFields] = {0, 0, 0, 0};
+  uint64_t total_len_[kNumFields] = {0, 0, 0, 0};
 };
 
 }  // namespace attest

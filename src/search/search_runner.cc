@@ -59,9 +59,6 @@ Result<std::unordered_set<DocNum>> ExcludedDocuments(const Snapshot& snapshot, c
   return docs;
 }
 
-// Extra document candidates kept past k so that folding format siblings still fills k hits.
-size_t FoldingMargin(size_t k) { return std::min<size_t>(k, 10); }
-
 // The ranked unit of a search: DocNum when hits are whole documents (SearchOptions::
 // collapse_documents), ChunkId when they are chunks.
 template <typename Key>
@@ -198,8 +195,8 @@ Status FoldFormatSiblings(const Snapshot& snapshot, size_t k, std::vector<Ranked
   return Status::Ok();
 }
 
-// A title or a name query as words: lower case, groups in parentheses dropped ("git-commit(1)"
-// -> "git commit"), split at every character that is not a letter, digit or '_'.
+}  // namespace
+
 std::string NameWords(std::string_view text) {
   std::string out;
   int depth = 0;
@@ -222,6 +219,8 @@ std::string NameWords(std::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 // A name query finds the page titled by the name first: documents whose title is the query's
 // name ("git-commit(1)" for "git commit", "CREATE INDEX") move ahead of the others, in their own
@@ -378,6 +377,8 @@ Result<std::vector<RankedHit>> RankHits(const LegContext& ctx, SearchResult* res
 
 }  // namespace
 
+size_t FoldingMargin(size_t k) { return std::min<size_t>(k, 10); }
+
 std::string VectorQueryText(std::string_view text) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   std::string out;
@@ -462,7 +463,7 @@ bool IsNameQuery(std::string_view query) {
 }
 
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
-                               const VectorLegInput& vector) {
+                               const VectorLegInput& vector, const ShardScoring& shard) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.k == 0 || options.k > kMaxK) {
     return Status::InvalidArgument("k must be between 1 and " + std::to_string(kMaxK));
@@ -476,6 +477,7 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   LexicalSearchArgs args;
   args.query = &query;
   ATTEST_ASSIGN_OR_RETURN(args.filter, TranslateFilter(options.filter));
+  args.global = shard.global;
   args.bm25.field_weights = {options.title_weight, options.section_weight, options.body_weight, options.term_weight};
   if (options.name_query_title_weight > 0 && IsNameQuery(options.query)) {
     args.bm25.field_weights[0] = options.name_query_title_weight;
@@ -527,8 +529,10 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   ATTEST_RETURN_IF_ERROR(ranked.status());
   std::vector<RankedHit> fused = std::move(ranked).value();
   std::unordered_map<DocNum, DocumentRecord> docs;
-  if (options.collapse_documents) ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
-  if (options.collapse_documents && options.name_query_title_first && options.name_query_title_weight > 0 &&
+  if (options.collapse_documents && !shard.raw_ranking) {
+    ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
+  }
+  if (options.collapse_documents && !shard.raw_ranking && options.name_query_title_first && options.name_query_title_weight > 0 &&
       IsNameQuery(options.query)) {
     ATTEST_RETURN_IF_ERROR(PromoteTitledByName(snapshot, options.query, &fused, &docs));
   }
@@ -587,6 +591,12 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   }
   result.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return result;
+}
+
+Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options) {
+  ATTEST_ASSIGN_OR_RETURN(LexicalQuery query, ParseLexicalQuery(options.query, analyzer));
+  ATTEST_ASSIGN_OR_RETURN(ChunkFilter filter, TranslateFilter(options.filter));
+  return snapshot.lexical().Counts(query, filter);
 }
 
 }  // namespace attest

@@ -13,6 +13,7 @@
 
 #include "attest/engine.h"
 #include "common/task_pool.h"
+#include "lexical/lexical_plan.h"
 #include "store/store.h"
 #include "text/analyzer.h"
 
@@ -41,7 +42,27 @@ std::string VectorQueryText(std::string_view query);
 // question mark ("git rebase", "sqlite3_prepare_v2", "CREATE INDEX"; not "what is a slot?").
 bool IsNameQuery(std::string_view query);
 
+// How a shard of a cluster runs a search (docs/cluster.md, "Global statistics"): scored with the
+// cluster's statistics instead of its own, and ranked raw: k + FoldingMargin(k) documents, format
+// siblings not folded and name queries' titled documents not moved first, because the coordinator
+// does both over the merged ranking (MergeShardRankings).
+struct ShardScoring {
+  const CorpusCounts* global = nullptr;  // null = the snapshot's own statistics
+  bool raw_ranking = false;
+};
+
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
-                               const VectorLegInput& vector = {});
+                               const VectorLegInput& vector = {}, const ShardScoring& shard = {});
+
+// The statistics of `options.query`'s terms under `options.filter`'s visibility at `snapshot`: a
+// shard's part of a cluster's global statistics. kInvalidArgument for a query that does not parse.
+Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options);
+
+// Extra document candidates kept past k so that folding format siblings still fills k hits.
+size_t FoldingMargin(size_t k);
+
+// A title or a name query as words: lower case, groups in parentheses dropped ("git-commit(1)"
+// -> "git commit"), split at every character that is not a letter, digit or '_'.
+std::string NameWords(std::string_view text);
 
 }  // namespace attest

@@ -1,0 +1,111 @@
+#include "cluster/scatter_search.h"
+
+#include <future>
+
+#include "search/shard_merge.h"
+
+namespace attest {
+namespace {
+
+Status PastDeadline(const ShardCall& call) {
+  if (std::chrono::steady_clock::now() >= call.deadline) return Status::DeadlineExceeded("no time left for the shard");
+  return Status::Ok();
+}
+
+// Runs `fn(i)` for every shard concurrently (one thread each: the calls wait on the network).
+template <typename T, typename Fn>
+std::vector<Result<T>> ForEachShard(size_t n, Fn fn) {
+  std::vector<std::future<Result<T>>> futures;
+  futures.reserve(n);
+  for (size_t i = 0; i < n; ++i) futures.push_back(std::async(std::launch::async, [&fn, i] { return fn(i); }));
+  std::vector<Result<T>> out;
+  out.reserve(n);
+  for (auto& f : futures) out.push_back(f.get());
+  return out;
+}
+
+std::string Degraded(const ShardClient& shard, const Status& s) {
+  return "shard_unavailable: " + shard.name() + ": " + s.message();
+}
+
+enum class Attempt { kDone, kRestart };
+
+Result<Attempt> TryScatter(const ScatterArgs& args, SearchResult* out) {
+  const size_t n = args.shards.size();
+  std::vector<Result<ShardStatistics>> stats = ForEachShard<ShardStatistics>(n, [&](size_t i) -> Result<ShardStatistics> {
+    ATTEST_RETURN_IF_ERROR(PastDeadline(args.call));
+    return args.shards[i]->Statistics(args.call, args.options);
+  });
+  ShardStatistics global;
+  std::vector<std::string> degraded;
+  for (size_t i = 0; i < n; ++i) {
+    if (stats[i].ok()) {
+      AddStatistics(stats[i].value(), &global);
+    } else if (stats[i].status().code() == StatusCode::kInvalidArgument) {
+      return stats[i].status();  // the query or filter is wrong, wherever it is asked
+    } else {
+      degraded.push_back(Degraded(*args.shards[i], stats[i].status()));
+    }
+  }
+  std::vector<Result<SearchResult>> ranked = ForEachShard<SearchResult>(n, [&](size_t i) -> Result<SearchResult> {
+    if (!stats[i].ok()) return stats[i].status();
+    ATTEST_RETURN_IF_ERROR(PastDeadline(args.call));
+    return args.shards[i]->Search(args.call, args.options, global, stats[i].value().snapshot_version);
+  });
+  std::vector<ShardRanking> rankings;
+  std::string snapshot;
+  for (size_t i = 0; i < n; ++i) {
+    if (!stats[i].ok()) continue;
+    if (!ranked[i].ok()) {
+      if (ranked[i].status().code() == StatusCode::kNotFound) return Attempt::kRestart;
+      if (ranked[i].status().code() == StatusCode::kInvalidArgument) return ranked[i].status();
+      degraded.push_back(Degraded(*args.shards[i], ranked[i].status()));
+      continue;
+    }
+    if (!snapshot.empty()) snapshot += ',';
+    snapshot += args.shards[i]->name() + "@" + std::to_string(stats[i].value().snapshot_version);
+    rankings.push_back(ShardRanking{args.shards[i]->name(), std::move(ranked[i]).value()});
+  }
+  if (rankings.empty()) {
+    return Status::Unavailable("no shard answered" + (degraded.empty() ? std::string() : ": " + degraded.front()));
+  }
+  *out = MergeShardRankings(args.options, std::move(rankings));
+  out->cluster_snapshot = std::move(snapshot);
+  out->degraded.insert(out->degraded.end(), degraded.begin(), degraded.end());
+  for (const std::string& d : degraded) out->notices.push_back("partial results: " + d);
+  return Attempt::kDone;
+}
+
+}  // namespace
+
+Result<ShardStatistics> EngineShard::Statistics(const ShardCall&, const SearchOptions& options) const {
+  return engine_->QueryStatistics(options);
+}
+
+Result<SearchResult> EngineShard::Search(const ShardCall&, const SearchOptions& options, const ShardStatistics& global,
+                                         uint64_t shard_snapshot) const {
+  return engine_->ShardSearch(options, global, shard_snapshot);
+}
+
+void AddStatistics(const ShardStatistics& part, ShardStatistics* sum) {
+  sum->snapshot_version = 0;
+  sum->num_docs += part.num_docs;
+  for (size_t f = 0; f < sum->total_len.size(); ++f) sum->total_len[f] += part.total_len[f];
+  for (const auto& [term, df] : part.doc_freq) sum->doc_freq[term] += df;
+}
+
+Result<SearchResult> ScatterSearch(const ScatterArgs& args) {
+  if (args.shards.empty()) return Status::Unavailable("the cluster has no shard to search");
+  const auto t0 = std::chrono::steady_clock::now();
+  SearchResult out;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ATTEST_ASSIGN_OR_RETURN(Attempt a, TryScatter(args, &out));
+    if (a == Attempt::kDone) {
+      out.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return out;
+    }
+  }
+  return Status::Unavailable("a shard released its snapshot twice between the phases of one search");
+}
+
+}  // namespace attest

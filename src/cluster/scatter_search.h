@@ -1,0 +1,68 @@
+// A search over a cluster's shards (docs/cluster.md, "Global statistics"), as Elasticsearch's
+// dfs_query_then_fetch does it: every shard first reports the statistics of the query's terms
+// under the caller's visibility at a snapshot it pins; their sum is sent back with the search, so
+// each shard scores with the statistics one store holding every chunk would have; the shards' raw
+// rankings are merged (search/shard_merge.h). A document's BM25 score is therefore the same
+// whatever shard holds it, and equal to its single-process score.
+//
+// Failures: a shard that fails or misses the deadline in either phase is left out and named in
+// `degraded` ("shard_unavailable: <shard>: <why>"); the answer is then partial (its statistics too),
+// never late. A shard whose pinned snapshot was released between the phases makes the search start
+// again once. Every shard failing is kUnavailable.
+//
+// Thread-safety: ScatterSearch may run concurrently; clients must be thread-safe.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attest/engine.h"
+
+namespace attest {
+
+// What travels with every call to a shard (the service contract, docs/cluster.md): the request id,
+// the caller (for the shard's audit and logs; the filter carries what it may read) and the time left.
+struct ShardCall {
+  std::string request_id;
+  std::string caller;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+// One shard as the coordinator reaches it: in this process (EngineShard) or over HTTP (shard_http.h).
+class ShardClient {
+ public:
+  virtual ~ShardClient() = default;
+  virtual const std::string& name() const = 0;
+  virtual Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const = 0;
+  virtual Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options,
+                                      const ShardStatistics& global, uint64_t shard_snapshot) const = 0;
+};
+
+// A shard that is an Engine of this process (tests, equivalence measurements).
+class EngineShard final : public ShardClient {
+ public:
+  EngineShard(std::string name, const Engine* engine) : name_(std::move(name)), engine_(engine) {}
+  const std::string& name() const override { return name_; }
+  Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const override;
+  Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
+                              uint64_t shard_snapshot) const override;
+
+ private:
+  std::string name_;
+  const Engine* engine_;
+};
+
+struct ScatterArgs {
+  std::vector<const ShardClient*> shards;
+  SearchOptions options;  // the caller's; its filter already says what the caller may read
+  ShardCall call;
+};
+
+// Sums statistics (the snapshot version of the sum is 0).
+void AddStatistics(const ShardStatistics& part, ShardStatistics* sum);
+
+Result<SearchResult> ScatterSearch(const ScatterArgs& args);
+
+}  // namespace attest

@@ -1,0 +1,66 @@
+#include "cluster/shard_http.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/shard_contract.h"
+
+namespace attest {
+
+HttpShard::HttpShard(HttpShardOptions options, std::shared_ptr<const HttpClient> client)
+    : options_(std::move(options)), client_(std::move(client)) {}
+
+Result<std::string> HttpShard::Post(const ShardCall& call, const std::string& route, std::string body) const {
+  int64_t timeout_ms = options_.default_timeout_ms;
+  if (call.deadline != std::chrono::steady_clock::time_point::max()) {
+    timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(call.deadline - std::chrono::steady_clock::now())
+                     .count();
+    if (timeout_ms <= 0) return Status::DeadlineExceeded("no time left for the shard");
+  }
+  HttpRequest req;
+  req.method = "POST";
+  req.url = options_.base_url + route;
+  req.body = std::move(body);
+  req.timeout_ms = timeout_ms;
+  req.connect_timeout_ms = std::min<int64_t>(timeout_ms, 2000);
+  req.headers = {{"Content-Type", "application/json"},
+                 {"Authorization", "Bearer " + options_.credential},
+                 {"X-Request-Id", call.request_id},
+                 {"X-Attest-Caller", call.caller},
+                 {"X-Attest-Deadline-Ms", std::to_string(timeout_ms)}};
+  HttpFailure failure = HttpFailure::kNone;
+  Result<HttpResponse> r = client_->Send(req, &failure);
+  if (!r.ok()) {
+    if (failure == HttpFailure::kTimeout) return Status::DeadlineExceeded("timed out after " + std::to_string(timeout_ms) + " ms");
+    return Status::Unavailable(r.status().message());
+  }
+  const HttpResponse& resp = r.value();
+  if (resp.status == 200) return resp.body;
+  std::string message = "HTTP " + std::to_string(resp.status);
+  const nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, false);
+  if (j.is_object() && j.contains("error") && j["error"].is_object() && j["error"].contains("message") &&
+      j["error"]["message"].is_string()) {
+    message += ": " + j["error"]["message"].get<std::string>().substr(0, 500);
+  }
+  if (resp.status == 400) return Status::InvalidArgument(message);
+  if (resp.status == 404) return Status::NotFound(message);
+  if (resp.status == 504) return Status::DeadlineExceeded(message);
+  return Status::Unavailable(message);
+}
+
+Result<ShardStatistics> HttpShard::Statistics(const ShardCall& call, const SearchOptions& options) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Post(call, "/internal/v1/statistics", EncodeStatisticsRequest(options)));
+  Result<ShardStatistics> s = DecodeStatisticsReply(body);
+  if (!s.ok()) return Status::Unavailable("malformed statistics reply: " + s.status().message());
+  return s;
+}
+
+Result<SearchResult> HttpShard::Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
+                                       uint64_t shard_snapshot) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body,
+                          Post(call, "/internal/v1/search", EncodeSearchRequest(options, global, shard_snapshot)));
+  Result<SearchResult> r = DecodeSearchReply(body);
+  if (!r.ok()) return Status::Unavailable("malformed search reply: " + r.status().message());
+  return r;
+}
+
+}  // namespace attest
