@@ -291,6 +291,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   args.data_dir = a.index_dir;
   args.k = a.k;
   args.threads = g.threads;
+  args.shards = a.shards;
   ProgressBar bar("index");
   args.on_progress = [&](uint64_t done, uint64_t total) { bar.Update(done, total); };
   auto r = RunBeirEvaluation(args);
@@ -314,6 +315,16 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
   }
   for (const auto& s : r->skipped) std::printf("skipped %s\n", s.c_str());
   std::printf("%s", FormatEvalTable(r->summaries).c_str());
+  if (r->shards) {
+    const ShardEquivalenceReport& sh = *r->shards;
+    std::printf("%s", FormatEvalTable({sh.summary}).c_str());
+    std::printf("shards %u (%llu..%llu documents each): %zu queries, %zu identical, %zu equal up to ties, %zu different; "
+                "max |score difference| %.3g\n",
+                sh.shards, static_cast<unsigned long long>(sh.documents_per_shard_min),
+                static_cast<unsigned long long>(sh.documents_per_shard_max), sh.queries, sh.identical,
+                sh.equal_up_to_ties, sh.different, sh.max_score_diff);
+    if (!sh.first_difference.empty()) std::printf("first difference: %s\n", sh.first_difference.c_str());
+  }
   if (!a.json_file.empty()) {
     std::ofstream out(a.json_file);
     // One mode: its summary, with the keys it always had. Several: {"runs": [summary, ...]}.

@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
   eval->add_option("--json", ea.json_file, "also write the report as JSON to this file");
   eval->add_option("--index-dir", ea.index_dir, "keep the evaluation index here (default: temporary)");
   eval->add_option("--k", ea.k, "documents retrieved per query")->check(CLI::Range(1, 10000));
+  eval->add_option("--shards", ea.shards,
+                   "retrieval: also split the corpus over N shard stores and compare the cluster's BM25 search "
+                   "with one store's (docs/cluster.md)")
+      ->check(CLI::Range(1, 64));
   eval->add_option("--mode", ea.modes, "comma-separated modes to report: bm25, vector, hybrid, auto")
       ->capture_default_str();
   add_retrieval(eval, ea.retrieval);

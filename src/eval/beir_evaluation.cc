@@ -98,6 +98,21 @@ Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args) {
     ea.latencies_ms = std::move(latencies);
     report.summaries.push_back(Evaluate(ea));
   }
+  if (args.shards > 0) {
+    ShardEquivalenceArgs sa;
+    sa.single = engine.get();
+    sa.corpus_path = corpus.string();
+    sa.split = &split;
+    sa.options.k = args.k;
+    sa.options.with_snippets = false;
+    sa.options.title_weight = args.field_weights[0];
+    sa.options.section_weight = args.field_weights[1];
+    sa.options.body_weight = args.field_weights[2];
+    sa.options.term_weight = args.field_weights[3];
+    sa.shards = args.shards;
+    sa.threads = args.threads;
+    ATTEST_ASSIGN_OR_RETURN(report.shards, CompareWithShards(sa));
+  }
   return report;
 }
 

@@ -4,12 +4,14 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attest/engine.h"
 #include "attest/status.h"
 #include "eval/metrics.h"
+#include "eval/shard_equivalence.h"
 
 namespace attest {
 
@@ -28,6 +30,9 @@ struct EvaluationArgs {
                                         SearchOptions{}.body_weight, SearchOptions{}.term_weight};
   EmbedderOptions embedder;
   VectorIndexType vector_index = VectorIndexType::kHnsw;
+  // > 0: also split the corpus over this many shard stores and compare the cluster's BM25 search
+  // with the one store's, query by query (eval/shard_equivalence.h).
+  uint32_t shards = 0;
 };
 
 struct EvaluationReport {
@@ -36,6 +41,7 @@ struct EvaluationReport {
   std::vector<std::string> skipped;     // modes that could not run, with the reason
   IngestReport ingest;
   EngineStats stats;                    // after ingestion (embedder, model and vector sizes)
+  std::optional<ShardEquivalenceReport> shards;  // EvaluationArgs::shards > 0
 };
 
 Result<EvaluationReport> RunBeirEvaluation(const EvaluationArgs& args);
