@@ -32,9 +32,16 @@ enum class Attempt { kDone, kRestart };
 
 Result<Attempt> TryScatter(const ScatterArgs& args, SearchResult* out) {
   const size_t n = args.shards.size();
+  // The statistics phase gets half the time left, so a shard that hangs in it leaves the others
+  // time to search.
+  ShardCall first = args.call;
+  if (first.deadline != std::chrono::steady_clock::time_point::max()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (first.deadline > now) first.deadline = now + (first.deadline - now) / 2;
+  }
   std::vector<Result<ShardStatistics>> stats = ForEachShard<ShardStatistics>(n, [&](size_t i) -> Result<ShardStatistics> {
-    ATTEST_RETURN_IF_ERROR(PastDeadline(args.call));
-    return args.shards[i]->Statistics(args.call, args.options);
+    ATTEST_RETURN_IF_ERROR(PastDeadline(first));
+    return args.shards[i]->Statistics(first, args.options);
   });
   ShardStatistics global;
   std::vector<std::string> degraded;

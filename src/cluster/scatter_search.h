@@ -5,6 +5,7 @@
 // rankings are merged (search/shard_merge.h). A document's BM25 score is therefore the same
 // whatever shard holds it, and equal to its single-process score.
 //
+// Deadlines: the statistics phase may take half the time left, the search phase the rest.
 // Failures: a shard that fails or misses the deadline in either phase is left out and named in
 // `degraded` ("shard_unavailable: <shard>: <why>"); the answer is then partial (its statistics too),
 // never late. A shard whose pinned snapshot was released between the phases makes the search start

@@ -1,0 +1,194 @@
+// The service contract between a coordinator and its shard nodes over loopback HTTP: three shard
+// engines behind their internal routes (server/shard_routes.h) searched through HttpShard clients
+// equal one store bit for bit; a call without the service credential is refused (401) and the
+// shard named in `degraded`; another contract version is the caller's error (400 naming it); a
+// passed deadline gets 504 without work; a shard that hangs or answers garbage is left out within
+// the deadline, named.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "attest/engine.h"
+#include "cluster/change_log.h"
+#include "cluster/scatter_search.h"
+#include "cluster/shard_http.h"
+#include "cluster/shard_service.h"
+#include "http_server_test_util.h"
+#include "server/shard_routes.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using http::test_util::TestServer;
+using testing_support::TempDir;
+
+const std::string kCredential = "a-service-credential-0123456789";
+
+std::unique_ptr<Engine> OpenEngine(const std::string& dir) {
+  EngineOptions o;
+  o.data_dir = dir;
+  o.embedder.kind = EmbedderKind::kNone;
+  o.threads = 1;
+  auto e = Engine::Open(o);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return std::move(e).value();
+}
+
+std::vector<DocumentSpec> Corpus() {
+  const std::vector<std::string> words = {"raft", "log", "term", "vote", "leader", "quorum", "snapshot", "commit",
+                                          "index", "follower", "election", "timeout", "heartbeat", "segment"};
+  std::vector<DocumentSpec> docs;
+  for (int i = 0; i < 90; ++i) {
+    DocumentSpec d;
+    d.id = "doc-" + std::to_string(i);
+    d.title = words[i % words.size()] + " " + words[(i * 5) % words.size()];
+    for (int w = 0; w < 12 + i % 9; ++w) d.text += words[(i * 7 + w * 3 + w * w) % words.size()] + " ";
+    if (i % 4 == 0) d.acl_groups = {"ops"};
+    docs.push_back(d);
+  }
+  return docs;
+}
+
+struct ShardNodeUnderTest {
+  std::unique_ptr<Engine> engine;
+  std::unique_ptr<ShardService> service;
+  server::ShardRouteContext ctx;
+  std::unique_ptr<TestServer> server;
+};
+
+class ShardHttpTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    single_ = OpenEngine(dir_.path().string() + "/single");
+    ASSERT_TRUE(single_->PutDocuments(Corpus()).ok());
+    std::vector<DocumentSpec> parts[3];
+    for (const DocumentSpec& d : Corpus()) parts[VirtualShardOf(d.tenant, d.id, 64) % 3].push_back(d);
+    HttpClientOptions co;
+    co.use_environment_proxy = false;
+    client_ = std::make_shared<HttpClient>(co);
+    for (int s = 0; s < 3; ++s) {
+      auto node = std::make_unique<ShardNodeUnderTest>();
+      node->engine = OpenEngine(dir_.path().string() + "/shard" + std::to_string(s));
+      ASSERT_TRUE(node->engine->PutDocuments(parts[s]).ok());
+      auto svc = ShardService::Open({node->engine.get(), kCredential});
+      ASSERT_TRUE(svc.ok());
+      node->service = std::make_unique<ShardService>(std::move(svc).value());
+      node->ctx.shard = node->service.get();
+      node->ctx.version_header = "test";
+      node->server = std::make_unique<TestServer>(server::BuildShardRoutes(&node->ctx));
+      nodes_.push_back(std::move(node));
+    }
+  }
+
+  std::unique_ptr<HttpShard> Client(int s, std::string credential = kCredential) const {
+    return std::make_unique<HttpShard>(
+        HttpShardOptions{"n" + std::to_string(s), "http://127.0.0.1:" + std::to_string(nodes_[s]->server->port()),
+                         std::move(credential)},
+        client_);
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Engine> single_;
+  std::vector<std::unique_ptr<ShardNodeUnderTest>> nodes_;
+  std::shared_ptr<HttpClient> client_;
+};
+
+TEST_F(ShardHttpTest, ThreeShardsOverHttpEqualOneStore) {
+  auto c0 = Client(0), c1 = Client(1), c2 = Client(2);
+  for (const std::string q : {"raft leader election", "quorum", "snapshot commit index", "\"leader election\"",
+                              "heartbeat -timeout"}) {
+    for (bool ops : {false, true}) {
+      ScatterArgs a;
+      a.shards = {c0.get(), c1.get(), c2.get()};
+      a.options.query = q;
+      a.options.k = 10;
+      a.options.mode = SearchMode::kBm25;
+      a.options.filter.groups = ops ? std::vector<std::string>{"ops"} : std::vector<std::string>{};
+      a.call.request_id = "req-1";
+      a.call.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      auto cluster = ScatterSearch(a);
+      ASSERT_TRUE(cluster.ok()) << q << ": " << cluster.status().ToString();
+      auto one = single_->Search(a.options);
+      ASSERT_TRUE(one.ok());
+      ASSERT_EQ(one->hits.size(), cluster->hits.size()) << q;
+      for (size_t i = 0; i < one->hits.size(); ++i) {
+        EXPECT_EQ(one->hits[i].score, cluster->hits[i].score) << q << " rank " << i;
+        EXPECT_EQ(one->hits[i].snippet.empty(), cluster->hits[i].snippet.empty());
+      }
+      EXPECT_TRUE(cluster->degraded.empty());
+      EXPECT_NE(cluster->cluster_snapshot.find("n2@"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(ShardHttpTest, AShardRefusesCallsWithoutTheServiceCredential) {
+  auto good = Client(0), bad = Client(1, "not-the-credential-at-all-000000"), none = Client(2, "");
+  ScatterArgs a;
+  a.shards = {good.get(), bad.get(), none.get()};
+  a.options.query = "raft";
+  auto r = ScatterSearch(a);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->degraded.size(), 2u);
+  EXPECT_NE(r->degraded[0].find("shard_unavailable: n1: HTTP 401"), std::string::npos) << r->degraded[0];
+  EXPECT_NE(r->degraded[1].find("shard_unavailable: n2: HTTP 401"), std::string::npos) << r->degraded[1];
+  EXPECT_FALSE(ShardService::Open({nodes_[0]->engine.get(), "short"}).ok());
+  EXPECT_FALSE(ShardService::Open({nullptr, kCredential}).ok());
+}
+
+TEST_F(ShardHttpTest, TheContractIsCheckedAndTheDeadlineHonoured) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(nodes_[0]->server->port()) + "/internal/v1/statistics";
+  HttpRequest req;
+  req.method = "POST";
+  req.url = url;
+  req.headers = {{"Authorization", "Bearer " + kCredential}, {"Content-Type", "application/json"}};
+  req.body = R"({"contract":"attest.shard/2","options":{}})";
+  auto r = client_->Send(req);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("attest.shard/2"), std::string::npos) << r->body;
+  req.body = R"({"contract":"attest.shard/1","options":{"query":"raft"}})";
+  r = client_->Send(req);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("options.k is missing"), std::string::npos) << r->body;
+  req.headers.push_back({"X-Attest-Deadline-Ms", "0"});
+  r = client_->Send(req);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 504);
+}
+
+TEST_F(ShardHttpTest, AHangingOrGarbledShardIsLeftOutWithinTheDeadline) {
+  http::Router slow;
+  slow.Add("POST", "/internal/v1/statistics", http::Pool::kInteractive, [](std::shared_ptr<http::Exchange> ex) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ex->Respond(http::Response{});
+  });
+  http::Router garbled;
+  garbled.Add("POST", "/internal/v1/statistics", http::Pool::kInteractive, [](std::shared_ptr<http::Exchange> ex) {
+    http::Response resp;
+    resp.body = R"({"contract":"attest.shard/1","statistics":{"snapshot":1,"num_docs":-4}})";
+    ex->Respond(resp);
+  });
+  TestServer slow_server(std::move(slow)), garbled_server(std::move(garbled));
+  HttpShard hanging({"hanging", "http://127.0.0.1:" + std::to_string(slow_server.port()), kCredential}, client_);
+  HttpShard garbage({"garbage", "http://127.0.0.1:" + std::to_string(garbled_server.port()), kCredential}, client_);
+  auto good = Client(0);
+  ScatterArgs a;
+  a.shards = {good.get(), &hanging, &garbage};
+  a.options.query = "raft";
+  a.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = ScatterSearch(a);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_LT(ms, 1000) << "the hanging shard held the search past its deadline";
+  ASSERT_EQ(r->degraded.size(), 2u);
+  EXPECT_NE(r->degraded[0].find("shard_unavailable: hanging: timed out"), std::string::npos) << r->degraded[0];
+  EXPECT_NE(r->degraded[1].find("shard_unavailable: garbage: malformed statistics reply"), std::string::npos)
+      << r->degraded[1];
+  EXPECT_FALSE(r->hits.empty());
+}
+
+}  // namespace
+}  // namespace attest
