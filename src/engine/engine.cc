@@ -25,6 +25,7 @@
 #include "verify/llm_judge.h"
 #include "write/llm_writer.h"
 #include "search/search_runner.h"
+#include "search/shard_merge.h"
 #include "store/recent_pins.h"
 #include "store/store.h"
 #include "text/analyzer.h"

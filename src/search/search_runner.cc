@@ -593,10 +593,4 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   return result;
 }
 
-Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options) {
-  ATTEST_ASSIGN_OR_RETURN(LexicalQuery query, ParseLexicalQuery(options.query, analyzer));
-  ATTEST_ASSIGN_OR_RETURN(ChunkFilter filter, TranslateFilter(options.filter));
-  return snapshot.lexical().Counts(query, filter);
-}
-
 }  // namespace attest

@@ -54,10 +54,6 @@ struct ShardScoring {
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
                                const VectorLegInput& vector = {}, const ShardScoring& shard = {});
 
-// The statistics of `options.query`'s terms under `options.filter`'s visibility at `snapshot`: a
-// shard's part of a cluster's global statistics. kInvalidArgument for a query that does not parse.
-Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options);
-
 // Extra document candidates kept past k so that folding format siblings still fills k hits.
 size_t FoldingMargin(size_t k);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "lexical/lexical_query.h"
 #include "search/format_siblings.h"
 #include "search/search_runner.h"
 
@@ -102,6 +103,12 @@ SearchResult MergeShardRankings(const SearchOptions& options, std::vector<ShardR
   if (hits.size() > options.k) hits.resize(options.k);
   out.hits = std::move(hits);
   return out;
+}
+
+Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options) {
+  ATTEST_ASSIGN_OR_RETURN(LexicalQuery query, ParseLexicalQuery(options.query, analyzer));
+  ATTEST_ASSIGN_OR_RETURN(ChunkFilter filter, TranslateFilter(options.filter));
+  return snapshot.lexical().Counts(query, filter);
 }
 
 }  // namespace attest

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "attest/engine.h"
+#include "lexical/lexical_plan.h"
+#include "store/store.h"
+#include "text/analyzer.h"
 
 namespace attest {
 
@@ -24,5 +27,9 @@ struct ShardRanking {
 // folded and a name query's titled documents moved first exactly as RunSearch does in one store;
 // k hits kept. Notices and degradations are gathered (each once); took_ms is the slowest shard's.
 SearchResult MergeShardRankings(const SearchOptions& options, std::vector<ShardRanking> shards);
+
+// The statistics of `options.query`'s terms under `options.filter`'s visibility at `snapshot`: a
+// shard's part of a cluster's global statistics. kInvalidArgument for a query that does not parse.
+Result<CorpusCounts> QueryCounts(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options);
 
 }  // namespace attest
