@@ -35,6 +35,8 @@ NatsConnection::~NatsConnection() {
 
 Status NatsStatus(natsStatus s, jsErrCode jerr, const std::string& what) {
   std::string msg = what + ": " + natsStatus_GetText(s);
+  const char* detail = nats_GetLastError(nullptr);
+  if (detail != nullptr && *detail != '\0' && msg.find(detail) == std::string::npos) msg += std::string(" (") + detail + ")";
   if (jerr != 0) msg += " (JetStream error " + std::to_string(int(jerr)) + ")";
   if (s == NATS_TIMEOUT) return Status::DeadlineExceeded(msg);
   if (s == NATS_NOT_FOUND || jerr == JSConsumerNotFoundErr || jerr == JSNoMessageFoundErr ||

@@ -21,6 +21,10 @@ int64_t Ms(std::chrono::steady_clock::duration d) {
 // One owned shard's pull subscription.
 struct Consumer {
   natsSubscription* sub = nullptr;
+  // The consumer sequence of the last message taken: JetStream numbers every delivery of a
+  // consumer (redeliveries included) 1, 2, 3...; a gap means a delivery went to a request this node
+  // no longer waits for, and applying what follows could skip it (see Fetch).
+  uint64_t last_delivery = 0;
   ~Consumer() {
     if (sub != nullptr) natsSubscription_Destroy(sub);
   }
@@ -191,7 +195,9 @@ class NatsShardNode final : public ShardNode {
     jsErrCode jerr = jsErrCode(0);
     natsStatus s = js_GetConsumerInfo(&ci, conn_->js(), config_.stream.c_str(), name.c_str(), nullptr, &jerr);
     bool keep = false;
+    uint64_t last_delivery = 0;
     if (s == NATS_OK) {
+      last_delivery = ci->Delivered.Consumer;
       keep = ci->AckFloor.Stream == position && ci->NumAckPending == 0 && ci->Config->FilterSubject != nullptr &&
              filter == ci->Config->FilterSubject;
       jsConsumerInfo_Destroy(ci);
@@ -212,6 +218,11 @@ class NatsShardNode final : public ShardNode {
       cc.DeliverPolicy = position > 0 ? js_DeliverByStartSequence : js_DeliverAll;
       cc.OptStartSeq = position > 0 ? position + 1 : 0;
       cc.MaxAckPending = int64_t(std::max<size_t>(options_.batch_messages * 4, 1024));
+      // The consumer is a cursor, not the truth (the catalog is): one replica in memory is enough,
+      // and a replicated consumer per shard would cost a Raft group each. Lost with its server, it
+      // is recreated from the catalog's position (Resync).
+      cc.Replicas = 1;
+      cc.MemoryStorage = true;
       s = js_AddConsumer(&ci, conn_->js(), config_.stream.c_str(), &cc, nullptr, &jerr);
       if (s != NATS_OK) return NatsStatus(s, jerr, "create consumer " + name);
       jsConsumerInfo_Destroy(ci);
@@ -221,7 +232,10 @@ class NatsShardNode final : public ShardNode {
     so.Stream = config_.stream.c_str();
     so.Consumer = name.c_str();
     so.ManualAck = true;
+    so.Config.Replicas = 1;  // binding checks these against the consumer's
+    so.Config.MemoryStorage = true;
     auto c = std::make_unique<Consumer>();
+    c->last_delivery = keep ? last_delivery : 0;
     s = js_PullSubscribe(&c->sub, conn_->js(), filter.c_str(), name.c_str(), nullptr, &so, &jerr);
     if (s != NATS_OK) return NatsStatus(s, jerr, "subscribe " + name);
     MutexLock lock(mu_);
@@ -241,44 +255,86 @@ class NatsShardNode final : public ShardNode {
     return Status::Ok();
   }
 
-  // Fetches round-robin until a batch is full, its time is up, or a sweep found nothing.
+  // Fetches round-robin until a batch is full, its time is up, or a sweep found nothing. A shard's
+  // pending count is read first and at most that many asked for, so a request never waits on the
+  // server for messages that are not there (an idle shard costs one round trip, not a timeout).
   Status Fetch(std::vector<Fetched>* out) {
     const auto start = clock_->Now();
     std::vector<uint32_t> order;
     for (uint32_t v : owned()) order.push_back(v);
     if (order.empty()) return Status::Ok();
+    std::set<uint32_t> broken;
     bool any = true;
     while (any && out->size() < options_.batch_messages && Ms(clock_->Now() - start) < options_.batch_ms) {
       any = false;
       for (size_t i = 0; i < order.size() && out->size() < options_.batch_messages; ++i) {
         const uint32_t v = order[(cursor_ + i) % order.size()];
-        natsSubscription* sub;
-        {
-          MutexLock lock(mu_);
-          sub = consumers_.at(v)->sub;
+        if (broken.contains(v)) continue;
+        ATTEST_ASSIGN_OR_RETURN(size_t took, FetchShard(v, options_.batch_messages - out->size(), out));
+        if (took == SIZE_MAX) {
+          broken.insert(v);
+          continue;
         }
-        jsFetchRequest req;
-        jsFetchRequest_Init(&req);
-        req.Batch = int(options_.batch_messages - out->size());
-        req.NoWait = true;
-        req.Expires = options_.timeout_ms * 1000000;
-        natsMsgList list{};
-        natsStatus s = natsSubscription_FetchRequest(&list, sub, &req);
-        if (s == NATS_NOT_FOUND || s == NATS_TIMEOUT) continue;
-        if (s != NATS_OK) return NatsStatus(s, jsErrCode(0), "fetch vshard " + std::to_string(v));
-        for (int k = 0; k < list.Count; ++k) {
-          jsMsgMetaData* meta = nullptr;
-          if (natsMsg_GetMetaData(&meta, list.Msgs[k]) != NATS_OK) continue;  // not a JetStream message
-          out->push_back(Fetched{list.Msgs[k], v, meta->Sequence.Stream});
-          list.Msgs[k] = nullptr;
-          jsMsgMetaData_Destroy(meta);
-          any = true;
-        }
-        natsMsgList_Destroy(&list);
+        any = any || took > 0;
       }
       cursor_ = (cursor_ + 1) % order.size();
     }
+    // A shard whose deliveries have a gap is re-read from its committed position (its messages
+    // after the gap were left out of this batch, unacknowledged).
+    for (uint32_t v : broken) {
+      spdlog::warn("node {}: deliveries of vshard {} have a gap; re-reading it from the catalog's position",
+                   options_.node_id, v);
+      {
+        MutexLock lock(mu_);
+        consumers_.erase(v);
+      }
+      ATTEST_RETURN_IF_ERROR(Subscribe(v));
+    }
     return Status::Ok();
+  }
+
+  // Fetches up to `room` messages of shard `v`: their count, or SIZE_MAX when the deliveries have a
+  // gap (the messages from it on are released unacknowledged).
+  Result<size_t> FetchShard(uint32_t v, size_t room, std::vector<Fetched>* out) {
+    Consumer* c;
+    {
+      MutexLock lock(mu_);
+      c = consumers_.at(v).get();
+    }
+    jsConsumerInfo* ci = nullptr;
+    jsErrCode jerr = jsErrCode(0);
+    natsStatus s = js_GetConsumerInfo(&ci, conn_->js(), config_.stream.c_str(),
+                                      ConsumerName(options_.node_id, v).c_str(), nullptr, &jerr);
+    if (s != NATS_OK) return NatsStatus(s, jerr, "consumer of vshard " + std::to_string(v));
+    const uint64_t pending = ci->NumPending;
+    jsConsumerInfo_Destroy(ci);
+    if (pending == 0) return size_t{0};
+    jsFetchRequest req;
+    jsFetchRequest_Init(&req);
+    req.Batch = int(std::min<uint64_t>(room, pending));
+    req.NoWait = true;
+    req.Expires = 200 * int64_t(1000000);  // only when compaction removed some of them meanwhile
+    natsMsgList list{};
+    s = natsSubscription_FetchRequest(&list, c->sub, &req);
+    if (s == NATS_NOT_FOUND || s == NATS_TIMEOUT) return size_t{0};
+    if (s != NATS_OK) return NatsStatus(s, jsErrCode(0), "fetch vshard " + std::to_string(v));
+    size_t took = 0;
+    bool gap = false;
+    for (int k = 0; k < list.Count; ++k) {
+      jsMsgMetaData* meta = nullptr;
+      if (gap || natsMsg_GetMetaData(&meta, list.Msgs[k]) != NATS_OK) continue;  // released by the list
+      if (meta->Sequence.Consumer != c->last_delivery + 1) {
+        gap = true;
+      } else {
+        c->last_delivery = meta->Sequence.Consumer;
+        out->push_back(Fetched{list.Msgs[k], v, meta->Sequence.Stream});
+        list.Msgs[k] = nullptr;
+        ++took;
+      }
+      jsMsgMetaData_Destroy(meta);
+    }
+    natsMsgList_Destroy(&list);
+    return gap ? SIZE_MAX : took;
   }
 
   // Decodes the fetched messages into one ChangeBatch and commits it with the positions.
