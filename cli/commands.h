@@ -325,4 +325,13 @@ class McpCommand {
 };
 std::unique_ptr<McpCommand> RegisterMcpCommand(CLI::App& app);
 
+// `node` and `cluster init|status|add-node|move-shard` (cli/cluster_command.cc, docs/cluster.md).
+class ClusterCommands {
+ public:
+  virtual ~ClusterCommands() = default;
+  virtual bool Selected() const = 0;
+  virtual int Run(const GlobalArgs& g) = 0;
+};
+std::unique_ptr<ClusterCommands> RegisterClusterCommands(CLI::App& app);
+
 }  // namespace attest::cli

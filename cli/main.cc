@@ -282,6 +282,7 @@ int main(int argc, char** argv) {
   auto auth_commands = RegisterAuthCommands(app);
   auto crawl_command = RegisterCrawlCommand(app);
   auto mcp_command = RegisterMcpCommand(app);
+  auto cluster_commands = RegisterClusterCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -312,5 +313,6 @@ int main(int argc, char** argv) {
   if (auth_commands->Selected()) return auth_commands->Run(g);
   if (crawl_command->Selected()) return crawl_command->Run(g);
   if (mcp_command->Selected()) return mcp_command->Run(g);
+  if (cluster_commands->Selected()) return cluster_commands->Run(g);
   return kExitUsage;
 }

@@ -16,62 +16,15 @@
 #include <thread>
 
 #include "cluster/change_log.h"
+#include "support/nats_cluster.h"
 #include "support/process.h"
 
 namespace attest {
 namespace {
 
-using testing_support::ChildProcess;
+using testing_support::kNatsServer;
+using testing_support::NatsCluster;
 using testing_support::TempDir;
-
-const char* kNatsServer = "/usr/sbin/nats-server";
-
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-// Three nats-server processes with JetStream, routed to each other, on 127.0.0.1.
-class NatsCluster {
- public:
-  explicit NatsCluster(const TempDir& dir) {
-    for (int i = 0; i < 3; ++i) {
-      client_[i] = FreePort();
-      route_[i] = FreePort();
-    }
-    for (int i = 0; i < 3; ++i) {
-      const std::string conf = dir.str("n" + std::to_string(i) + ".conf");
-      std::ofstream out(conf);
-      out << "server_name: n" << i << "\nlisten: 127.0.0.1:" << client_[i] << "\njetstream { store_dir: \""
-          << dir.str("store" + std::to_string(i)) << "\" }\ncluster {\n  name: attest\n  listen: 127.0.0.1:" << route_[i]
-          << "\n  routes: [";
-      for (int j = 0; j < 3; ++j) out << (j ? ", " : "") << "nats-route://127.0.0.1:" << route_[j];
-      out << "]\n}\n";
-      out.close();
-      servers_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{kNatsServer, "-c", conf});
-    }
-  }
-  std::vector<std::string> urls() const {
-    std::vector<std::string> out;
-    for (uint16_t p : client_) out.push_back("nats://127.0.0.1:" + std::to_string(p));
-    return out;
-  }
-  void Kill(int i) {
-    servers_[i]->Kill(SIGKILL);
-    servers_[i]->Wait();
-  }
-
- private:
-  uint16_t client_[3], route_[3];
-  std::unique_ptr<ChildProcess> servers_[3];
-};
 
 class ChangeLogTest : public ::testing::Test {
  protected:

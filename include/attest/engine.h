@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "attest/change_batch.h"
 #include "attest/clock.h"
 #include "attest/ids.h"
 #include "attest/status.h"
@@ -552,6 +553,12 @@ class Engine {
   // The state of each cited chunk in the latest snapshot for `who` (in the order given).
   virtual Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
                                                             const std::vector<CitedChunk>& cited) const = 0;
+  // Applies a batch of the cluster's change log in one commit, documents and log positions together
+  // (attest/change_batch.h). kInvalidArgument for a malformed batch (a null document, drop_vshards
+  // without vshard_count); on any failure nothing is applied.
+  virtual Result<ApplyChangesReport> ApplyChanges(const ChangeBatch& batch) = 0;
+  // The change-log positions of the latest snapshot (empty when the log was never applied).
+  virtual std::map<uint32_t, uint64_t> LogPositions() const = 0;
   // The latest snapshot version (no catalog read).
   virtual uint64_t CurrentSnapshot() const = 0;
   // Whether the vector leg of `tenant` ("" = the default tenant; every tenant with an active embedder

@@ -14,6 +14,7 @@
 #include "answer/tiering.h"
 #include "attest/answer.h"
 #include "common/thread_annotations.h"
+#include "engine/change_apply.h"
 #include "index/document_api.h"
 #include "index/document_indexer.h"
 #include "index/ingest_pipeline.h"
@@ -399,6 +400,30 @@ class EngineImpl final : public Engine {
     }
     return report;
   }
+
+  Result<ApplyChangesReport> ApplyChanges(const ChangeBatch& changes) override {
+    if (options_.read_only) return Status::InvalidArgument("engine was opened read-only");
+    // Parsing and analysis before the write lock, as in PutDocuments.
+    ATTEST_ASSIGN_OR_RETURN(PreparedChanges prepared, PrepareChanges(changes, indexer_, options_.access_levels));
+    MutexLock lock(write_mu_);
+    ATTEST_ASSIGN_OR_RETURN(uint32_t dropped, AddDrops(changes, *store_->Pin(), &prepared));
+    ATTEST_ASSIGN_OR_RETURN(CommitResult cr, store_->Commit(std::move(prepared.batch)));
+    ApplyChangesReport& report = prepared.report;
+    report.snapshot_version = cr.version.get();
+    report.added = cr.added;
+    report.replaced = cr.replaced;
+    report.unchanged = cr.unchanged;
+    report.dropped = dropped;
+    report.deleted = cr.deleted - std::min(cr.deleted, dropped);
+    report.not_found = cr.not_found;
+    if (cr.added + cr.replaced > 0) {
+      Status v = vectors_->AfterIngest();
+      if (!v.ok()) spdlog::warn("vectors not updated after applying the change log: {}", v.ToString());
+    }
+    return report;
+  }
+
+  std::map<uint32_t, uint64_t> LogPositions() const override { return store_->Pin()->log_positions(); }
 
   Result<DocumentInfo> GetDocument(const SearchFilter& given, const std::string& id) const override {
     SearchFilter who = given;

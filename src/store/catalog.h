@@ -15,6 +15,10 @@
 // when its text was fetched (documents.fetched_at, Unix ms, NULL = the commit time). A row's
 // checksum covers each only when set, so rows written before schema 7 keep their checksums.
 //
+// Log positions: from schema 8 the log_positions table holds, per virtual shard, the last
+// change-log sequence the store applied (docs/cluster.md), written in the transaction of the
+// documents it brought; only the current positions are kept (a snapshot carries its own in memory).
+//
 // Visibility rule: a row with created_snapshot c and deleted_snapshot d (NULL = never) is visible at
 // snapshot version v when c <= v AND (d IS NULL OR d > v).
 //
@@ -38,7 +42,7 @@
 
 namespace attest {
 
-inline constexpr int kCatalogSchemaVersion = 7;
+inline constexpr int kCatalogSchemaVersion = 8;
 
 // Counters kept in the meta table.
 struct CatalogMeta {
@@ -101,6 +105,9 @@ class Catalog {
   // Rows of schema 3 and older name no tenant: they are history and never active.
   Result<std::map<std::string, EmbedderRecord>> ActiveEmbedders(SnapshotVersion v);
 
+  // Sets the position of each shard (committed at `v`); a sequence of 0 deletes the shard's row.
+  Status WriteLogPositions(const std::map<uint32_t, uint64_t>& positions, SnapshotVersion v);
+
   // --- writer: open, merge, purge ---
   Result<std::vector<SegmentRow>> LiveSegments();
   // Deleted chunks that still sit in live segments (the tombstones to load).
@@ -136,6 +143,10 @@ class Catalog {
   // One page of `q.tenant`'s documents visible at `v` (catalog_listing.cc). A row that fails its
   // checksum is listed without its record (its error instead), never served.
   Result<DocumentPage> ListDocuments(const DocumentListQuery& q, SnapshotVersion v);
+  // The current change-log positions (empty before schema 8).
+  Result<std::map<uint32_t, uint64_t>> LogPositions();
+  // (tenant, id) of every document visible at `v`, in that order.
+  Result<std::vector<std::pair<std::string, std::string>>> LiveKeys(SnapshotVersion v);
   // When snapshot `v` was committed (Unix milliseconds); kNotFound for an unknown version.
   Result<int64_t> CommittedAt(SnapshotVersion v);
 
@@ -151,6 +162,7 @@ class Catalog {
   Status MigrateFrom4();
   Status MigrateFrom5();
   Status MigrateFrom6();
+  Status MigrateFrom7();
   // Records the checksum of every documents and chunks row as it stands; returns the rows done.
   Result<uint64_t> BackfillChecksums();
   int Schema();              // PRAGMA user_version, read on first use

@@ -115,6 +115,48 @@ Result<int64_t> Catalog::CommittedAt(SnapshotVersion v) {
   return static_cast<int64_t>(st->ColumnU64(0));
 }
 
+Result<std::map<uint32_t, uint64_t>> Catalog::LogPositions() {
+  std::map<uint32_t, uint64_t> out;
+  if (Schema() < 8) return out;
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("SELECT vshard, sequence FROM log_positions"));
+  for (;;) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out[static_cast<uint32_t>(st->ColumnU64(0))] = st->ColumnU64(1);
+  }
+  return out;
+}
+
+Status Catalog::WriteLogPositions(const std::map<uint32_t, uint64_t>& positions, SnapshotVersion v) {
+  for (const auto& [vshard, sequence] : positions) {
+    if (sequence == 0) {
+      ATTEST_ASSIGN_OR_RETURN(StmtRef st, db_.Prepare("DELETE FROM log_positions WHERE vshard = ?1"));
+      st->Bind(1, uint64_t{vshard});
+      ATTEST_RETURN_IF_ERROR(st->Run());
+      continue;
+    }
+    ATTEST_ASSIGN_OR_RETURN(StmtRef st,
+                            db_.Prepare("INSERT INTO log_positions(vshard, sequence, committed_snapshot) VALUES (?1, ?2, ?3) "
+                                        "ON CONFLICT(vshard) DO UPDATE SET sequence = ?2, committed_snapshot = ?3"));
+    st->Bind(1, uint64_t{vshard}).Bind(2, sequence).Bind(3, v.get());
+    ATTEST_RETURN_IF_ERROR(st->Run());
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Catalog::LiveKeys(SnapshotVersion v) {
+  std::vector<std::pair<std::string, std::string>> out;
+  ATTEST_ASSIGN_OR_RETURN(StmtRef st,
+                          db_.Prepare("SELECT tenant, id FROM documents WHERE " + Visible(1) + " ORDER BY tenant, id"));
+  st->Bind(1, v.get());
+  for (;;) {
+    ATTEST_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.emplace_back(st->ColumnText(0), st->ColumnText(1));
+  }
+  return out;
+}
+
 Result<CatalogCounts> Catalog::Counts(SnapshotVersion v) {
   CatalogCounts c;
   {

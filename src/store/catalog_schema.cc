@@ -7,9 +7,9 @@
 namespace attest {
 namespace {
 
-// Schema version 7 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
-// embedders.tenant, 4 the row checksums, 5 chunks.spans, 6 documents.license and documents.fetched_at; see
-// the MigrateFrom functions). Run once on an empty database.
+// Schema version 8 (1 lacked the embedders table, 2 documents.feed, 3 documents.access_label and
+// embedders.tenant, 4 the row checksums, 5 chunks.spans, 6 documents.license and documents.fetched_at,
+// 7 the log_positions table; see the MigrateFrom functions). Run once on an empty database.
 constexpr const char* kSchemaSql = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,
@@ -81,8 +81,13 @@ CREATE TABLE embedders(
 );
 CREATE INDEX chunks_by_segment ON chunks(segment_id);
 CREATE INDEX embedders_by_tenant ON embedders(tenant, activated_snapshot);
+CREATE TABLE log_positions(
+  vshard             INTEGER PRIMARY KEY,
+  sequence           INTEGER NOT NULL,
+  committed_snapshot INTEGER NOT NULL
+);
 INSERT INTO meta(key, value) VALUES
-  ('schema_version', 7), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
+  ('schema_version', 8), ('next_chunk_id', 1), ('next_doc_num', 1), ('next_segment_id', 1),
   ('snapshot_version', 0);
 INSERT INTO snapshots(version, committed_at_unix_ms, note) VALUES (0, 0, 'created');
 )sql";
@@ -106,7 +111,8 @@ Status Catalog::InitializeOrCheck() {
   if (uv <= 3) ATTEST_RETURN_IF_ERROR(MigrateFrom3());
   if (uv <= 4) ATTEST_RETURN_IF_ERROR(MigrateFrom4());
   if (uv <= 5) ATTEST_RETURN_IF_ERROR(MigrateFrom5());
-  if (uv <= 6) return MigrateFrom6();
+  if (uv <= 6) ATTEST_RETURN_IF_ERROR(MigrateFrom6());
+  if (uv <= 7) return MigrateFrom7();
   return Status::Ok();
 }
 
@@ -192,6 +198,23 @@ PRAGMA user_version = 7;)sql"));
   schema_ = 0;
   ATTEST_RETURN_IF_ERROR(txn->Commit());
   spdlog::info("catalog: upgraded to schema 7: documents can record their licence and fetch time");
+  return Status::Ok();
+}
+
+Status Catalog::MigrateFrom7() {
+  // No shard node has applied the change log to an older catalog: the table starts empty.
+  ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
+  ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
+CREATE TABLE log_positions(
+  vshard             INTEGER PRIMARY KEY,
+  sequence           INTEGER NOT NULL,
+  committed_snapshot INTEGER NOT NULL
+);
+UPDATE meta SET value = 8 WHERE key = 'schema_version';
+PRAGMA user_version = 8;)sql"));
+  schema_ = 0;
+  ATTEST_RETURN_IF_ERROR(txn->Commit());
+  spdlog::info("catalog: upgraded to schema 8: the store can record its change-log positions");
   return Status::Ok();
 }
 

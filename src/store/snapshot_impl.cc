@@ -142,3 +142,17 @@ Result<StoreStats> SnapshotImpl::Stats() const {
 }
 
 }  // namespace attest
+
+namespace attest {
+
+Result<std::vector<DocumentKey>> SnapshotImpl::LiveDocumentKeys() const {
+  ATTEST_ASSIGN_OR_RETURN(ConnectionPool::Lease lease, pool_->Acquire());
+  Catalog cat(lease.db());
+  ATTEST_ASSIGN_OR_RETURN(auto keys, cat.LiveKeys(state_->version));
+  std::vector<DocumentKey> out;
+  out.reserve(keys.size());
+  for (auto& [tenant, id] : keys) out.push_back(DocumentKey{std::move(tenant), std::move(id)});
+  return out;
+}
+
+}  // namespace attest

@@ -35,6 +35,8 @@ class SnapshotImpl final : public Snapshot {
   Result<int64_t> CommittedAtUnixMs() const override;
   Result<int64_t> VersionCommittedAtUnixMs(SnapshotVersion v) const override;
   const std::map<std::string, EmbedderRecord>& embedders() const override { return state_->embedders; }
+  const std::map<uint32_t, uint64_t>& log_positions() const override { return state_->log_positions; }
+  Result<std::vector<DocumentKey>> LiveDocumentKeys() const override;
 
  private:
   std::shared_ptr<const StoreState> state_;

@@ -73,6 +73,11 @@ struct WriteBatch {
   // FinishBulk() then merges them into one segment: every chunk is re-indexed once per bulk load
   // instead of once per tier it climbs.
   std::optional<SegmentId> bulk_first_segment;
+  // The change-log positions this batch brings the store to (docs/store_format.md, "Log
+  // positions"): virtual shard -> the last stream sequence applied; 0 forgets the shard's position.
+  // Written in the same transaction as the documents; a batch that changes only positions still
+  // commits a new snapshot version.
+  std::map<uint32_t, uint64_t> log_positions;
 };
 
 struct CommitResult {
@@ -135,6 +140,11 @@ class Snapshot {
     auto it = embedders().find(tenant);
     return it == embedders().end() ? nullptr : &it->second;
   }
+  // The change-log positions this snapshot holds (WriteBatch::log_positions): virtual shard -> the
+  // last stream sequence applied. Empty for a store that never applied the log.
+  virtual const std::map<uint32_t, uint64_t>& log_positions() const = 0;
+  // Every live document's key in this snapshot, in (tenant, id) order.
+  virtual Result<std::vector<DocumentKey>> LiveDocumentKeys() const = 0;
   // The segments of this snapshot with their deletions (the lexical searcher's views).
   const std::vector<SegmentView>& segments() const { return lexical().segments(); }
 };

@@ -164,7 +164,15 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
     }
   }
 
-  if (result.added + result.replaced + result.deleted == 0) return result;  // nothing changed: rolls back
+  // Positions travel with the documents they brought (docs/store_format.md, "Log positions").
+  bool positions_change = false;
+  for (const auto& [vshard, sequence] : batch.log_positions) {
+    auto it = current->log_positions.find(vshard);
+    positions_change = positions_change || (sequence == 0 ? it != current->log_positions.end()
+                                                          : it == current->log_positions.end() || it->second != sequence);
+  }
+  if (result.added + result.replaced + result.deleted == 0 && !positions_change) return result;  // rolls back
+  if (positions_change) ATTEST_RETURN_IF_ERROR(cat.WriteLogPositions(batch.log_positions, v));
 
   std::vector<NewFileGuard> guards(by_tenant.size());
   std::vector<std::shared_ptr<SegmentFile>> new_files;
@@ -179,7 +187,7 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
                                                         image.size(), file->raw().content_crc(), v}));
     new_files.push_back(std::move(file));
   }
-  ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, "commit"));
+  ATTEST_RETURN_IF_ERROR(cat.InsertSnapshot(v, by_tenant.empty() && result.deleted == 0 ? "log positions" : "commit"));
   meta.snapshot_version = v.get();
   ATTEST_RETURN_IF_ERROR(cat.WriteMeta(meta));
   ATTEST_RETURN_IF_ERROR(Fault("commit.before_catalog_commit"));
@@ -201,6 +209,14 @@ Result<CommitResult> StoreImpl::CommitLocked(WriteBatch& batch) {
   auto next = std::make_shared<StoreState>();
   next->version = v;
   next->embedders = current->embedders;
+  next->log_positions = current->log_positions;
+  for (const auto& [vshard, sequence] : batch.log_positions) {
+    if (sequence == 0) {
+      next->log_positions.erase(vshard);
+    } else {
+      next->log_positions[vshard] = sequence;
+    }
+  }
   next->views = current->views;
   next->files = current->files;
   for (const auto& file : new_files) {
@@ -261,6 +277,7 @@ Result<SnapshotVersion> StoreImpl::ActivateEmbedder(EmbedderRecord record) {
   next->views = current->views;
   next->files = current->files;
   next->embedders = current->embedders;
+  next->log_positions = current->log_positions;
   next->embedders[record.tenant] = std::move(record);
   next->Seal();
   Publish(std::move(next));

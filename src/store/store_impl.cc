@@ -190,6 +190,7 @@ Status StoreImpl::LoadState(Catalog& cat, SnapshotVersion version) {
   }
   for (auto& [id, bits] : deleted) state->views[index[id]].deleted = std::move(bits);
   ATTEST_ASSIGN_OR_RETURN(state->embedders, cat.ActiveEmbedders(version));
+  ATTEST_ASSIGN_OR_RETURN(state->log_positions, cat.LogPositions());
   state->Seal();
   Publish(std::move(state));
   return Status::Ok();

@@ -316,6 +316,7 @@ Status StoreImpl::MergeLocked(const std::vector<SegmentId>& ids) {
   auto next = std::make_shared<StoreState>();
   next->version = v;
   next->embedders = current->embedders;
+  next->log_positions = current->log_positions;
   for (const SegmentView& view : current->views) {
     if (merged.count(view.id)) continue;
     next->views.push_back(view);

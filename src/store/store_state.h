@@ -22,6 +22,7 @@ struct StoreState {
   std::map<SegmentId, std::shared_ptr<SegmentFile>> files;      // the files behind `views`
   std::unique_ptr<LexicalSearcher> searcher;                    // over `views`
   std::map<std::string, EmbedderRecord> embedders;              // per tenant, active at `version`
+  std::map<uint32_t, uint64_t> log_positions;                   // change log: vshard -> sequence applied
 
   // Builds the searcher over `views`; call once the views are final.
   void Seal() { searcher = std::make_unique<LexicalSearcher>(views); }
