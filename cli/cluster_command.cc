@@ -8,10 +8,12 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/node_api.h"
 #include "cluster/change_log.h"
 #include "cluster/cluster_status.h"
 #include "cluster/shard_map.h"
@@ -25,6 +27,7 @@ struct ClusterArgs {
   std::string bucket = "ATTEST_SHARDS";
   // node
   std::string node_id, listen;
+  std::string credential_env = "ATTEST_CLUSTER_CREDENTIAL";  // variable holding the service credential
   size_t batch_messages = 256;
   int64_t batch_ms = 100;
   // init
@@ -66,8 +69,31 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
   no.bucket = a.bucket;
   no.batch_messages = a.batch_messages;
   no.batch_ms = a.batch_ms;
+  const char* credential = std::getenv(a.credential_env.c_str());
+  if (credential == nullptr || std::string(credential).size() < 16) {
+    return Fail(Status::InvalidArgument("the variable '" + a.credential_env +
+                                        "' must hold the cluster's service credential (at least 16 bytes)"),
+                "node");
+  }
   auto node = ShardNode::Start(**engine, no);
   if (!node.ok()) return Fail(node.status(), "node");
+  ShardNode* running = node->get();
+  const std::string node_id = a.node_id;
+  auto api = NodeApi::Start(**engine, listen, credential, [running, node_id, &engine] {
+    ShardHealth h;
+    h.node = node_id;
+    h.snapshot = (*engine)->CurrentSnapshot();
+    h.applied = running->counters().applied;
+    if (auto lag = running->Lag(); lag.ok()) {
+      h.vshards = lag->size();
+      for (const VShardLag& l : *lag) {
+        h.pending += l.pending;
+        h.unacknowledged += l.unacknowledged;
+      }
+    }
+    return h;
+  });
+  if (!api.ok()) return Fail(api.status(), "internal API");
   std::printf("node %s: %zu of %u virtual shards, advertised at http://%s; running (Ctrl-C stops)\n",
               a.node_id.c_str(), (*node)->owned().size(), (*node)->vshard_count(), listen.c_str());
   std::fflush(stdout);
@@ -78,6 +104,7 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
     stop = true;
   });
   Status run = (*node)->Run(stop);
+  api->reset();  // stops serving before the node and the engine go
   if (!stop) pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
   const ShardNodeCounters c = (*node)->counters();
@@ -200,6 +227,8 @@ class ClusterCommandsImpl final : public ClusterCommands {
     node_->add_option("--node-id", a_.node_id, "this node's id (letters, digits, '_', '-')")->required();
     node_->add_option("--listen", a_.listen, "HOST:PORT of the node's internal API (registered in the shard map)")
         ->required();
+    node_->add_option("--credential-env", a_.credential_env, "variable holding the cluster's service credential")
+        ->capture_default_str();
     node_->add_option("--batch-messages", a_.batch_messages, "messages per commit at most")->capture_default_str();
     node_->add_option("--batch-ms", a_.batch_ms, "... or what arrived within this long")->capture_default_str();
 

@@ -198,7 +198,17 @@ struct RerankBatchArgs {
   uint32_t max_calls = 8;        // --rerank-batch-max-calls
 };
 
+// `attest serve --cluster-shard ...`: a coordinator over shard nodes (docs/cluster.md, "Coordinators").
+struct ClusterServeArgs {
+  std::vector<std::string> shards;    // NAME=URL of each shard node's internal API
+  std::string nats;                   // comma-separated NATS servers of the change log ("" = no writes)
+  uint32_t vshards = 64;              // the cluster's virtual shard count (fixed at `cluster init`)
+  std::string credential_env = "ATTEST_CLUSTER_CREDENTIAL";  // variable holding the service credential
+  uint32_t search_deadline_ms = 10000;
+};
+
 struct ServeArgs {
+  ClusterServeArgs cluster;
   WatchArgs watch;                    // --watch DIR (repeatable) and the --watch-* flags
   std::string host = "127.0.0.1";
   uint16_t port = 8080;               // 0 = pick a free port (printed)

@@ -225,6 +225,15 @@ int main(int argc, char** argv) {
   auto* migrate = app.add_subcommand("migrate", "upgrade a data directory written by an older version, then exit");
   auto* serve = app.add_subcommand("serve", "serve the HTTP API (docs/http_api.md) until SIGINT/SIGTERM");
   serve->add_option("--host", va.host, "address to listen on")->capture_default_str();
+  serve->add_option("--cluster-shard", va.cluster.shards,
+                    "coordinator mode: NAME=URL of a shard node's internal API (repeat for each; docs/cluster.md)");
+  serve->add_option("--cluster-nats", va.cluster.nats, "coordinator mode: NATS servers of the change log (writes)");
+  serve->add_option("--cluster-vshards", va.cluster.vshards, "coordinator mode: the cluster's virtual shard count")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
+  serve->add_option("--cluster-credential-env", va.cluster.credential_env,
+                    "coordinator mode: variable holding the service credential")->capture_default_str();
+  serve->add_option("--cluster-search-ms", va.cluster.search_deadline_ms,
+                    "coordinator mode: the time a search may take across the shards")->capture_default_str();
   serve->add_option("--port", va.port, "port; 0 picks a free one and prints it")->capture_default_str();
   serve->add_option("--io-threads", va.io_threads, "socket threads")->capture_default_str();
   serve->add_option("--workers", va.workers, "interactive workers (0 = max(2, cores))");

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/serve_cluster.h"
 #include "cli/serve_watch.h"
 #include "common/file_util.h"
 #include "mcp/mcp_server.h"
@@ -145,7 +146,18 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     std::fprintf(stderr, "attest: %s\n", st.message().c_str());
     return kExitUsage;
   }
-  auto engine = Engine::Open(*eo);
+  Coordinator coordinator;  // cluster mode: the engine over the shard nodes and their health poller
+  if (!a.cluster.shards.empty()) {
+    std::error_code mkdir_error;  // the coordinator's own directory: its keys and audit log only
+    std::filesystem::create_directories(g.data_dir, mkdir_error);
+    auto opened = OpenCoordinator(a.cluster, &metrics);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "attest: --cluster-shard: %s\n", opened.status().message().c_str());
+      return kExitUsage;
+    }
+    coordinator = std::move(opened).value();
+  }
+  auto engine = coordinator.engine ? Result<std::unique_ptr<Engine>>(std::move(coordinator.engine)) : Engine::Open(*eo);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
                  FailureText(engine.status(), g.data_dir).c_str());
@@ -254,7 +266,8 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   so.event_log = event_log.get();
   so.webhooks = webhooks.get();
   so.default_deadline_ms = a.deadline_ms;
-  so.caches = !a.no_cache;
+  // A coordinator has no snapshot to key its caches by yet: they are off (docs/cluster.md).
+  so.caches = !a.no_cache && a.cluster.shards.empty();
   so.conversations = conversations->get();
   so.feedback_rate = service::RateLimit{a.feedback_rate, a.feedback_burst};
   so.llm_model = g.llm_model;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 
 #include "attest/engine.h"
@@ -57,6 +58,7 @@ class ClusterCliTest : public ::testing::Test {
     if (!testing_support::NatsServerAvailable()) {
       GTEST_SKIP() << testing_support::kNatsServer << " is absent (scripts/bootstrap installs it)";
     }
+    setenv("ATTEST_CLUSTER_CREDENTIAL", "cluster-cli-test-credential-0123", 1);  // nodes need one
     cluster_ = std::make_unique<NatsCluster>(dir_);
     nats_ = cluster_->urls_csv();
     testing_support::ProcessResult init;

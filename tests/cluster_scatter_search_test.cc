@@ -212,6 +212,7 @@ class FlakyShard final : public ShardClient {
     if (stats_error_.ok() == false) ++calls_;
     return inner_->Search(call, o, g, v);
   }
+  Result<ShardHealth> Health(const ShardCall& call) const override { return inner_->Health(call); }
 
  private:
   const ShardClient* inner_;

@@ -11,6 +11,7 @@
 #include "attest/engine.h"
 #include "cluster/change_log.h"
 #include "cluster/scatter_search.h"
+#include "cluster/shard_contract.h"
 #include "cluster/shard_http.h"
 #include "cluster/shard_service.h"
 #include "http_server_test_util.h"
@@ -76,6 +77,14 @@ class ShardHttpTest : public testing::Test {
       node->service = std::make_unique<ShardService>(std::move(svc).value());
       node->ctx.shard = node->service.get();
       node->ctx.version_header = "test";
+      const Engine* engine = node->engine.get();
+      node->ctx.health_json = [engine, s] {
+        ShardHealth h;
+        h.node = "n" + std::to_string(s);
+        h.snapshot = engine->CurrentSnapshot();
+        h.vshards = 21;
+        return EncodeHealthReply(h);
+      };
       node->server = std::make_unique<TestServer>(server::BuildShardRoutes(&node->ctx));
       nodes_.push_back(std::move(node));
     }
@@ -120,6 +129,17 @@ TEST_F(ShardHttpTest, ThreeShardsOverHttpEqualOneStore) {
       EXPECT_NE(cluster->cluster_snapshot.find("n2@"), std::string::npos);
     }
   }
+}
+
+TEST_F(ShardHttpTest, HealthIsReadWithTheCredential) {
+  auto h = Client(1)->Health(ShardCall{});
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->node, "n1");
+  EXPECT_EQ(h->vshards, 21u);
+  EXPECT_GT(h->snapshot, 0u);
+  auto refused = Client(1, "wrong-credential-0000000000000")->Health(ShardCall{});
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(refused.status().message().find("401"), std::string::npos);
 }
 
 TEST_F(ShardHttpTest, AShardRefusesCallsWithoutTheServiceCredential) {

@@ -94,6 +94,13 @@ Result<SearchResult> EngineShard::Search(const ShardCall&, const SearchOptions& 
   return engine_->ShardSearch(options, global, shard_snapshot);
 }
 
+Result<ShardHealth> EngineShard::Health(const ShardCall&) const {
+  ShardHealth h;
+  h.node = name_;
+  h.snapshot = engine_->CurrentSnapshot();
+  return h;
+}
+
 void AddStatistics(const ShardStatistics& part, ShardStatistics* sum) {
   sum->snapshot_version = 0;
   sum->num_docs += part.num_docs;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "attest/engine.h"
+#include "cluster/shard_contract.h"
 
 namespace attest {
 
@@ -39,6 +40,7 @@ class ShardClient {
   virtual Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const = 0;
   virtual Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options,
                                       const ShardStatistics& global, uint64_t shard_snapshot) const = 0;
+  virtual Result<ShardHealth> Health(const ShardCall& call) const = 0;
 };
 
 // A shard that is an Engine of this process (tests, equivalence measurements).
@@ -49,6 +51,7 @@ class EngineShard final : public ShardClient {
   Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const override;
   Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                               uint64_t shard_snapshot) const override;
+  Result<ShardHealth> Health(const ShardCall& call) const override;
 
  private:
   std::string name_;

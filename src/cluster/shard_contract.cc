@@ -229,6 +229,33 @@ Result<T> Guarded(Fn fn) {
 
 }  // namespace
 
+std::string EncodeHealthReply(const ShardHealth& h) {
+  return json{{"contract", kShardContract},
+              {"health",
+               {{"node", h.node},
+                {"snapshot", h.snapshot},
+                {"vshards", h.vshards},
+                {"pending", h.pending},
+                {"unacknowledged", h.unacknowledged},
+                {"applied", h.applied}}}}
+      .dump();
+}
+
+Result<ShardHealth> DecodeHealthReply(std::string_view body) {
+  ATTEST_ASSIGN_OR_RETURN(json j, ParseBody(body, "health"));
+  return Guarded<ShardHealth>([&] {
+    Reader r(j["health"], "health.");
+    ShardHealth h;
+    h.node = r.Str("node");
+    h.snapshot = r.U64("snapshot");
+    h.vshards = r.U64("vshards");
+    h.pending = r.U64("pending");
+    h.unacknowledged = r.U64("unacknowledged");
+    h.applied = r.U64("applied");
+    return h;
+  });
+}
+
 std::string EncodeStatisticsRequest(const SearchOptions& options) {
   return json{{"contract", kShardContract}, {"options", OptionsJson(options)}}.dump();
 }

@@ -24,6 +24,19 @@ namespace attest {
 
 inline constexpr std::string_view kShardContract = "attest.shard/1";
 
+// GET /internal/v1/health -> {"contract":"attest.shard/1","health":{...}}: how a node stands.
+struct ShardHealth {
+  std::string node;             // the node's id
+  uint64_t snapshot = 0;        // its latest snapshot version
+  uint64_t vshards = 0;         // virtual shards it owns
+  uint64_t pending = 0;         // messages of its virtual shards in the log that it has not applied
+  uint64_t unacknowledged = 0;  // fetched, not yet acknowledged
+  uint64_t applied = 0;         // messages applied since it started
+};
+
+std::string EncodeHealthReply(const ShardHealth& health);
+Result<ShardHealth> DecodeHealthReply(std::string_view body);
+
 std::string EncodeStatisticsRequest(const SearchOptions& options);
 std::string EncodeSearchRequest(const SearchOptions& options, const ShardStatistics& global, uint64_t snapshot);
 std::string EncodeStatisticsReply(const ShardStatistics& statistics);

@@ -9,7 +9,7 @@ namespace attest {
 HttpShard::HttpShard(HttpShardOptions options, std::shared_ptr<const HttpClient> client)
     : options_(std::move(options)), client_(std::move(client)) {}
 
-Result<std::string> HttpShard::Post(const ShardCall& call, const std::string& route, std::string body) const {
+Result<std::string> HttpShard::Call(const ShardCall& call, const std::string& route, std::string body) const {
   int64_t timeout_ms = options_.default_timeout_ms;
   if (call.deadline != std::chrono::steady_clock::time_point::max()) {
     timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(call.deadline - std::chrono::steady_clock::now())
@@ -17,7 +17,7 @@ Result<std::string> HttpShard::Post(const ShardCall& call, const std::string& ro
     if (timeout_ms <= 0) return Status::DeadlineExceeded("no time left for the shard");
   }
   HttpRequest req;
-  req.method = "POST";
+  req.method = body.empty() ? "GET" : "POST";
   req.url = options_.base_url + route;
   req.body = std::move(body);
   req.timeout_ms = timeout_ms;
@@ -48,16 +48,23 @@ Result<std::string> HttpShard::Post(const ShardCall& call, const std::string& ro
 }
 
 Result<ShardStatistics> HttpShard::Statistics(const ShardCall& call, const SearchOptions& options) const {
-  ATTEST_ASSIGN_OR_RETURN(std::string body, Post(call, "/internal/v1/statistics", EncodeStatisticsRequest(options)));
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/statistics", EncodeStatisticsRequest(options)));
   Result<ShardStatistics> s = DecodeStatisticsReply(body);
   if (!s.ok()) return Status::Unavailable("malformed statistics reply: " + s.status().message());
   return s;
 }
 
+Result<ShardHealth> HttpShard::Health(const ShardCall& call) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/health", ""));
+  Result<ShardHealth> h = DecodeHealthReply(body);
+  if (!h.ok()) return Status::Unavailable("malformed health reply: " + h.status().message());
+  return h;
+}
+
 Result<SearchResult> HttpShard::Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                                        uint64_t shard_snapshot) const {
   ATTEST_ASSIGN_OR_RETURN(std::string body,
-                          Post(call, "/internal/v1/search", EncodeSearchRequest(options, global, shard_snapshot)));
+                          Call(call, "/internal/v1/search", EncodeSearchRequest(options, global, shard_snapshot)));
   Result<SearchResult> r = DecodeSearchReply(body);
   if (!r.ok()) return Status::Unavailable("malformed search reply: " + r.status().message());
   return r;

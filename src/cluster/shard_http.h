@@ -30,9 +30,11 @@ class HttpShard final : public ShardClient {
   Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const override;
   Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                               uint64_t shard_snapshot) const override;
+  Result<ShardHealth> Health(const ShardCall& call) const override;
 
  private:
-  Result<std::string> Post(const ShardCall& call, const std::string& route, std::string body) const;
+  // POST with a body; GET without one.
+  Result<std::string> Call(const ShardCall& call, const std::string& route, std::string body) const;
 
   HttpShardOptions options_;
   std::shared_ptr<const HttpClient> client_;

@@ -120,6 +120,7 @@ void AddSearchSchemas(json* out) {
   schemas["SearchResponse"] = Object(
       {{"request_id", Str("Echoed or assigned request id.")},
        {"snapshot_version", Int("Index snapshot the search read.")},
+       {"cluster_snapshot", Str("A cluster coordinator's search: the snapshot of each shard it read, shard@version.")},
        {"took_ms", Num("Server time in milliseconds.")},
        {"mode", Str("Mode that ran (auto resolved).")},
        {"hits", ArrayOf(Ref("SearchHit"), "Ranked hits, at most top_k.")},

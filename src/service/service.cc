@@ -208,6 +208,7 @@ ApiResult<std::string> Service::Search(const Identity& who, const SearchRequest&
                {"cached", false},
                {"versions", Versions()}};
   if (!r->embedder.empty()) body["embedder"] = r->embedder;
+  if (!r->cluster_snapshot.empty()) body["cluster_snapshot"] = r->cluster_snapshot;
   // A degraded result (e.g. a model that could not be loaded) is not kept: once the model is fixed,
   // the same query at the same snapshot gets the full result.
   if (options_.caches && r->snapshot_version == snapshot && r->degraded.empty()) retrieval_cache_.Put(key, body.dump());

@@ -1,0 +1,145 @@
+#include "cluster/cluster_engine.h"
+
+#include <atomic>
+#include <random>
+
+#include "attest/answer.h"
+#include "cluster/change_codec.h"
+#include "common/checksum.h"
+#include "index/document_api.h"
+
+namespace attest {
+namespace {
+
+Status NotOnACoordinator(const std::string& what) {
+  return Status::Unsupported(what + " is not available on a cluster coordinator yet (docs/cluster.md, \"Coordinators\")");
+}
+
+class ClusterEngine final : public Engine {
+ public:
+  explicit ClusterEngine(ClusterEngineOptions options) : options_(std::move(options)) {
+    for (const auto& s : options_.shards) shards_.push_back(s.get());
+  }
+
+  Result<IngestReport> Ingest(const IngestOptions&) override {
+    return NotOnACoordinator("ingesting files (use `attest ingest --cluster`)");
+  }
+
+  Result<SearchResult> Search(const SearchOptions& given) const override {
+    ScatterArgs args;
+    args.shards = shards_;
+    args.options = given;
+    std::vector<std::string> notices;
+    if (args.options.mode == SearchMode::kAuto) {
+      args.options.mode = SearchMode::kBm25;
+      notices.push_back("a cluster searches BM25 only");
+    }
+    args.call.request_id = NextRequestId();
+    args.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
+    ATTEST_ASSIGN_OR_RETURN(SearchResult r, ScatterSearch(args));
+    r.notices.insert(r.notices.begin(), notices.begin(), notices.end());
+    return r;
+  }
+
+  Result<uint64_t> Delete(const std::string& tenant, const std::string& id) override {
+    if (!options_.log) return NotOnACoordinator("writing (no change log is configured)");
+    DocumentChange c;
+    c.kind = DocumentChange::Kind::kDelete;
+    c.tenant = tenant;
+    c.id = id;
+    c.payload = EncodeDelete(tenant, id);
+    c.idempotency_key = Sha256Hex(c.payload);
+    ATTEST_ASSIGN_OR_RETURN(AppendAck ack, options_.log->Append(c));
+    last_sequence_.store(std::max(last_sequence_.load(), ack.sequence));
+    return uint64_t{1};  // accepted: the shards apply it from the log (a missing document stays missing)
+  }
+
+  Result<EngineStats> Stats() const override { return EngineStats{}; }
+  Result<ReembedReport> Reembed() override { return NotOnACoordinator("re-embedding"); }
+  Status WaitForVectors() override { return Status::Ok(); }
+  Status RefreshVectors() override { return NotOnACoordinator("the vector leg"); }
+  Result<AnswerResult> Ask(const AskOptions&) const override { return NotOnACoordinator("answering"); }
+
+  // Every document is checked as one store checks it before anything is appended; then each is
+  // appended with the SHA-256 of its payload as the idempotency key (a retried request is a
+  // duplicate of the first). The report's snapshot_version is the change log's sequence of the
+  // last write: the shards hold the documents once their positions reach it.
+  Result<PutDocumentsReport> PutDocuments(const std::vector<DocumentSpec>& docs) override {
+    if (!options_.log) return NotOnACoordinator("writing (no change log is configured)");
+    for (const DocumentSpec& d : docs) {
+      Result<ParsedDocument> parsed = ParseDocumentSpec(d);
+      if (!parsed.ok()) return parsed.status();
+    }
+    PutDocumentsReport report;
+    for (const DocumentSpec& d : docs) {
+      DocumentChange c;
+      c.kind = DocumentChange::Kind::kUpsert;
+      c.tenant = d.tenant;
+      c.id = d.id;
+      c.payload = EncodeUpsert(d);
+      c.idempotency_key = Sha256Hex(c.payload);
+      ATTEST_ASSIGN_OR_RETURN(AppendAck ack, options_.log->Append(c));
+      report.snapshot_version = std::max(report.snapshot_version, ack.sequence);
+      if (ack.duplicate) {
+        ++report.unchanged;
+      } else {
+        ++report.added;
+      }
+    }
+    last_sequence_.store(std::max(last_sequence_.load(), report.snapshot_version));
+    return report;
+  }
+
+  Result<DocumentInfo> GetDocument(const SearchFilter&, const std::string&) const override {
+    return NotOnACoordinator("reading a document");
+  }
+  Result<DocumentListing> ListDocuments(const ListDocumentsOptions&) const override {
+    return NotOnACoordinator("listing documents");
+  }
+  Result<std::vector<CitationState>> CheckCitations(const SearchFilter&, const std::vector<CitedChunk>&) const override {
+    return NotOnACoordinator("checking citations");
+  }
+  Result<ApplyChangesReport> ApplyChanges(const ChangeBatch&) override {
+    return NotOnACoordinator("applying the change log (shard nodes do)");
+  }
+  std::map<uint32_t, uint64_t> LogPositions() const override { return {}; }
+  // The change log's sequence of the last write this coordinator made (0 before any): the service
+  // keys nothing on it in cluster mode (its caches are off).
+  uint64_t CurrentSnapshot() const override { return last_sequence_.load(); }
+  Status CheckVectorLeg(const std::optional<std::string>&) const override {
+    return Status::Unsupported("a cluster searches BM25 only");
+  }
+  std::pair<uint64_t, uint64_t> EmbeddingCacheCounts() const override { return {0, 0}; }
+  Result<FreshnessStats> Freshness() const override { return FreshnessStats{}; }
+  Result<ShardStatistics> QueryStatistics(const SearchOptions&) const override {
+    return NotOnACoordinator("shard statistics");
+  }
+  Result<SearchResult> ShardSearch(const SearchOptions&, const ShardStatistics&, uint64_t) const override {
+    return NotOnACoordinator("a shard search");
+  }
+
+ private:
+  std::string NextRequestId() const {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(rng()));
+    return buf;
+  }
+
+  ClusterEngineOptions options_;
+  std::vector<const ShardClient*> shards_;
+  mutable std::atomic<uint64_t> last_sequence_{0};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options) {
+  if (options.shards.empty()) return Status::InvalidArgument("a cluster coordinator needs at least one shard");
+  for (const auto& s : options.shards) {
+    if (!s) return Status::InvalidArgument("a cluster coordinator's shard is null");
+  }
+  if (options.search_deadline_ms == 0) return Status::InvalidArgument("search_deadline_ms must be positive");
+  return std::unique_ptr<Engine>(new ClusterEngine(std::move(options)));
+}
+
+}  // namespace attest

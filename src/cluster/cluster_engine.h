@@ -1,0 +1,29 @@
+// The coordinator's engine (`attest serve --cluster`; docs/cluster.md, "Coordinators"): an Engine
+// with no store of its own. Searches are scattered over the shard nodes with global statistics
+// (scatter_search.h); document writes are appended to the change log (change_log.h), acknowledged
+// with their stream sequence once the stream has them, and reach the shards through it. What a
+// coordinator cannot do yet answers kUnsupported naming it (the HTTP API answers 501): answers,
+// reading and listing documents, citations, ingestion from files (use `attest ingest --cluster`).
+//
+// Thread-safety: as Engine.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attest/engine.h"
+#include "cluster/change_log.h"
+#include "cluster/scatter_search.h"
+
+namespace attest {
+
+struct ClusterEngineOptions {
+  std::vector<std::shared_ptr<const ShardClient>> shards;
+  std::shared_ptr<ChangeLog> log;      // null: the coordinator refuses writes
+  uint32_t search_deadline_ms = 10000;  // the time a search may take across the shards
+};
+
+Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options);
+
+}  // namespace attest

@@ -1,0 +1,177 @@
+// The whole cluster as processes on loopback (issue 18): a three-server NATS cluster, `attest
+// cluster init`, three `attest node` processes with their internal APIs, and a coordinator
+// (`attest serve --cluster-shard ... --cluster-nats ...`). Documents written through the
+// coordinator's HTTP API go through the change log to the nodes; once every node has applied them,
+// a search through the coordinator returns what one store holding the same documents returns (the
+// same documents, the same BM25 scores: global statistics), and the cluster snapshot names every
+// node. A node killed with SIGKILL makes searches degraded with the node named, within the
+// deadline; restarted, it catches up and the results are whole again. Without the service
+// credential a node refuses the coordinator's calls.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+
+#include "attest/engine.h"
+#include "serve_ops_util.h"
+#include "support/http_test_client.h"
+#include "support/nats_cluster.h"
+#include "support/process.h"
+
+namespace attest {
+namespace {
+
+using nlohmann::json;
+using testing_support::ChildProcess;
+using testing_support::NatsCluster;
+using testing_support::RetryFor;
+using testing_support::RunAttest;
+using testing_support::ServeProcess;
+using testing_support::TempDir;
+
+const char* kCredential = "cluster-test-credential-0123456789";
+
+std::vector<DocumentSpec> Corpus() {
+  const std::vector<std::string> words = {"raft", "log", "term", "vote", "leader", "quorum", "snapshot", "commit",
+                                          "index", "follower", "election", "timeout", "heartbeat", "segment",
+                                          "replica", "stream", "offset", "ledger"};
+  std::vector<DocumentSpec> docs;
+  for (int i = 0; i < 60; ++i) {
+    DocumentSpec d;
+    d.tenant = "acme";
+    d.id = "doc-" + std::to_string(i);
+    d.title = words[i % words.size()] + " " + words[(i * 5 + 1) % words.size()];
+    for (int w = 0; w < 10 + i % 13; ++w) d.text += words[(i * 7 + w * 3 + w * w) % words.size()] + " ";
+    docs.push_back(d);
+  }
+  return docs;
+}
+
+json DocJson(const DocumentSpec& d) { return {{"id", d.id}, {"title", d.title}, {"text", d.text}}; }
+
+class ClusterServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing_support::NatsServerAvailable()) {
+      GTEST_SKIP() << testing_support::kNatsServer << " is absent (scripts/bootstrap installs it)";
+    }
+    setenv("ATTEST_CLUSTER_CREDENTIAL", kCredential, 1);
+    nats_ = std::make_unique<NatsCluster>(dir_);
+    testing_support::ProcessResult init;
+    ASSERT_TRUE(RetryFor(20, [&] {
+      init = RunAttest({"cluster", "init", "--nats", nats_->urls_csv(), "--vshards", "64", "--replicas", "3",
+                        "--nodes", "a,b,c"});
+      return init.exit_code == 0;
+    })) << init.err;
+    for (int i = 0; i < 3; ++i) {
+      ports_[i] = testing_support::FreeLoopbackPort();
+      StartNode(i);
+    }
+    std::vector<std::string> extra = {"--cluster-nats", nats_->urls_csv(), "--cluster-search-ms", "2000"};
+    for (int i = 0; i < 3; ++i) {
+      extra.push_back("--cluster-shard");
+      extra.push_back(std::string(1, char('a' + i)) + "=http://127.0.0.1:" + std::to_string(ports_[i]));
+    }
+    key_ = ops_test::CreateKey(dir_.str("coordinator"), {"--tenant", "acme", "--user", "ops", "--admin"});
+    ASSERT_FALSE(key_.empty());
+    serve_ = std::make_unique<ServeProcess>(dir_.str("coordinator"), std::vector<std::string>{}, extra);
+    ASSERT_NE(serve_->port(), 0) << serve_->child().out();
+    reference_ = Engine::Open([&] {
+                   EngineOptions o;
+                   o.data_dir = dir_.str("reference");
+                   o.embedder.kind = EmbedderKind::kNone;
+                   return o;
+                 }())
+                     .value();
+  }
+
+  void StartNode(int i) {
+    const std::string id(1, char('a' + i));
+    nodes_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{
+        ATTEST_BINARY, "--data", dir_.str("node-" + id), "--embedder", "none", "node", "--nats",
+        nats_->urls_csv(), "--node-id", id, "--listen", "127.0.0.1:" + std::to_string(ports_[i])});
+  }
+
+  json Search(const std::string& q, int top_k = 10) {
+    auto r = ops_test::Call(serve_->port(), "POST", "/v1/search", key_,
+                            json{{"query", q}, {"top_k", top_k}, {"mode", "bm25"}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return ops_test::Body(r);
+  }
+
+  // Waits until a search for `q` through the cluster finds `want` documents.
+  bool WaitForHits(const std::string& q, size_t want) {
+    return RetryFor(30, [&] {
+      json j = Search(q, 100);
+      return j.contains("hits") && j["hits"].size() == want && j["degraded"].empty();
+    });
+  }
+
+  TempDir dir_;
+  std::unique_ptr<NatsCluster> nats_;
+  uint16_t ports_[3] = {0, 0, 0};
+  std::unique_ptr<ChildProcess> nodes_[3];
+  std::string key_;
+  std::unique_ptr<ServeProcess> serve_;
+  std::unique_ptr<Engine> reference_;
+};
+
+TEST_F(ClusterServeTest, WritesThroughTheLogAndSearchesEqualOneStore) {
+  const std::vector<DocumentSpec> docs = Corpus();
+  json batch = {{"documents", json::array()}};
+  for (const DocumentSpec& d : docs) batch["documents"].push_back(DocJson(d));
+  auto put = ops_test::Call(serve_->port(), "POST", "/v1/documents:batch", key_, batch.dump());
+  ASSERT_EQ(put.status, 200) << put.body;
+  ASSERT_TRUE(reference_->PutDocuments(docs).ok());
+  // Every document has "raft", "log", ... somewhere: wait until the nodes applied them all.
+  SearchOptions all;
+  all.query = "raft log term vote leader quorum snapshot commit index follower election timeout heartbeat segment "
+              "replica stream offset ledger";
+  all.k = 100;
+  all.mode = SearchMode::kBm25;
+  all.filter.tenant = "acme";
+  const size_t total = reference_->Search(all).value().hits.size();
+  ASSERT_TRUE(WaitForHits(all.query, total)) << "the nodes did not apply the writes";
+
+  for (const std::string q : {"raft leader election", "quorum", "snapshot commit index", "heartbeat timeout"}) {
+    json j = Search(q);
+    SearchOptions o = all;
+    o.query = q;
+    o.k = 10;
+    auto one = reference_->Search(o);
+    ASSERT_TRUE(one.ok());
+    ASSERT_EQ(j["hits"].size(), one->hits.size()) << q;
+    for (size_t i = 0; i < one->hits.size(); ++i) {
+      EXPECT_NEAR(j["hits"][i]["score"].get<double>(), one->hits[i].score, 1e-6) << q << " rank " << i;
+    }
+    EXPECT_TRUE(j["degraded"].empty()) << j.dump();
+  }
+
+  // A node killed: searches name it and stay within their deadline; restarted, it is whole again.
+  nodes_[1]->Kill(SIGKILL);
+  nodes_[1]->Wait();
+  const auto t0 = std::chrono::steady_clock::now();
+  json partial = Search("quorum");
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 3000);
+  ASSERT_EQ(partial["degraded"].size(), 1u) << partial.dump();
+  EXPECT_NE(partial["degraded"][0].get<std::string>().find("shard_unavailable: b"), std::string::npos);
+  StartNode(1);
+  EXPECT_TRUE(WaitForHits(all.query, total)) << "the restarted node did not come back";
+}
+
+TEST_F(ClusterServeTest, ANodeRefusesCallsWithoutTheServiceCredential) {
+  testing_support::HttpCall c;
+  c.method = "POST";
+  c.path = "/internal/v1/statistics";
+  c.body = R"({"contract":"attest.shard/1","options":{}})";
+  ASSERT_TRUE(RetryFor(10, [&] { return testing_support::HttpRequest(ports_[0], c).status != 0; }));
+  EXPECT_EQ(testing_support::HttpRequest(ports_[0], c).status, 401);
+  c.headers["Authorization"] = "Bearer wrong-credential-000000000000";
+  EXPECT_EQ(testing_support::HttpRequest(ports_[0], c).status, 401);
+}
+
+}  // namespace
+}  // namespace attest
