@@ -149,6 +149,13 @@ TEST_F(ClusterServeTest, WritesThroughTheLogAndSearchesEqualOneStore) {
     EXPECT_TRUE(j["degraded"].empty()) << j.dump();
   }
 
+  // What a coordinator does not do yet is a 501 that names it, never a wrong answer.
+  auto answer = ops_test::Call(serve_->port(), "POST", "/v1/answer", key_, json{{"query", "what is a quorum?"}}.dump());
+  EXPECT_EQ(answer.status, 501) << answer.body;
+  EXPECT_NE(ops_test::ErrorMessage(answer).find("answering is not available on a cluster coordinator"),
+            std::string::npos)
+      << answer.body;
+
   // A node killed: searches name it and stay within their deadline; restarted, it is whole again.
   nodes_[1]->Kill(SIGKILL);
   nodes_[1]->Wait();

@@ -99,7 +99,7 @@ TEST(FromStatus, EveryStatusCodeIsMappedDeliberately) {
       {StatusCode::kAlreadyExists, ApiErrorCode::kInternal},
       {StatusCode::kCorruption, ApiErrorCode::kCorruptDocument},
       {StatusCode::kIOError, ApiErrorCode::kInternal},
-      {StatusCode::kUnsupported, ApiErrorCode::kInternal},
+      {StatusCode::kUnsupported, ApiErrorCode::kNotImplemented},
       {StatusCode::kResourceExhausted, ApiErrorCode::kPayloadTooLarge},  // with LimitsOf::kCallerInput
       {StatusCode::kBusy, ApiErrorCode::kUnavailable},
       {StatusCode::kCancelled, ApiErrorCode::kCancelled},

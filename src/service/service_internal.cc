@@ -112,10 +112,13 @@ ApiError FromStatus(const Status& status, const std::string& field, LimitsOf lim
       return ApiError{C::kDeadlineExceeded, "the work did not finish in time (logged with the request id)", ""};
     // No engine call the service makes returns these for a reason of the caller's or a
     // dependency's: they are bugs or failures of this server. The detail is logged, not shown.
+    // A feature this build, or this server's mode, does not have (a cluster coordinator's routes
+    // that are not built yet, docs/cluster.md): 501 naming it, never the caller's fault.
+    case StatusCode::kUnsupported:
+      return ApiError{C::kNotImplemented, status.message(), ""};
     case StatusCode::kOk:
     case StatusCode::kAlreadyExists:
     case StatusCode::kIOError:
-    case StatusCode::kUnsupported:
     case StatusCode::kInternal:
       break;
   }
