@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cluster/change_log.h"
+#include "cluster/cluster_ingest.h"
 #include "cluster/cluster_status.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_node.h"
@@ -251,6 +252,57 @@ class ClusterCommandsImpl final : public ClusterCommands {
 };
 
 }  // namespace
+
+int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a) {
+  auto eo = MakeEngineOptions(g, /*read_only=*/true);
+  if (!eo.ok()) return Fail(eo.status(), "options");
+  auto map = ShardMap::Open(ShardMapOptions{SplitList(a.cluster), a.bucket, 5000});
+  if (!map.ok()) return Fail(map.status(), "cluster");
+  auto config = (*map)->Config();
+  if (!config.ok()) return Fail(config.status(), "cluster");
+  ChangeLogOptions lo;
+  lo.servers = SplitList(a.cluster);
+  lo.stream = config->stream;
+  lo.replicas = config->replicas;
+  lo.vshards = config->vshards;
+  auto log = ChangeLog::Open(lo);
+  if (!log.ok()) return Fail(log.status(), "change log");
+  ClusterIngestOptions co;
+  co.paths = a.paths;
+  co.defaults.tenant = StoreTenant(a.tenant);
+  co.defaults.acl_groups = SplitList(a.acl);
+  co.defaults.access_label = a.label;
+  co.defaults.source_type = a.source_type;
+  co.defaults.version = a.version;
+  co.defaults.site = a.site;
+  co.defaults.license = a.license;
+  co.access_levels = eo->access_levels;
+  if (a.print_acks) {
+    co.on_ack = [](const std::string& id, uint64_t seq, bool duplicate) {
+      std::printf("ack %s %llu%s\n", id.c_str(), static_cast<unsigned long long>(seq), duplicate ? " duplicate" : "");
+      std::fflush(stdout);
+    };
+  }
+  auto r = AppendSources(**log, co);
+  if (!r.ok()) return Fail(r.status(), "ingest --cluster");
+  IngestReport issues;
+  issues.issues = r->issues;
+  PrintIngestIssues(issues);
+  if (a.json) {
+    nlohmann::json j = {{"files", r->files},           {"appended", r->appended},
+                        {"duplicates", r->duplicates}, {"stale", r->stale},
+                        {"last_sequence", r->last_sequence}, {"errors", r->issues.size()}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("appended %llu documents from %llu files to %s (%llu duplicates, %llu stale); last sequence %llu",
+                static_cast<unsigned long long>(r->appended), static_cast<unsigned long long>(r->files),
+                config->stream.c_str(), static_cast<unsigned long long>(r->duplicates),
+                static_cast<unsigned long long>(r->stale), static_cast<unsigned long long>(r->last_sequence));
+    if (!r->issues.empty()) std::printf("; %zu error(s)", r->issues.size());
+    std::printf("\n");
+  }
+  return r->issues.empty() ? kExitOk : kExitPartial;
+}
 
 std::unique_ptr<ClusterCommands> RegisterClusterCommands(CLI::App& app) {
   return std::make_unique<ClusterCommandsImpl>(app);
