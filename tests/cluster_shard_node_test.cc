@@ -5,6 +5,7 @@
 // the gaining node replay it and the losing node drop it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -206,6 +207,30 @@ TEST_F(ShardNodeTest, ARestartedNodeResumesWithoutLossOrDuplication) {
     ASSERT_TRUE(lag.ok()) << lag.status().ToString();
     for (const VShardLag& l : *lag) EXPECT_EQ(l.pending + l.unacknowledged, 0u) << "vshard " << l.vshard << " position " << l.position << " pending " << l.pending << " unacked " << l.unacknowledged;
   }
+}
+
+// The catalog wins over the consumer: a node whose data directory is lost (its consumers remember
+// positions its empty catalog does not have) rebuilds its shards from the compacted log.
+TEST_F(ShardNodeTest, ANodeWithALostStoreRebuildsItsShardsFromTheLog) {
+  for (int i = 0; i < 40; ++i) Put(Doc(i, "acme"), 1);
+  auto ea = Engine::Open(Options(dir_.str("a"))).value();
+  auto eb = Engine::Open(Options(dir_.str("b"))).value();
+  auto nb = StartNode(*eb, "b");
+  {
+    auto na = StartNode(*ea, "a");
+    Drain({na.get(), nb.get()});
+  }
+  ASSERT_FALSE(Contents(*ea, {"acme"}).empty());
+  ea.reset();
+  std::filesystem::remove_all(dir_.path() / "a");
+  for (int i = 40; i < 50; ++i) Put(Doc(i, "acme"), 1);
+  ea = Engine::Open(Options(dir_.str("a"))).value();
+  auto na = StartNode(*ea, "a");
+  Drain({na.get(), nb.get()});
+  std::map<std::string, std::string> merged = Contents(*ea, {"acme"});
+  for (const auto& [k, v] : Contents(*eb, {"acme"})) EXPECT_TRUE(merged.emplace(k, v).second) << k;
+  EXPECT_EQ(merged, Contents(*reference_, {"acme"}));
+  EXPECT_EQ(merged.size(), 50u);
 }
 
 TEST_F(ShardNodeTest, MovingAShardReplaysItOnTheGainingNodeAndDropsItOnTheLosingOne) {
