@@ -35,6 +35,7 @@ struct ClusterArgs {
   std::string nodes;
   // add-node, move-shard
   std::string add_id;
+  bool rebalance = false;
   uint32_t move_vshard = 0;
   std::string move_to;
   bool json = false;
@@ -157,8 +158,28 @@ int RunAddNode(const ClusterArgs& a) {
   auto map = ShardMap::Open(MapOptions(a));
   if (!map.ok()) return Fail(map.status(), "cluster");
   if (Status s = (*map)->AddNode(a.add_id); !s.ok()) return Fail(s, "add-node");
-  std::printf("node %s registered; it owns no virtual shard until one is moved to it (cluster move-shard)\n",
-              a.add_id.c_str());
+  if (!a.rebalance) {
+    std::printf("node %s registered; it owns no virtual shard until one is moved to it (cluster move-shard, or "
+                "add-node --rebalance)\n", a.add_id.c_str());
+    return kExitOk;
+  }
+  auto assignments = (*map)->Assignments();
+  if (!assignments.ok()) return Fail(assignments.status(), "cluster");
+  std::map<uint32_t, std::string> owners;
+  for (const auto& [v, as] : *assignments) owners[v] = as.node;
+  size_t moved = 0;
+  for (const auto& [v, to] : FairShareMoves(owners, a.add_id)) {
+    // Compare-and-set on the revision just read: a shard someone else moved meanwhile stays put.
+    auto rev = (*map)->Assign(v, to, assignments->at(v).revision);
+    if (!rev.ok()) {
+      std::fprintf(stderr, "attest: vshard %u not moved: %s\n", v, rev.status().message().c_str());
+      continue;
+    }
+    std::printf("vshard %u: %s -> %s\n", v, owners[v].c_str(), to.c_str());
+    ++moved;
+  }
+  std::printf("node %s registered and given %zu virtual shard(s) (a fair share; it replays them from the log)\n",
+              a.add_id.c_str(), moved);
   return kExitOk;
 }
 
@@ -219,6 +240,8 @@ class ClusterCommandsImpl final : public ClusterCommands {
     add_ = cluster_->add_subcommand("add-node", "register a node (it owns nothing until shards are moved to it)");
     AddNats(add_);
     add_->add_option("id", a_.add_id, "node id")->required();
+    add_->add_flag("--rebalance", a_.rebalance,
+                   "also move it a fair share of the shards (floor(shards / nodes)), from the nodes with the most");
     move_ = cluster_->add_subcommand("move-shard", "give a virtual shard to another node (compare-and-set)");
     AddNats(move_);
     move_->add_option("vshard", a_.move_vshard, "virtual shard")->required();

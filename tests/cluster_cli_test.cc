@@ -186,10 +186,22 @@ TEST_F(ClusterCliTest, NodesSurviveSigkillAndMoveShard) {
   st = Status();
   EXPECT_EQ(st["shards"][moved]["node"], "b");
 
-  // add-node registers; a second time is refused.
-  EXPECT_EQ(RunAttest({"cluster", "add-node", "c", "--nats", nats_}).exit_code, 0);
+  // add-node --rebalance registers c and moves it a fair share; a second time is refused.
+  auto added = RunAttest({"cluster", "add-node", "c", "--nats", nats_, "--rebalance"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.out.find("given 21 virtual shard(s)"), std::string::npos) << added.out;
   EXPECT_NE(RunAttest({"cluster", "add-node", "c", "--nats", nats_}).exit_code, 0);
-  EXPECT_EQ(Status()["nodes"].size(), 3u);
+  auto c = StartNode("c");
+  ASSERT_TRUE(RetryFor(30, [&] { return CaughtUp(); })) << Status().dump(2);
+  st = Status();
+  ASSERT_EQ(st["nodes"].size(), 3u);
+  for (const auto& n : st["nodes"]) EXPECT_GE(n["vshards"].get<int>(), 21) << n.dump();
+  ASSERT_TRUE(RetryFor(20, [&] {
+    bool d = false;
+    auto m = Merged(&d);
+    for (const auto& [k, v] : Contents(dir_.str("c"))) d = m.emplace(k, v).second && d;
+    return d && m == Contents(dir_.str("reference"));
+  })) << "the three nodes do not hold the reference's documents exactly once";
 
   a->Kill(SIGTERM);
   EXPECT_EQ(a->Wait(), 0);
