@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/node_api.h"
 #include "cluster/change_log.h"
+#include "cluster/cluster_ingest.h"
 #include "cluster/cluster_status.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_node.h"
@@ -37,6 +38,7 @@ struct ClusterArgs {
   std::string nodes;
   // add-node, move-shard
   std::string add_id;
+  bool rebalance = false;
   uint32_t move_vshard = 0;
   std::string move_to;
   bool json = false;
@@ -183,8 +185,28 @@ int RunAddNode(const ClusterArgs& a) {
   auto map = ShardMap::Open(MapOptions(a));
   if (!map.ok()) return Fail(map.status(), "cluster");
   if (Status s = (*map)->AddNode(a.add_id); !s.ok()) return Fail(s, "add-node");
-  std::printf("node %s registered; it owns no virtual shard until one is moved to it (cluster move-shard)\n",
-              a.add_id.c_str());
+  if (!a.rebalance) {
+    std::printf("node %s registered; it owns no virtual shard until one is moved to it (cluster move-shard, or "
+                "add-node --rebalance)\n", a.add_id.c_str());
+    return kExitOk;
+  }
+  auto assignments = (*map)->Assignments();
+  if (!assignments.ok()) return Fail(assignments.status(), "cluster");
+  std::map<uint32_t, std::string> owners;
+  for (const auto& [v, as] : *assignments) owners[v] = as.node;
+  size_t moved = 0;
+  for (const auto& [v, to] : FairShareMoves(owners, a.add_id)) {
+    // Compare-and-set on the revision just read: a shard someone else moved meanwhile stays put.
+    auto rev = (*map)->Assign(v, to, assignments->at(v).revision);
+    if (!rev.ok()) {
+      std::fprintf(stderr, "attest: vshard %u not moved: %s\n", v, rev.status().message().c_str());
+      continue;
+    }
+    std::printf("vshard %u: %s -> %s\n", v, owners[v].c_str(), to.c_str());
+    ++moved;
+  }
+  std::printf("node %s registered and given %zu virtual shard(s) (a fair share; it replays them from the log)\n",
+              a.add_id.c_str(), moved);
   return kExitOk;
 }
 
@@ -247,6 +269,8 @@ class ClusterCommandsImpl final : public ClusterCommands {
     add_ = cluster_->add_subcommand("add-node", "register a node (it owns nothing until shards are moved to it)");
     AddNats(add_);
     add_->add_option("id", a_.add_id, "node id")->required();
+    add_->add_flag("--rebalance", a_.rebalance,
+                   "also move it a fair share of the shards (floor(shards / nodes)), from the nodes with the most");
     move_ = cluster_->add_subcommand("move-shard", "give a virtual shard to another node (compare-and-set)");
     AddNats(move_);
     move_->add_option("vshard", a_.move_vshard, "virtual shard")->required();
@@ -280,6 +304,57 @@ class ClusterCommandsImpl final : public ClusterCommands {
 };
 
 }  // namespace
+
+int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a) {
+  auto eo = MakeEngineOptions(g, /*read_only=*/true);
+  if (!eo.ok()) return Fail(eo.status(), "options");
+  auto map = ShardMap::Open(ShardMapOptions{SplitList(a.cluster), a.bucket, 5000});
+  if (!map.ok()) return Fail(map.status(), "cluster");
+  auto config = (*map)->Config();
+  if (!config.ok()) return Fail(config.status(), "cluster");
+  ChangeLogOptions lo;
+  lo.servers = SplitList(a.cluster);
+  lo.stream = config->stream;
+  lo.replicas = config->replicas;
+  lo.vshards = config->vshards;
+  auto log = ChangeLog::Open(lo);
+  if (!log.ok()) return Fail(log.status(), "change log");
+  ClusterIngestOptions co;
+  co.paths = a.paths;
+  co.defaults.tenant = StoreTenant(a.tenant);
+  co.defaults.acl_groups = SplitList(a.acl);
+  co.defaults.access_label = a.label;
+  co.defaults.source_type = a.source_type;
+  co.defaults.version = a.version;
+  co.defaults.site = a.site;
+  co.defaults.license = a.license;
+  co.access_levels = eo->access_levels;
+  if (a.print_acks) {
+    co.on_ack = [](const std::string& id, uint64_t seq, bool duplicate) {
+      std::printf("ack %s %llu%s\n", id.c_str(), static_cast<unsigned long long>(seq), duplicate ? " duplicate" : "");
+      std::fflush(stdout);
+    };
+  }
+  auto r = AppendSources(**log, co);
+  if (!r.ok()) return Fail(r.status(), "ingest --cluster");
+  IngestReport issues;
+  issues.issues = r->issues;
+  PrintIngestIssues(issues);
+  if (a.json) {
+    nlohmann::json j = {{"files", r->files},           {"appended", r->appended},
+                        {"duplicates", r->duplicates}, {"stale", r->stale},
+                        {"last_sequence", r->last_sequence}, {"errors", r->issues.size()}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("appended %llu documents from %llu files to %s (%llu duplicates, %llu stale); last sequence %llu",
+                static_cast<unsigned long long>(r->appended), static_cast<unsigned long long>(r->files),
+                config->stream.c_str(), static_cast<unsigned long long>(r->duplicates),
+                static_cast<unsigned long long>(r->stale), static_cast<unsigned long long>(r->last_sequence));
+    if (!r->issues.empty()) std::printf("; %zu error(s)", r->issues.size());
+    std::printf("\n");
+  }
+  return r->issues.empty() ? kExitOk : kExitPartial;
+}
 
 std::unique_ptr<ClusterCommands> RegisterClusterCommands(CLI::App& app) {
   return std::make_unique<ClusterCommandsImpl>(app);

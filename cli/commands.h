@@ -96,6 +96,8 @@ struct IngestArgs {
   size_t batch_docs = 4096;
   bool print_acks = false;   // print "ack <id>" after each durable commit (crash tests)
   bool json = false;
+  std::string cluster;       // nats://host:port[,...]: append to the cluster's change log instead
+  std::string bucket = "ATTEST_SHARDS";  // the cluster's shard map (its config names the stream)
 };
 
 // `attest watch DIR...` (cli/watch_command.cc, docs/watch.md).
@@ -150,6 +152,8 @@ struct EvalArgs {
 };
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);
+// `ingest --cluster` (cli/cluster_command.cc): appends the files to the change log.
+int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a);
 int RunWatch(const GlobalArgs& g, const WatchArgs& a);
 // Registers the document flags of `watch` (--tenant, --acl ...); `prefix` "watch-" names them for
 // `serve --watch` (--watch-tenant, --watch-acl ...).

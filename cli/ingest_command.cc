@@ -36,6 +36,7 @@ size_t PrintIngestIssues(const IngestReport& report) {
 }
 
 int RunIngest(const GlobalArgs& g, const IngestArgs& a) {
+  if (!a.cluster.empty()) return RunClusterIngest(g, a);
   auto eo = MakeEngineOptions(g, /*read_only=*/false);
   if (!eo.ok()) {
     std::fprintf(stderr, "attest: %s\n", eo.status().message().c_str());

@@ -109,6 +109,10 @@ int main(int argc, char** argv) {
   ingest->add_option("--batch-docs", ia.batch_docs, "documents per atomic commit")->check(CLI::Range(1, 1000000));
   ingest->add_flag("--print-acks", ia.print_acks, "print 'ack <id>' for each document once it is durable");
   ingest->add_flag("--json", ia.json, "print the summary as JSON");
+  ingest->add_option("--cluster", ia.cluster,
+                     "NATS servers (nats://host:port, comma-separated): append the documents to the cluster's "
+                     "change log instead of --data (docs/cluster.md)");
+  ingest->add_option("--cluster-bucket", ia.bucket, "the cluster's shard map bucket")->capture_default_str();
 
   WatchArgs wa;
   auto* watch = app.add_subcommand(

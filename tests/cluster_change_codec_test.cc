@@ -110,3 +110,40 @@ TEST(ChangeCodecTest, RejectsBadPayloadsNamingTheField) {
 
 }  // namespace
 }  // namespace attest
+
+#include "cluster/shard_map.h"
+
+namespace attest {
+namespace {
+
+TEST(FairShareMovesTest, GivesTheNewNodeAFairShareFromTheRichest) {
+  std::map<uint32_t, std::string> owners;
+  for (uint32_t v = 0; v < 64; ++v) owners[v] = v % 2 ? "b" : "a";
+  auto moves = FairShareMoves(owners, "c");
+  ASSERT_EQ(moves.size(), 21u);  // floor(64 / 3)
+  std::map<std::string, int> count{{"a", 32}, {"b", 32}, {"c", 0}};
+  for (const auto& [v, to] : moves) {
+    EXPECT_EQ(to, "c");
+    --count[owners.at(v)];
+    ++count[to];
+  }
+  EXPECT_EQ(count["c"], 21);
+  EXPECT_LE(std::abs(count["a"] - count["b"]), 1);
+  // Uneven owners give more from the richer one; the new node's own shards are not counted.
+  std::map<uint32_t, std::string> uneven;
+  for (uint32_t v = 0; v < 64; ++v) uneven[v] = v < 48 ? "a" : "b";
+  uneven[0] = "c";
+  auto m2 = FairShareMoves(uneven, "c");
+  EXPECT_EQ(m2.size(), 21u);  // floor(63 / 3)
+  for (const auto& [v, to] : m2) EXPECT_EQ(uneven.at(v), "a");
+  EXPECT_TRUE(FairShareMoves({}, "c").empty());
+  uint32_t v = 0;
+  EXPECT_TRUE(ParseVShardKey("vshard.17", &v));
+  EXPECT_EQ(v, 17u);
+  EXPECT_FALSE(ParseVShardKey("vshard.", &v));
+  EXPECT_FALSE(ParseVShardKey("vshard.1x", &v));
+  EXPECT_FALSE(ParseVShardKey("node.a", &v));
+}
+
+}  // namespace
+}  // namespace attest

@@ -8,6 +8,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "attest/engine.h"
@@ -186,15 +188,78 @@ TEST_F(ClusterCliTest, NodesSurviveSigkillAndMoveShard) {
   st = Status();
   EXPECT_EQ(st["shards"][moved]["node"], "b");
 
-  // add-node registers; a second time is refused.
-  EXPECT_EQ(RunAttest({"cluster", "add-node", "c", "--nats", nats_}).exit_code, 0);
+  // add-node --rebalance registers c and moves it a fair share; a second time is refused.
+  auto added = RunAttest({"cluster", "add-node", "c", "--nats", nats_, "--rebalance"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.out.find("given 21 virtual shard(s)"), std::string::npos) << added.out;
   EXPECT_NE(RunAttest({"cluster", "add-node", "c", "--nats", nats_}).exit_code, 0);
-  EXPECT_EQ(Status()["nodes"].size(), 3u);
+  auto c = StartNode("c");
+  ASSERT_TRUE(RetryFor(30, [&] { return CaughtUp(); })) << Status().dump(2);
+  st = Status();
+  ASSERT_EQ(st["nodes"].size(), 3u);
+  for (const auto& n : st["nodes"]) EXPECT_GE(n["vshards"].get<int>(), 21) << n.dump();
+  ASSERT_TRUE(RetryFor(20, [&] {
+    bool d = false;
+    auto m = Merged(&d);
+    for (const auto& [k, v] : Contents(dir_.str("c"))) d = m.emplace(k, v).second && d;
+    return d && m == Contents(dir_.str("reference"));
+  })) << "the three nodes do not hold the reference's documents exactly once";
 
   a->Kill(SIGTERM);
   EXPECT_EQ(a->Wait(), 0);
   a->Poll();
   EXPECT_NE(a->out().find("stopped:"), std::string::npos) << a->out();
+}
+
+TEST_F(ClusterCliTest, IngestAppendsFilesAndReportsFormatsItCannotCarry) {
+  std::filesystem::create_directories(dir_.path() / "docs" / "sub");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir_.path() / "docs" / name) << text;
+  };
+  write("a.md", "# Rivers\n\nRivers flow to the sea.\n");
+  write("sub/b.html", "<html><head><title>Mountains</title></head><body><p>Mountains are high.</p></body></html>");
+  write("c.txt", "Lakes are still water.\n");
+  write("d.jsonl", R"({"_id":"x","title":"t","text":"beir line"})" "\n");
+  const std::string docs = dir_.str("docs");
+  auto r = RunAttest({"ingest", docs, "--cluster", nats_, "--print-acks", "--tenant", "acme", "--acl", "eng"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;  // partial: the JSONL file is named, not dropped
+  EXPECT_NE(r.err.find("d.jsonl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot be carried"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("ack a.md "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ack sub/b.html "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("appended 3 documents from 4 files"), std::string::npos) << r.out;
+  // The same files again: the log already holds these writes.
+  auto again = RunAttest({"ingest", docs, "--cluster", nats_, "--tenant", "acme", "--acl", "eng", "--json"});
+  auto j = nlohmann::json::parse(again.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << again.out << again.err;
+  EXPECT_EQ(j["appended"], 0);
+  EXPECT_EQ(j["duplicates"], 3);
+  // A bad label is refused before anything is appended.
+  EXPECT_EQ(RunAttest({"ingest", docs, "--cluster", nats_, "--label", "top-secret"}).exit_code, 2);
+  // The nodes apply them: tenant, ACL and texts as given.
+  auto a = StartNode("a");
+  auto b = StartNode("b");
+  ASSERT_TRUE(RetryFor(30, [&] { return CaughtUp(); })) << Status().dump(2);
+  std::map<std::string, std::string> texts;
+  for (const std::string& node : {"a", "b"}) {
+    auto e = Engine::Open(Options(dir_.str(node), /*read_only=*/true));
+    if (!e.ok()) continue;
+    ListDocumentsOptions lo;
+    lo.tenant = "acme";
+    auto page = (*e)->ListDocuments(lo);
+    ASSERT_TRUE(page.ok());
+    for (const auto& d : page->documents) {
+      EXPECT_EQ(d.acl_groups, std::vector<std::string>{"eng"});
+      SearchFilter admin;
+      admin.tenant = "acme";
+      auto doc = (*e)->GetDocument(admin, d.id);
+      texts[d.id] = doc.ok() ? doc->text : "?";
+    }
+  }
+  ASSERT_EQ(texts.size(), 3u);
+  EXPECT_NE(texts["a.md"].find("Rivers flow to the sea."), std::string::npos);
+  EXPECT_NE(texts["sub/b.html"].find("Mountains are high."), std::string::npos);
+  EXPECT_NE(texts["c.txt"].find("Lakes are still water."), std::string::npos);
 }
 
 TEST_F(ClusterCliTest, CommandsRefuseBadArguments) {

@@ -9,6 +9,7 @@
 
 #include "attest/engine.h"
 #include "cluster/change_log.h"
+#include "store/sqlite_util.h"
 #include "store/store.h"
 #include "support/process.h"
 
@@ -203,6 +204,43 @@ TEST(LogPositionsTest, DroppingVirtualShardsDeletesExactlyTheirDocuments) {
     for (const std::string& id : LiveIds(**engine, t)) live.insert(t + "/" + id);
   }
   EXPECT_EQ(live, expected);
+}
+
+}  // namespace
+}  // namespace attest
+
+namespace attest {
+namespace {
+
+// A catalog of schema 7 (no log_positions table) is upgraded by a writer open; a reader of it
+// before the upgrade sees no positions.
+TEST(LogPositionsTest, ASchema7CatalogIsUpgraded) {
+  TempDir dir;
+  {
+    auto engine = Engine::Open(Options(dir.str("data")));
+    ASSERT_TRUE(engine.ok());
+    ASSERT_TRUE((*engine)->PutDocuments({Doc("a", "alpha text")}).ok());
+  }
+  {
+    auto db = SqliteDb::Open({.path = dir.path() / "data" / "catalog.db", .read_only = false, .create = false});
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_TRUE((*db)->Exec("BEGIN; DROP TABLE log_positions; UPDATE meta SET value = 7 WHERE key = 'schema_version'; "
+                            "PRAGMA user_version = 7; COMMIT;").ok());
+  }
+  EngineOptions ro = Options(dir.str("data"));
+  ro.read_only = true;
+  {
+    auto reader = Engine::Open(ro);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_TRUE((*reader)->LogPositions().empty());
+  }
+  auto engine = Engine::Open(Options(dir.str("data")));
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  BatchBuilder b;
+  b.Upsert(Doc("b", "beta text"), 7, 70);
+  ASSERT_TRUE((*engine)->ApplyChanges(b.batch).ok());
+  EXPECT_EQ((*engine)->LogPositions(), (std::map<uint32_t, uint64_t>{{7, 70}}));
+  EXPECT_EQ(LiveIds(**engine), (std::set<std::string>{"a", "b"}));
 }
 
 }  // namespace

@@ -255,7 +255,7 @@ TEST(StoreChunkSpansUpgrade, UpgradeFromSchema5KeepsOldRowsAndRecordsNewSpans) {
     ASSERT_TRUE(store->Commit(std::move(batch)).ok());
   }
   Sql(dir.path(),
-      "ALTER TABLE chunks DROP COLUMN spans; "
+      "DROP TABLE log_positions; ALTER TABLE chunks DROP COLUMN spans; "
       "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
       "UPDATE meta SET value = 5 WHERE key = 'schema_version'; PRAGMA user_version = 5;");
   const int64_t checksums = SqlInt(dir.path(), "SELECT sum(checksum) FROM chunks");

@@ -102,7 +102,7 @@ TEST(StoreEmbedderTest, MigratesASchemaVersion1Catalog) {
                          "DROP TABLE embedders; ALTER TABLE documents DROP COLUMN feed; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
-                         "ALTER TABLE chunks DROP COLUMN spans; "
+                         "DROP TABLE log_positions; ALTER TABLE chunks DROP COLUMN spans; "
                          "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
                          "UPDATE meta SET value = 1 WHERE key = 'schema_version'; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
@@ -173,7 +173,7 @@ TEST(StoreEmbedderTest, AnEmbedderOfSchema3IsNotActiveAfterTheUpgrade) {
                          "DROP INDEX embedders_by_tenant; ALTER TABLE embedders DROP COLUMN tenant; "
                          "ALTER TABLE documents DROP COLUMN access_label; "
                          "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
-                         "ALTER TABLE chunks DROP COLUMN spans; "
+                         "DROP TABLE log_positions; ALTER TABLE chunks DROP COLUMN spans; "
                          "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
                          "UPDATE meta SET value = 3 WHERE key = 'schema_version'; PRAGMA user_version = 3;",
                          nullptr, nullptr, nullptr),

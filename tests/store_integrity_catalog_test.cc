@@ -183,7 +183,7 @@ TEST(StoreRowChecksumUpgrade, UpgradeFromSchema4RecordsTheChecksumsOfExistingRow
   }
   Sql(dir.path(),
       "ALTER TABLE documents DROP COLUMN checksum; ALTER TABLE chunks DROP COLUMN checksum; "
-      "ALTER TABLE chunks DROP COLUMN spans; "
+      "DROP TABLE log_positions; ALTER TABLE chunks DROP COLUMN spans; "
       "ALTER TABLE documents DROP COLUMN license; ALTER TABLE documents DROP COLUMN fetched_at; "
       "UPDATE meta SET value = 4 WHERE key = 'schema_version'; PRAGMA user_version = 4;");
   {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <utility>
 
 #include "cluster/nats_connection.h"
 
@@ -176,6 +177,32 @@ class NatsShardMap final : public ShardMap {
 };
 
 }  // namespace
+
+std::vector<std::pair<uint32_t, std::string>> FairShareMoves(const std::map<uint32_t, std::string>& owners,
+                                                             const std::string& new_node) {
+  std::map<std::string, std::vector<uint32_t>> by_node;
+  for (const auto& [v, node] : owners) {
+    if (!node.empty()) by_node[node].push_back(v);
+  }
+  by_node.erase(new_node);
+  std::vector<std::pair<uint32_t, std::string>> moves;
+  if (by_node.empty()) return moves;
+  const size_t total = [&] {
+    size_t n = 0;
+    for (const auto& [node, vs] : by_node) n += vs.size();
+    return n;
+  }();
+  const size_t share = total / (by_node.size() + 1);
+  while (moves.size() < share) {
+    auto richest = by_node.begin();
+    for (auto it = by_node.begin(); it != by_node.end(); ++it) {
+      if (it->second.size() > richest->second.size()) richest = it;
+    }
+    moves.emplace_back(richest->second.back(), new_node);
+    richest->second.pop_back();
+  }
+  return moves;
+}
 
 bool ParseVShardKey(const std::string& key, uint32_t* vshard) {
   if (key.rfind("vshard.", 0) != 0 || key.size() == 7) return false;

@@ -79,6 +79,12 @@ class ShardMap {
   virtual Result<std::unique_ptr<ShardMapWatch>> Watch() = 0;
 };
 
+// The moves that give `new_node` its fair share, floor(shards / (owners + 1)), of `owners`' shards
+// (vshard -> owner): one at a time from the node that has the most (ties: the smaller id, then the
+// largest vshard), so the others end as even as they were. A pure function of the map.
+std::vector<std::pair<uint32_t, std::string>> FairShareMoves(const std::map<uint32_t, std::string>& owners,
+                                                             const std::string& new_node);
+
 // Parses "vshard.<n>" (n < vshards); false for other keys.
 bool ParseVShardKey(const std::string& key, uint32_t* vshard);
 

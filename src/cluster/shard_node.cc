@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 
 #include "cluster/change_codec.h"
 #include "cluster/nats_connection.h"
@@ -63,8 +64,10 @@ class NatsShardNode final : public ShardNode {
   }
 
   Result<size_t> Step() override {
+    retired_.clear();  // the previous step's messages, which point at these subscriptions, are gone
     ATTEST_ASSIGN_OR_RETURN(auto changes, watch_->Next(1));
     if (!changes.empty()) ATTEST_RETURN_IF_ERROR(FollowMap(changes));
+    RetryOneStalled();
     if (Ms(clock_->Now() - last_heartbeat_) >= options_.heartbeat_ms) {
       Status hb = Heartbeat();
       if (!hb.ok()) spdlog::warn("node {}: heartbeat: {}", options_.node_id, hb.ToString());
@@ -101,7 +104,7 @@ class NatsShardNode final : public ShardNode {
 
   std::set<uint32_t> owned() const override {
     MutexLock lock(mu_);
-    std::set<uint32_t> out;
+    std::set<uint32_t> out(stalled_.begin(), stalled_.end());
     for (const auto& [v, c] : consumers_) out.insert(v);
     return out;
   }
@@ -116,6 +119,14 @@ class NatsShardNode final : public ShardNode {
       lag.vshard = v;
       auto p = positions.find(v);
       lag.position = p == positions.end() ? 0 : p->second;
+      {
+        MutexLock lock(mu_);
+        lag.stalled = stalled_.contains(v);
+      }
+      if (lag.stalled) {
+        out.push_back(lag);
+        continue;
+      }
       jsConsumerInfo* ci = nullptr;
       jsErrCode jerr = jsErrCode(0);
       natsStatus s = js_GetConsumerInfo(&ci, conn_->js(), config_.stream.c_str(),
@@ -151,10 +162,10 @@ class NatsShardNode final : public ShardNode {
       bool have;
       {
         MutexLock lock(mu_);
-        have = consumers_.contains(v);
+        have = consumers_.contains(v) || stalled_.contains(v);
       }
       if (mine && !have) {
-        ATTEST_RETURN_IF_ERROR(Subscribe(v));
+        SubscribeOrStall(v);
         MutexLock lock(mu_);
         ++counters_.gained;
       } else if (!mine) {
@@ -169,6 +180,7 @@ class NatsShardNode final : public ShardNode {
       {
         MutexLock lock(mu_);
         consumers_.erase(v);
+        stalled_.erase(v);
       }
       jsErrCode jerr = jsErrCode(0);
       js_DeleteConsumer(conn_->js(), config_.stream.c_str(), ConsumerName(options_.node_id, v).c_str(), nullptr, &jerr);
@@ -245,14 +257,51 @@ class NatsShardNode final : public ShardNode {
 
   // Recreates every owned consumer from the catalog's positions (after a failed step).
   Status Resync() {
-    for (uint32_t v : owned()) {
+    for (uint32_t v : Active()) {
       {
         MutexLock lock(mu_);
         consumers_.erase(v);
       }
-      ATTEST_RETURN_IF_ERROR(Subscribe(v));
+      SubscribeOrStall(v);
     }
     return Status::Ok();
+  }
+
+  // The shards with a consumer (owned ones that are not stalled).
+  std::vector<uint32_t> Active() const {
+    MutexLock lock(mu_);
+    std::vector<uint32_t> out;
+    for (const auto& [v, c] : consumers_) out.push_back(v);
+    return out;
+  }
+
+  // Subscribes to `v`, or marks it stalled when its consumer cannot be reached or made (the NATS
+  // server holding it is down): the other shards go on; a stalled shard is retried, one per step.
+  void SubscribeOrStall(uint32_t v) {
+    Status s = Subscribe(v);
+    MutexLock lock(mu_);
+    if (s.ok()) {
+      stalled_.erase(v);
+      return;
+    }
+    consumers_.erase(v);
+    if (stalled_.insert(v).second) {
+      spdlog::warn("node {}: vshard {} stalled: {}; retrying", options_.node_id, v, s.ToString());
+    }
+  }
+
+  void RetryOneStalled() {
+    if (Ms(clock_->Now() - last_stall_retry_) < 1000) return;
+    last_stall_retry_ = clock_->Now();
+    std::optional<uint32_t> v;
+    {
+      MutexLock lock(mu_);
+      if (stalled_.empty()) return;
+      auto it = stalled_.upper_bound(last_stall_tried_);
+      v = it == stalled_.end() ? *stalled_.begin() : *it;
+    }
+    last_stall_tried_ = *v;
+    SubscribeOrStall(*v);
   }
 
   // Fetches round-robin until a batch is full, its time is up, or a sweep found nothing. A shard's
@@ -260,8 +309,7 @@ class NatsShardNode final : public ShardNode {
   // server for messages that are not there (an idle shard costs one round trip, not a timeout).
   Status Fetch(std::vector<Fetched>* out) {
     const auto start = clock_->Now();
-    std::vector<uint32_t> order;
-    for (uint32_t v : owned()) order.push_back(v);
+    const std::vector<uint32_t> order = Active();
     if (order.empty()) return Status::Ok();
     std::set<uint32_t> broken;
     bool any = true;
@@ -270,7 +318,14 @@ class NatsShardNode final : public ShardNode {
       for (size_t i = 0; i < order.size() && out->size() < options_.batch_messages; ++i) {
         const uint32_t v = order[(cursor_ + i) % order.size()];
         if (broken.contains(v)) continue;
-        ATTEST_ASSIGN_OR_RETURN(size_t took, FetchShard(v, options_.batch_messages - out->size(), out));
+        auto fetched = FetchShard(v, options_.batch_messages - out->size(), out);
+        if (!fetched.ok()) {
+          // Its messages taken so far stay in the batch (they precede the failure, in order).
+          broken.insert(v);
+          spdlog::warn("node {}: vshard {}: {}", options_.node_id, v, fetched.status().ToString());
+          continue;
+        }
+        const size_t took = *fetched;
         if (took == SIZE_MAX) {
           broken.insert(v);
           continue;
@@ -285,10 +340,15 @@ class NatsShardNode final : public ShardNode {
       spdlog::warn("node {}: deliveries of vshard {} have a gap; re-reading it from the catalog's position",
                    options_.node_id, v);
       {
+        // The batch's messages of this shard point at its subscription: keep it until they are acked.
         MutexLock lock(mu_);
-        consumers_.erase(v);
+        auto it = consumers_.find(v);
+        if (it != consumers_.end()) {
+          retired_.push_back(std::move(it->second));
+          consumers_.erase(it);
+        }
       }
-      ATTEST_RETURN_IF_ERROR(Subscribe(v));
+      SubscribeOrStall(v);
     }
     return Status::Ok();
   }
@@ -385,9 +445,13 @@ class NatsShardNode final : public ShardNode {
   std::unique_ptr<ShardMapWatch> watch_;
   std::chrono::steady_clock::time_point last_heartbeat_;
   size_t cursor_ = 0;
+  std::vector<std::unique_ptr<Consumer>> retired_;  // replaced subscriptions, freed at the next step
+  std::chrono::steady_clock::time_point last_stall_retry_;
+  uint32_t last_stall_tried_ = 0;
 
   mutable Mutex mu_;
   std::map<uint32_t, std::unique_ptr<Consumer>> consumers_ GUARDED_BY(mu_);
+  std::set<uint32_t> stalled_ GUARDED_BY(mu_);  // owned, consumer unreachable: retried
   ShardNodeCounters counters_ GUARDED_BY(mu_);
 };
 

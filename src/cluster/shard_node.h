@@ -10,7 +10,9 @@
 // message at or below its shard's committed position is a redelivery of one already applied: acked
 // and skipped. A crash between commit and ack therefore neither loses nor duplicates anything.
 // When a consumer's acknowledged position disagrees with the catalog's, the catalog wins: the
-// consumer is recreated to deliver from position + 1 (also after any failed step).
+// consumer is recreated to deliver from position + 1 (also after any failed step). A shard whose
+// consumer cannot be reached (consumers are single in-memory cursors: the NATS server holding it is
+// down) is "stalled": the other shards go on, and it is retried, one stalled shard per second.
 //
 // Thread-safety: one thread drives Step()/Run(); Lag() and counters() may be called from others.
 #pragma once
@@ -49,6 +51,7 @@ struct VShardLag {
   uint64_t position = 0;       // last stream sequence committed in the store
   uint64_t pending = 0;        // messages of the shard in the stream after the consumer's position
   uint64_t unacknowledged = 0; // fetched and not yet acknowledged
+  bool stalled = false;        // its consumer cannot be reached (its NATS server is down): retried
 };
 
 struct ShardNodeCounters {

@@ -205,7 +205,7 @@ Status Catalog::MigrateFrom7() {
   // No shard node has applied the change log to an older catalog: the table starts empty.
   ATTEST_ASSIGN_OR_RETURN(auto txn, SqliteTransaction::Begin(db_, /*immediate=*/true));
   ATTEST_RETURN_IF_ERROR(db_.Exec(R"sql(
-CREATE TABLE log_positions(
+CREATE TABLE IF NOT EXISTS log_positions(
   vshard             INTEGER PRIMARY KEY,
   sequence           INTEGER NOT NULL,
   committed_snapshot INTEGER NOT NULL

@@ -39,6 +39,7 @@ NatsCluster::NatsCluster(const TempDir& dir) {
     for (int j = 0; j < 3; ++j) out << (j ? ", " : "") << "nats-route://127.0.0.1:" << route_[j];
     out << "]\n}\n";
     out.close();
+    conf_[i] = conf;
     servers_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{kNatsServer, "-c", conf});
   }
 }
@@ -58,6 +59,10 @@ std::string NatsCluster::urls_csv() const {
 void NatsCluster::Kill(int i) {
   servers_[i]->Kill(SIGKILL);
   servers_[i]->Wait();
+}
+
+void NatsCluster::Restart(int i) {
+  servers_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{kNatsServer, "-c", conf_[i]});
 }
 
 bool RetryFor(double seconds, const std::function<bool()>& attempt) {

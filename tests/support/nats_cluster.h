@@ -28,9 +28,11 @@ class NatsCluster {
   std::vector<std::string> urls() const;
   std::string urls_csv() const;  // "nats://..,nats://..,nats://.."
   void Kill(int i);              // SIGKILL, then wait
+  void Restart(int i);           // starts server i again (same ports and store)
 
  private:
   uint16_t client_[3], route_[3];
+  std::string conf_[3];
   std::unique_ptr<ChildProcess> servers_[3];
 };
 

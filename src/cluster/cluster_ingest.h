@@ -1,0 +1,44 @@
+// `attest ingest --cluster` (docs/cluster.md, "Writing to the cluster"): files become DocumentSpecs
+// appended to the change log, one message each, instead of commits to a local store. HTML,
+// Markdown and text files are carried (the spec holds the file's bytes and the given defaults,
+// checked by the same parser the nodes use, so a node never receives a document it must refuse).
+// Formats a spec cannot carry yet (BEIR JSONL, PDF, DOCX, ODT, gzip-compressed files) are reported
+// as issues naming the file, never dropped silently.
+//
+// Thread-safety: one call at a time per ChangeLog caller; the function holds no state.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attest/engine.h"
+#include "cluster/change_log.h"
+
+namespace attest {
+
+struct ClusterIngestOptions {
+  std::vector<std::string> paths;        // files or directories (walked as `attest ingest` walks them)
+  DocumentSpec defaults;                 // tenant, acl_groups, access_label, source_type, version, site, license
+  std::vector<std::string> access_levels;  // the configured levels, to check defaults.access_label
+  // Called after each acknowledged append (id, stream sequence, duplicate).
+  std::function<void(const std::string& id, uint64_t sequence, bool duplicate)> on_ack;
+};
+
+struct ClusterIngestReport {
+  uint64_t files = 0;
+  uint64_t appended = 0;     // acknowledged new writes
+  uint64_t duplicates = 0;   // acknowledged as a retry of a write the log holds
+  uint64_t stale = 0;        // refused: the log holds a newer source version of the document
+  uint64_t last_sequence = 0;
+  std::vector<IngestIssue> issues;  // files not appended, with the reason
+};
+
+// The source version of a file's write is its modification time (ms); the idempotency key is the
+// tenant, id and SHA-256 of the payload (the same content appended twice is one write).
+// kInvalidArgument for a bad label; otherwise per-file failures are issues, and a change log that
+// stops answering ends the run with its error.
+Result<ClusterIngestReport> AppendSources(ChangeLog& log, const ClusterIngestOptions& options);
+
+}  // namespace attest
