@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -77,8 +78,33 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
                                         "' must hold the cluster's service credential (at least 16 bytes)"),
                 "node");
   }
-  auto node = ShardNode::Start(**engine, no);
-  if (!node.ok()) return Fail(node.status(), "node");
+  std::atomic<bool> stop{false};
+  std::thread signal_waiter([&stop, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    stop = true;
+  });
+  auto end_waiter = [&] {
+    if (!stop) pthread_kill(signal_waiter.native_handle(), SIGTERM);
+    signal_waiter.join();
+  };
+  // A node (re)started while the NATS cluster recovers (a server restarting, a leader election)
+  // waits for it instead of exiting: Start is tried again, backing off to 5 s, until it succeeds,
+  // the arguments are wrong, or the node is stopped.
+  Result<std::unique_ptr<ShardNode>> node = Status::Unavailable("not started");
+  for (int64_t backoff_ms = 250; !stop; backoff_ms = std::min<int64_t>(backoff_ms * 2, 5000)) {
+    node = ShardNode::Start(**engine, no);
+    if (node.ok() || node.status().code() == StatusCode::kInvalidArgument) break;
+    std::fprintf(stderr, "attest: node %s: %s; trying again in %lld ms\n", a.node_id.c_str(),
+                 node.status().message().c_str(), static_cast<long long>(backoff_ms));
+    for (int64_t waited = 0; waited < backoff_ms && !stop; waited += 50) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  if (!node.ok()) {
+    end_waiter();
+    return stop ? kExitOk : Fail(node.status(), "node");
+  }
   ShardNode* running = node->get();
   const std::string node_id = a.node_id;
   auto api = NodeApi::Start(**engine, listen, credential, [running, node_id, &engine] {
@@ -95,20 +121,16 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
     }
     return h;
   });
-  if (!api.ok()) return Fail(api.status(), "internal API");
+  if (!api.ok()) {
+    end_waiter();
+    return Fail(api.status(), "internal API");
+  }
   std::printf("node %s: %zu of %u virtual shards, advertised at http://%s; running (Ctrl-C stops)\n",
               a.node_id.c_str(), (*node)->owned().size(), (*node)->vshard_count(), listen.c_str());
   std::fflush(stdout);
-  std::atomic<bool> stop{false};
-  std::thread signal_waiter([&stop, stop_signals] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    stop = true;
-  });
   Status run = (*node)->Run(stop);
   api->reset();  // stops serving before the node and the engine go
-  if (!stop) pthread_kill(signal_waiter.native_handle(), SIGTERM);
-  signal_waiter.join();
+  end_waiter();
   const ShardNodeCounters c = (*node)->counters();
   std::printf("stopped: %llu applied, %llu skipped, %llu rejected in %llu commits\n",
               static_cast<unsigned long long>(c.applied), static_cast<unsigned long long>(c.skipped),

@@ -7,6 +7,7 @@
 set -euo pipefail
 BUILD=${1:-build}; FILES=${2:-2000}; NODES=${3:-1}
 ATTEST=$(realpath "$BUILD/attest")
+export ATTEST_CLUSTER_CREDENTIAL=${ATTEST_CLUSTER_CREDENTIAL:-bench-cluster-credential-0123456789}  # nodes need one
 WORK=$(mktemp -d /tmp/attest-cluster-bench.XXXXXX)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$WORK"; }

@@ -36,7 +36,12 @@ class ClusterEngine final : public Engine {
     }
     args.call.request_id = NextRequestId();
     args.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
-    ATTEST_ASSIGN_OR_RETURN(SearchResult r, ScatterSearch(args));
+    Result<SearchResult> scattered = ScatterSearch(args);
+    if (!scattered.ok() && scattered.status().code() == StatusCode::kUnavailable) {
+      // No shard answered: the index is unavailable (503 "unavailable", not a model server's error).
+      return Status::Busy(scattered.status().message());
+    }
+    ATTEST_ASSIGN_OR_RETURN(SearchResult r, std::move(scattered));
     r.notices.insert(r.notices.begin(), notices.begin(), notices.end());
     return r;
   }
