@@ -3,6 +3,8 @@
 #include <atomic>
 #include <random>
 
+#include <spdlog/spdlog.h>
+
 #include "attest/answer.h"
 #include "cluster/change_codec.h"
 #include "common/checksum.h"
@@ -39,6 +41,7 @@ class ClusterEngine final : public Engine {
     Result<SearchResult> scattered = ScatterSearch(args);
     if (!scattered.ok() && scattered.status().code() == StatusCode::kUnavailable) {
       // No shard answered: the index is unavailable (503 "unavailable", not a model server's error).
+      spdlog::warn("search {}: {}", args.call.request_id, scattered.status().ToString());
       return Status::Busy(scattered.status().message());
     }
     ATTEST_ASSIGN_OR_RETURN(SearchResult r, std::move(scattered));

@@ -74,7 +74,9 @@ Result<Attempt> TryScatter(const ScatterArgs& args, SearchResult* out) {
     rankings.push_back(ShardRanking{args.shards[i]->name(), std::move(ranked[i]).value()});
   }
   if (rankings.empty()) {
-    return Status::Unavailable("no shard answered" + (degraded.empty() ? std::string() : ": " + degraded.front()));
+    std::string why;
+    for (const std::string& d : degraded) why += "; " + d;
+    return Status::Unavailable("no shard answered" + why);
   }
   *out = MergeShardRankings(args.options, std::move(rankings));
   out->cluster_snapshot = std::move(snapshot);
