@@ -251,6 +251,15 @@ TEST_F(ClusterFaultTest, SigkillOfAnyProcessLosesAndDoublesNothing) {
   std::printf("fault rounds %d: writes acknowledged %zu, unacknowledged %zu; lost %zu, doubled %zu; searches %zu: "
               "complete %zu, degraded %zu, late %zu, failed %zu\n",
               rounds_, acked, unacked, lost, doubled, searches, complete, degraded, late, failed);
+  if (!converged) {  // what is missing, and how the shards stand (for the investigation)
+    for (const std::string& id : acknowledged) {
+      if (!final_texts.count(id)) {
+        std::printf("not applied: %s (vshard %u)\n", id.c_str(), VirtualShardOf("", id, 64));
+      }
+    }
+    auto st = RunAttest({"cluster", "status", "--nats", nats_->urls_csv()});
+    std::printf("%s\n%s\n", st.out.c_str(), st.err.c_str());
+  }
   EXPECT_TRUE(converged);
   EXPECT_EQ(lost, 0u);
   EXPECT_EQ(doubled, 0u);
