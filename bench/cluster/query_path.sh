@@ -40,7 +40,7 @@ for i in $(seq 1 "$NODES"); do
     > "$WORK/node$i.log" 2>&1 & PIDS+=($!); NODE_PIDS+=($!)
   SHARDS+=(--cluster-shard "n$i=http://127.0.0.1:$p")
 done
-KEY=$("$ATTEST" --data "$WORK/coord" keys create --tenant default --user bench --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+KEY=$("$ATTEST" --data "$WORK/coord" keys create --tenant default --user bench --admin --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 CPORT=$(port)
 "$ATTEST" --data "$WORK/coord" serve --port "$CPORT" --rate-limit 0 --cluster-nats "$NATS" "${SHARDS[@]}" \
   > "$WORK/coord.log" 2>&1 & PIDS+=($!); COORD=$!
