@@ -102,8 +102,9 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
     }
   }
   if (!node.ok()) {
+    const bool stopped = stop.load();  // read before end_waiter, which stops the waiter by setting it
     end_waiter();
-    return stop ? kExitOk : Fail(node.status(), "node");
+    return stopped ? kExitOk : Fail(node.status(), "node");
   }
   ShardNode* running = node->get();
   const std::string node_id = a.node_id;
