@@ -21,13 +21,13 @@ class Reader {
     static const json kNull;
     auto it = j_.find(name);
     if (it == j_.end()) {
-      if (required) throw Bad(path_ + name + " is missing");
+      if (required) throw Bad{path_ + name + " is missing"};
       return kNull;
     }
     const bool number = type == json::value_t::number_unsigned || type == json::value_t::number_float;
     const bool ok = number ? (type == json::value_t::number_float ? it->is_number() : it->is_number_unsigned())
                            : it->type() == type;
-    if (!ok) throw Bad(path_ + name + " has the wrong type");
+    if (!ok) throw Bad{path_ + name + " has the wrong type"};
     return *it;
   }
   std::string Str(const char* name, bool required = true) const {
@@ -50,7 +50,7 @@ class Reader {
     const json& v = Field(name, json::value_t::array, false);
     std::vector<std::string> out;
     for (const json& s : v.is_null() ? json::array() : v) {
-      if (!s.is_string()) throw Bad(path_ + name + " must hold strings");
+      if (!s.is_string()) throw Bad{path_ + name + " must hold strings"};
       out.push_back(s.get<std::string>());
     }
     return out;
