@@ -12,27 +12,7 @@ BUILD=${1:-build}; NODES=${2:-3}; BEIR=${3:-../shared/datasets/scifact/beir}; RO
 ATTEST=$(realpath "$BUILD/attest")
 export ATTEST_CLUSTER_CREDENTIAL=${ATTEST_CLUSTER_CREDENTIAL:-bench-cluster-credential-0123456789}
 WORK=$(mktemp -d /tmp/attest-cluster-query.XXXXXX)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-C=(); R=()
-for i in 0 1 2; do C+=("$(port)"); R+=("$(port)"); done
-for i in 0 1 2; do
-  cat > "$WORK/n$i.conf" <<CONF
-server_name: n$i
-listen: 127.0.0.1:${C[$i]}
-jetstream { store_dir: "$WORK/store$i" }
-cluster { name: bench, listen: 127.0.0.1:${R[$i]}, routes: [nats-route://127.0.0.1:${R[0]}, nats-route://127.0.0.1:${R[1]}, nats-route://127.0.0.1:${R[2]}] }
-CONF
-  /usr/sbin/nats-server -c "$WORK/n$i.conf" > "$WORK/n$i.log" 2>&1 & PIDS+=($!)
-done
-NATS="nats://127.0.0.1:${C[0]},nats://127.0.0.1:${C[1]},nats://127.0.0.1:${C[2]}"
-NODE_IDS=$(seq -s, -f 'n%g' 1 "$NODES")
-for _ in $(seq 1 80); do
-  "$ATTEST" cluster init --nats "$NATS" --vshards 64 --replicas 3 --nodes "$NODE_IDS" > /dev/null 2>&1 && break
-  sleep 0.25
-done
+source "$(dirname "$0")/nats_cluster.sh"
 SHARDS=(); NODE_PIDS=()
 for i in $(seq 1 "$NODES"); do
   p=$(port)
