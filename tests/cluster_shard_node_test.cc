@@ -13,6 +13,7 @@
 #include "attest/engine.h"
 #include "cluster/change_codec.h"
 #include "cluster/change_log.h"
+#include "cluster/nats_connection.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_node.h"
 #include "support/nats_cluster.h"
@@ -266,6 +267,50 @@ TEST_F(ShardNodeTest, NodesCatchUpWithOneNatsServerKilled) {
   ta.join();
   tb.join();
   EXPECT_TRUE(equal) << "the nodes did not reach the reference with one server down";
+}
+
+// A delivery the node never receives (its reply lost with a killed server or a broken connection)
+// leaves the consumer waiting for an acknowledgement with nothing new pending; the server would
+// redeliver it only to a later pull, after the acknowledgement wait. The node notices that the
+// consumer delivered more than it received and re-reads the shard from its committed position at
+// once. Here another client takes the delivery (bound to the node's consumer, never acknowledging)
+// and the acknowledgement wait is longer than the test.
+TEST_F(ShardNodeTest, ADeliveryThatNeverReachedTheNodeIsReadAgainAtOnce) {
+  auto ea = Engine::Open(Options(dir_.str("a"))).value();
+  auto eb = Engine::Open(Options(dir_.str("b"))).value();
+  auto na = StartNode(*ea, "a");
+  auto nb = StartNode(*eb, "b");
+  ASSERT_TRUE(na && nb);
+  const DocumentSpec d = Doc(7, "");
+  const uint32_t v = VirtualShardOf("", d.id, kShards);
+  const std::string owner = map_->Assignments().value().at(v).node;
+  Put(d, 1);
+  auto conn = NatsConnection::Connect(cluster_->urls(), 3000).value();
+  jsSubOptions so;
+  jsSubOptions_Init(&so);
+  const std::string stream = ChangeLogOptions{}.stream;
+  so.Stream = stream.c_str();
+  const std::string consumer = ConsumerName(owner, v);
+  so.Consumer = consumer.c_str();
+  so.ManualAck = true;
+  so.Config.Replicas = 1;
+  so.Config.MemoryStorage = true;
+  natsSubscription* thief = nullptr;
+  jsErrCode jerr = jsErrCode(0);
+  const std::string filter = "attest.doc." + std::to_string(v) + ".>";
+  ASSERT_EQ(js_PullSubscribe(&thief, conn->js(), filter.c_str(), consumer.c_str(), nullptr, &so, &jerr), NATS_OK)
+      << int(jerr);
+  natsMsgList list{};
+  ASSERT_EQ(natsSubscription_Fetch(&list, thief, 1, 2000, &jerr), NATS_OK);
+  ASSERT_EQ(list.Count, 1);
+  natsMsgList_Destroy(&list);  // taken and never acknowledged
+  natsSubscription_Destroy(thief);
+  Drain({na.get(), nb.get()});
+  Engine& holder = owner == "a" ? *ea : *eb;
+  SearchFilter admin;
+  auto got = holder.GetDocument(admin, d.id);
+  ASSERT_TRUE(got.ok()) << "the document whose delivery was lost was not applied: " << got.status().ToString();
+  EXPECT_EQ(got->text, reference_->GetDocument(admin, d.id).value().text);
 }
 
 TEST_F(ShardNodeTest, MovingAShardReplaysItOnTheGainingNodeAndDropsItOnTheLosingOne) {

@@ -337,7 +337,7 @@ class NatsShardNode final : public ShardNode {
     // A shard whose deliveries have a gap is re-read from its committed position (its messages
     // after the gap were left out of this batch, unacknowledged).
     for (uint32_t v : broken) {
-      spdlog::warn("node {}: deliveries of vshard {} have a gap; re-reading it from the catalog's position",
+      spdlog::warn("node {}: deliveries of vshard {} have a gap or were lost; re-reading it from the catalog's position",
                    options_.node_id, v);
       {
         // The batch's messages of this shard point at its subscription: keep it until they are acked.
@@ -354,7 +354,8 @@ class NatsShardNode final : public ShardNode {
   }
 
   // Fetches up to `room` messages of shard `v`: their count, or SIZE_MAX when the deliveries have a
-  // gap (the messages from it on are released unacknowledged).
+  // gap (the messages from it on are released unacknowledged) or the consumer delivered messages
+  // this node never received.
   Result<size_t> FetchShard(uint32_t v, size_t room, std::vector<Fetched>* out) {
     Consumer* c;
     {
@@ -367,7 +368,13 @@ class NatsShardNode final : public ShardNode {
                                       ConsumerName(options_.node_id, v).c_str(), nullptr, &jerr);
     if (s != NATS_OK) return NatsStatus(s, jerr, "consumer of vshard " + std::to_string(v));
     const uint64_t pending = ci->NumPending;
+    const uint64_t delivered = ci->Delivered.Consumer;
     jsConsumerInfo_Destroy(ci);
+    // Every delivery of the consumer must have reached this node. One that did not (its reply was
+    // lost with a killed server or a broken connection, or the consumer restarted empty with its
+    // server) would be redelivered only to a later pull, and no pull comes while nothing new is
+    // pending: re-read the shard from the catalog's position instead of waiting on it.
+    if (delivered != c->last_delivery) return SIZE_MAX;
     if (pending == 0) return size_t{0};
     jsFetchRequest req;
     jsFetchRequest_Init(&req);
