@@ -96,7 +96,7 @@ TEST(FromStatus, EveryStatusCodeIsMappedDeliberately) {
       {StatusCode::kOk, ApiErrorCode::kInternal},
       {StatusCode::kInvalidArgument, ApiErrorCode::kInvalidRequest},
       {StatusCode::kNotFound, ApiErrorCode::kNotFound},
-      {StatusCode::kAlreadyExists, ApiErrorCode::kInternal},
+      {StatusCode::kAlreadyExists, ApiErrorCode::kConflict},
       {StatusCode::kCorruption, ApiErrorCode::kCorruptDocument},
       {StatusCode::kIOError, ApiErrorCode::kInternal},
       {StatusCode::kUnsupported, ApiErrorCode::kNotImplemented},

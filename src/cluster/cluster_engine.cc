@@ -19,7 +19,8 @@ Status NotOnACoordinator(const std::string& what) {
 
 class ClusterEngine final : public Engine {
  public:
-  explicit ClusterEngine(ClusterEngineOptions options) : options_(std::move(options)) {
+  explicit ClusterEngine(ClusterEngineOptions options)
+      : options_(std::move(options)), clock_(options_.clock ? options_.clock : RealClock()) {
     for (const auto& s : options_.shards) shards_.push_back(s.get());
   }
 
@@ -57,7 +58,8 @@ class ClusterEngine final : public Engine {
     c.id = id;
     c.payload = EncodeDelete(tenant, id);
     c.idempotency_key = Sha256Hex(c.payload);
-    ATTEST_ASSIGN_OR_RETURN(AppendAck ack, options_.log->Append(c));
+    c.source_version = AcceptedAtMs();
+    ATTEST_ASSIGN_OR_RETURN(AppendAck ack, Append(c));
     last_sequence_.store(std::max(last_sequence_.load(), ack.sequence));
     return uint64_t{1};  // accepted: the shards apply it from the log (a missing document stays missing)
   }
@@ -86,7 +88,8 @@ class ClusterEngine final : public Engine {
       c.id = d.id;
       c.payload = EncodeUpsert(d);
       c.idempotency_key = Sha256Hex(c.payload);
-      ATTEST_ASSIGN_OR_RETURN(AppendAck ack, options_.log->Append(c));
+      c.source_version = AcceptedAtMs();
+      ATTEST_ASSIGN_OR_RETURN(AppendAck ack, Append(c));
       report.snapshot_version = std::max(report.snapshot_version, ack.sequence);
       if (ack.duplicate) {
         ++report.unchanged;
@@ -127,6 +130,28 @@ class ClusterEngine final : public Engine {
   }
 
  private:
+  // A write through the API has no version of its own source: it is as new as the moment the
+  // coordinator accepts it (milliseconds since the epoch), so it replaces what `attest ingest
+  // --cluster` wrote from a file modified earlier, and a file modified later replaces it.
+  uint64_t AcceptedAtMs() const {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_->WallNow().time_since_epoch()).count();
+    return ms > 0 ? uint64_t(ms) : 0;
+  }
+
+  // The log's failures as the caller should see them: a stream that did not acknowledge is the
+  // index being unavailable (503, retry: the same request carries the same idempotency keys, so
+  // what was appended before the failure is not appended twice), never a model server's error.
+  Result<AppendAck> Append(const DocumentChange& c) const {
+    Result<AppendAck> ack = options_.log->Append(c);
+    if (ack.ok()) return ack;
+    const StatusCode code = ack.status().code();
+    if (code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded) {
+      spdlog::warn("change log: write of '{}' not acknowledged: {}", c.id, ack.status().ToString());
+      return Status::Busy("the change log did not acknowledge the write of '" + c.id + "'");
+    }
+    return ack.status();  // kInvalidArgument, or kAlreadyExists for a stale write (409)
+  }
+
   std::string NextRequestId() const {
     thread_local std::mt19937_64 rng(std::random_device{}());
     char buf[17];
@@ -135,6 +160,7 @@ class ClusterEngine final : public Engine {
   }
 
   ClusterEngineOptions options_;
+  const Clock* clock_;
   std::vector<const ShardClient*> shards_;
   mutable std::atomic<uint64_t> last_sequence_{0};
 };

@@ -1,7 +1,9 @@
 // The coordinator's engine (`attest serve --cluster`; docs/cluster.md, "Coordinators"): an Engine
 // with no store of its own. Searches are scattered over the shard nodes with global statistics
 // (scatter_search.h); document writes are appended to the change log (change_log.h), acknowledged
-// with their stream sequence once the stream has them, and reach the shards through it. What a
+// with their stream sequence once the stream has them, and reach the shards through it. An API
+// write's source version is the time the coordinator accepted it; a stream that does not
+// acknowledge is kBusy (503), a write older than what the log holds kAlreadyExists (409). What a
 // coordinator cannot do yet answers kUnsupported naming it (the HTTP API answers 501): answers,
 // reading and listing documents, citations, ingestion from files (use `attest ingest --cluster`).
 //
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attest/clock.h"
 #include "attest/engine.h"
 #include "cluster/change_log.h"
 #include "cluster/scatter_search.h"
@@ -22,6 +25,7 @@ struct ClusterEngineOptions {
   std::vector<std::shared_ptr<const ShardClient>> shards;
   std::shared_ptr<ChangeLog> log;      // null: the coordinator refuses writes
   uint32_t search_deadline_ms = 10000;  // the time a search may take across the shards
+  const Clock* clock = nullptr;         // stamps API writes' source versions; null: the real clock
 };
 
 Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options);

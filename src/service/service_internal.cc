@@ -116,8 +116,11 @@ ApiError FromStatus(const Status& status, const std::string& field, LimitsOf lim
     // that are not built yet, docs/cluster.md): 501 naming it, never the caller's fault.
     case StatusCode::kUnsupported:
       return ApiError{C::kNotImplemented, status.message(), ""};
-    case StatusCode::kOk:
+    // The state moved on under the request: a cluster's change log holds a newer version of the
+    // document than the write (docs/cluster.md, "The change log"). 409 with what is newer.
     case StatusCode::kAlreadyExists:
+      return ApiError{C::kConflict, status.message(), ""};
+    case StatusCode::kOk:
     case StatusCode::kIOError:
     case StatusCode::kInternal:
       break;
