@@ -113,12 +113,13 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
     h.node = node_id;
     h.snapshot = (*engine)->CurrentSnapshot();
     h.applied = running->counters().applied;
-    if (auto lag = running->Lag(); lag.ok()) {
-      h.vshards = lag->size();
-      for (const VShardLag& l : *lag) {
-        h.pending += l.pending;
-        h.unacknowledged += l.unacknowledged;
-      }
+    // As of the node's last fetch: a health call never waits on NATS (a server down would make
+    // each consumer's request wait its timeout).
+    const std::vector<VShardLag> lag = running->LagAsOfLastFetch();
+    h.vshards = lag.size();
+    for (const VShardLag& l : lag) {
+      h.pending += l.pending;
+      h.unacknowledged += l.unacknowledged;
     }
     return h;
   });

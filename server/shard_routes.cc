@@ -60,7 +60,11 @@ http::Router BuildShardRoutes(const ShardRouteContext* ctx) {
   http::Router router;
   router.Add("POST", "/internal/v1/statistics", http::Pool::kInteractive, Route(ctx, &ShardService::Statistics));
   router.Add("POST", "/internal/v1/search", http::Pool::kInteractive, Route(ctx, &ShardService::Search));
-  router.Add("GET", "/internal/v1/health", http::Pool::kInline, [ctx](std::shared_ptr<http::Exchange> ex) {
+  router.Add("POST", "/internal/v1/document", http::Pool::kInteractive, Route(ctx, &ShardService::Document));
+  router.Add("POST", "/internal/v1/documents", http::Pool::kInteractive, Route(ctx, &ShardService::Documents));
+  // On a worker, not the I/O thread: whatever the health figures cost never holds up the other
+  // connections that thread serves.
+  router.Add("GET", "/internal/v1/health", http::Pool::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {
     if (!ctx->shard->Authorized(ex->request().Header("authorization"))) {
       ex->Respond(ErrorResponse({service::ApiErrorCode::kUnauthorized, "the service credential is missing or wrong", "", 0},
                                 ex->request().Header("x-request-id"), ctx->version_header));

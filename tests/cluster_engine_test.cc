@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 
 #include "attest/answer.h"
 #include "cluster/change_codec.h"
@@ -63,13 +64,51 @@ class StubShard final : public ShardClient {
   Result<SearchResult> Search(const ShardCall&, const SearchOptions&, const ShardStatistics&,
                               uint64_t) const override {
     if (!failure_.ok()) return failure_;
-    return SearchResult{};
+    SearchResult r;
+    SearchHit h;  // every shard numbers its chunks itself: the same local id on each
+    h.doc_id = name_ + ".md";
+    h.chunk_id = ChunkId(local_chunk_);
+    h.score = 1;
+    r.hits.push_back(h);
+    return r;
   }
   Result<ShardHealth> Health(const ShardCall&) const override { return ShardHealth{}; }
+  // Holds `<name>.md` and the ids given to hold().
+  Result<DocumentInfo> Document(const ShardCall&, const SearchFilter&, const std::string& id) const override {
+    if (!failure_.ok()) return failure_;
+    if (id != name_ + ".md" && !held_.count(id)) return Status::NotFound("no document with id '" + id + "'");
+    DocumentInfo d;
+    d.id = id;
+    d.text = "text of " + id + " on " + name_;
+    d.chunk_ids = {ChunkId(1), ChunkId(local_chunk_)};
+    return d;
+  }
+  Result<DocumentListing> Documents(const ShardCall&, const ListDocumentsOptions& o) const override {
+    if (!failure_.ok()) return failure_;
+    std::set<std::string> ids = held_;
+    ids.insert(name_ + ".md");
+    DocumentListing l;
+    l.total = ids.size();
+    for (const std::string& id : ids) {
+      if (id <= o.after_id) continue;
+      if (l.documents.size() == o.limit) {
+        l.next_after_id = l.documents.back().id;
+        break;
+      }
+      DocumentSummary d;
+      d.id = id;
+      l.documents.push_back(d);
+    }
+    return l;
+  }
+  void hold(const std::string& id) { held_.insert(id); }
+  void set_local_chunk(uint64_t id) { local_chunk_ = id; }
 
  private:
   std::string name_;
   Status failure_;
+  uint64_t local_chunk_ = 7;
+  std::set<std::string> held_;
 };
 
 DocumentSpec Doc(const std::string& id, const std::string& text) {
@@ -85,10 +124,13 @@ struct Coordinator {
   testing_support::FakeClock clock;
   std::unique_ptr<Engine> engine;
 
+  std::vector<std::shared_ptr<StubShard>> shards;
+
   explicit Coordinator(std::vector<Status> shard_failures = {Status::Ok()}) {
     ClusterEngineOptions o;
     for (size_t i = 0; i < shard_failures.size(); ++i) {
-      o.shards.push_back(std::make_shared<StubShard>("s" + std::to_string(i), shard_failures[i]));
+      shards.push_back(std::make_shared<StubShard>("s" + std::to_string(i), shard_failures[i]));
+      o.shards.push_back(shards.back());
     }
     o.log = log;
     o.clock = &clock;
@@ -194,6 +236,96 @@ TEST(ClusterEngine, ASearchNamesAFailedShardAndIsUnavailableWhenNoShardAnswers) 
   }
 }
 
+// Nodes number their chunks independently; a cluster's results carry ids tagged with the shard's
+// name, distinct across shards, the same on every coordinator, and splittable back.
+TEST(ClusterEngine, ChunkIdsOfDifferentShardsNeverCollide) {
+  Coordinator c({Status::Ok(), Status::Ok(), Status::Ok()});
+  SearchOptions o;
+  o.query = "alpha";
+  o.k = 5;
+  o.mode = SearchMode::kBm25;
+  auto r = c.engine->Search(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->hits.size(), 3u);
+  std::set<uint64_t> ids;
+  for (const SearchHit& h : r->hits) {
+    ids.insert(h.chunk_id.get());
+    const std::string shard = h.doc_id.substr(0, h.doc_id.size() - 3);
+    const auto [tag, local] = SplitClusterChunkId(h.chunk_id);
+    EXPECT_EQ(tag, ShardTag(shard));
+    EXPECT_NE(tag, 0);
+    EXPECT_EQ(local.get(), 7u);
+  }
+  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ShardTag("s1"), ShardTag(std::string("s") + "1"));
+
+  // A node's id beyond 48 bits cannot be tagged: that shard is left out and named.
+  c.shards[1]->set_local_chunk(uint64_t{1} << 48);
+  auto partial = c.engine->Search(o);
+  ASSERT_TRUE(partial.ok()) << partial.status().ToString();
+  EXPECT_EQ(partial->hits.size(), 2u);
+  ASSERT_EQ(partial->degraded.size(), 1u);
+  EXPECT_NE(partial->degraded[0].find("48 bits"), std::string::npos) << partial->degraded[0];
+
+  // A coordinator refuses a shard named twice.
+  ClusterEngineOptions twice;
+  twice.shards = {std::make_shared<StubShard>("a", Status::Ok()), std::make_shared<StubShard>("a", Status::Ok())};
+  auto refused = OpenClusterEngine(std::move(twice));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("twice"), std::string::npos);
+}
+
+// A document is read from whichever shard holds it, with cluster chunk ids; no shard holding it
+// is a 404, and a shard down while no other holds it is a 503 naming it (it may be there).
+TEST(ClusterEngine, ADocumentIsReadFromTheShardThatHoldsIt) {
+  Coordinator c({Status::Ok(), Status::Ok()});
+  auto d = c.engine->GetDocument(SearchFilter{}, "s1.md");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->text, "text of s1.md on s1");
+  ASSERT_EQ(d->chunk_ids.size(), 2u);
+  EXPECT_EQ(SplitClusterChunkId(d->chunk_ids[1]).first, ShardTag("s1"));
+  EXPECT_EQ(SplitClusterChunkId(d->chunk_ids[1]).second.get(), 7u);
+  EXPECT_EQ(c.engine->GetDocument(SearchFilter{}, "nowhere.md").status().code(), StatusCode::kNotFound);
+
+  Coordinator down({Status::Ok(), Status::Unavailable("connection refused")});
+  EXPECT_TRUE(down.engine->GetDocument(SearchFilter{}, "s0.md").ok());
+  auto missing = down.engine->GetDocument(SearchFilter{}, "s1.md");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kBusy) << missing.status().ToString();
+}
+
+// Pages of a listing merge the shards' pages by id: the same pages one store would give, none
+// skipped or repeated; a shard down fails the listing rather than hide its documents.
+TEST(ClusterEngine, AListingPagesThroughEveryShardInIdOrder) {
+  Coordinator c({Status::Ok(), Status::Ok(), Status::Ok()});
+  std::set<std::string> want = {"s0.md", "s1.md", "s2.md"};
+  for (int i = 0; i < 10; ++i) {
+    const std::string id = "doc-" + std::to_string(i) + ".md";
+    c.shards[size_t(i) % 3]->hold(id);
+    want.insert(id);
+  }
+  std::vector<std::string> seen;
+  ListDocumentsOptions o;
+  o.limit = 4;
+  for (int page = 0; page < 10; ++page) {
+    auto l = c.engine->ListDocuments(o);
+    ASSERT_TRUE(l.ok()) << l.status().ToString();
+    EXPECT_LE(l->documents.size(), 4u);
+    EXPECT_EQ(l->total, want.size());
+    for (const DocumentSummary& d : l->documents) seen.push_back(d.id);
+    if (!l->next_after_id) break;
+    o.after_id = *l->next_after_id;
+  }
+  EXPECT_EQ(seen, std::vector<std::string>(want.begin(), want.end()));
+
+  Coordinator down({Status::Ok(), Status::Unavailable("connection refused")});
+  ListDocumentsOptions all;
+  auto l = down.engine->ListDocuments(all);
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.status().code(), StatusCode::kBusy);
+  EXPECT_NE(l.status().message().find("s1"), std::string::npos) << l.status().message();
+}
+
 TEST(ClusterEngine, WhatACoordinatorCannotDoYetIsUnsupportedAndNamed) {
   Coordinator c;
   AskOptions a;
@@ -202,9 +334,9 @@ TEST(ClusterEngine, WhatACoordinatorCannotDoYetIsUnsupportedAndNamed) {
   ASSERT_FALSE(answer.ok());
   EXPECT_EQ(answer.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(answer.status().message().find("answering"), std::string::npos);
-  auto doc = c.engine->GetDocument(SearchFilter{}, "a.md");
-  ASSERT_FALSE(doc.ok());
-  EXPECT_EQ(doc.status().code(), StatusCode::kUnsupported);
+  auto cited = c.engine->CheckCitations(SearchFilter{}, {});
+  ASSERT_FALSE(cited.ok());
+  EXPECT_EQ(cited.status().code(), StatusCode::kUnsupported);
 }
 
 }  // namespace

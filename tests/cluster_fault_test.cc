@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <fstream>
 #include <thread>
 
 #include "attest/engine.h"
@@ -113,11 +114,30 @@ class ClusterFaultTest : public ::testing::Test {
     return RetryFor(60, [&] { return testing_support::HttpRequest(ports_[i], c).status == 200; });
   }
 
+  // The node's log (stderr) is appended to node-<id>.log beside its data directory (the shell
+  // execs the node, so the child's pid is the node's).
   void StartNode(int i) {
     const std::string id(1, char('a' + i));
-    nodes_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{
-        ATTEST_BINARY, "--data", dir_.str("node-" + id), "--embedder", "none", "node", "--nats", nats_->urls_csv(),
-        "--node-id", id, "--listen", "127.0.0.1:" + std::to_string(ports_[i]), "--batch-messages", "16"});
+    const std::string command = std::string("exec '") + ATTEST_BINARY + "' --data '" + dir_.str("node-" + id) +
+                                "' --embedder none node --nats '" + nats_->urls_csv() + "' --node-id " + id +
+                                " --listen 127.0.0.1:" + std::to_string(ports_[i]) + " --batch-messages 16 2>>'" +
+                                NodeLog(i) + "'";
+    nodes_[i] = std::make_unique<ChildProcess>(std::vector<std::string>{"/bin/sh", "-c", command});
+  }
+  std::string NodeLog(int i) const { return dir_.str(std::string("node-") + char('a' + i) + ".log"); }
+  std::string CoordinatorLog(int j) const { return dir_.str("coordinator" + std::to_string(j) + ".log"); }
+
+  // The lines of a log that contain `needle` (at most 20).
+  static std::string Grep(const std::string& file, const std::string& needle) {
+    std::ifstream in(file);
+    std::string line, out;
+    for (int n = 0; std::getline(in, line) && n < 20;) {
+      if (line.find(needle) != std::string::npos) {
+        out += line + "\n";
+        ++n;
+      }
+    }
+    return out;
   }
 
   void StartCoordinator(int j) {
@@ -127,7 +147,7 @@ class ClusterFaultTest : public ::testing::Test {
       extra.push_back(std::string(1, char('a' + i)) + "=http://127.0.0.1:" + std::to_string(ports_[i]));
     }
     coordinators_[j] = std::make_unique<ServeProcess>(dir_.str("coordinator" + std::to_string(j)),
-                                                      std::vector<std::string>{}, extra);
+                                                      std::vector<std::string>{}, extra, CoordinatorLog(j));
     ASSERT_NE(coordinators_[j]->port(), 0) << coordinators_[j]->child().out();
   }
 
@@ -172,6 +192,7 @@ TEST_F(ClusterFaultTest, SigkillOfAnyProcessLosesAndDoublesNothing) {
     acceptable[d.id].insert(d.text);  // may or may not be in the log
     ++unacked;
   };
+  int round_kind = 0;
   auto search = [&](int j) {
     const auto t0 = std::chrono::steady_clock::now();
     auto r = ops_test::Call(coordinators_[j]->port(), "POST", "/v1/search", key_,
@@ -181,7 +202,10 @@ TEST_F(ClusterFaultTest, SigkillOfAnyProcessLosesAndDoublesNothing) {
     if (ms > kSearchMs + 1000) ++late;
     if (r.status != 200) {
       ++failed;
-      ADD_FAILURE() << "search through coordinator " << j << ": " << r.status << " " << r.body;
+      ADD_FAILURE() << "search through coordinator " << j << " (round killing a "
+                    << (round_kind == 0 ? "NATS server" : round_kind == 1 ? "node" : "coordinator")
+                    << ") after " << ms << " ms: " << r.status << " " << r.body << "\ncoordinator log:\n"
+                    << Grep(CoordinatorLog(j), "no shard answered");
       return;
     }
     const json body = ops_test::Body(r);
@@ -194,6 +218,7 @@ TEST_F(ClusterFaultTest, SigkillOfAnyProcessLosesAndDoublesNothing) {
   };
   for (int round = 0; round < rounds_; ++round) {
     const int kind = int(rng() % 3), i = int(rng() % 3), j = int(rng() % 2);
+    round_kind = kind;
     if (kind == 0) nats_->Kill(i);
     if (kind == 1) {
       nodes_[i]->Kill(SIGKILL);
@@ -259,6 +284,10 @@ TEST_F(ClusterFaultTest, SigkillOfAnyProcessLosesAndDoublesNothing) {
     }
     auto st = RunAttest({"cluster", "status", "--nats", nats_->urls_csv()});
     std::printf("%s\n%s\n", st.out.c_str(), st.err.c_str());
+    for (int n = 0; n < 3; ++n) {  // what the nodes said about their stalled shards
+      std::printf("node %c:\n%s%s", char('a' + n), Grep(NodeLog(n), "stalled").c_str(),
+                  Grep(NodeLog(n), "recreating").c_str());
+    }
   }
   EXPECT_TRUE(converged);
   EXPECT_EQ(lost, 0u);

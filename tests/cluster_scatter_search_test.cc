@@ -213,6 +213,12 @@ class FlakyShard final : public ShardClient {
     return inner_->Search(call, o, g, v);
   }
   Result<ShardHealth> Health(const ShardCall& call) const override { return inner_->Health(call); }
+  Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& f, const std::string& id) const override {
+    return inner_->Document(call, f, id);
+  }
+  Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& o) const override {
+    return inner_->Documents(call, o);
+  }
 
  private:
   const ShardClient* inner_;

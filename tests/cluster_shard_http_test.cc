@@ -10,6 +10,8 @@
 
 #include "attest/engine.h"
 #include "cluster/change_log.h"
+#include "cluster/document_contract.h"
+#include "cluster/scatter_documents.h"
 #include "cluster/scatter_search.h"
 #include "cluster/shard_contract.h"
 #include "cluster/shard_http.h"
@@ -129,6 +131,60 @@ TEST_F(ShardHttpTest, ThreeShardsOverHttpEqualOneStore) {
       EXPECT_NE(cluster->cluster_snapshot.find("n2@"), std::string::npos);
     }
   }
+}
+
+// Reading and listing documents over the internal routes: every document of the store is read
+// with its text, as one store gives it, from the shard that holds it; the caller's groups hide a
+// document as one store hides it; the listing's pages, merged by id, are one store's pages.
+TEST_F(ShardHttpTest, DocumentsAreReadAndListedOverHttpAsFromOneStore) {
+  auto c0 = Client(0), c1 = Client(1), c2 = Client(2);
+  DocumentScatterArgs a;
+  a.shards = {c0.get(), c1.get(), c2.get()};
+  a.call.request_id = "req-docs";
+  a.call.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  SearchFilter ops;
+  ops.groups = std::vector<std::string>{"ops"};
+  SearchFilter nobody;
+  nobody.groups = std::vector<std::string>{};
+  for (const DocumentSpec& spec : Corpus()) {
+    auto one = single_->GetDocument(ops, spec.id);
+    ASSERT_TRUE(one.ok()) << spec.id;
+    auto cluster = ScatterGetDocument(a, ops, spec.id);
+    ASSERT_TRUE(cluster.ok()) << spec.id << ": " << cluster.status().ToString();
+    EXPECT_EQ(cluster->text, one->text) << spec.id;
+    EXPECT_EQ(cluster->title, one->title);
+    EXPECT_EQ(cluster->acl_groups, one->acl_groups);
+    EXPECT_EQ(cluster->chunk_ids.size(), one->chunk_ids.size());
+    const auto hidden = ScatterGetDocument(a, nobody, spec.id);
+    EXPECT_EQ(hidden.ok(), single_->GetDocument(nobody, spec.id).ok()) << spec.id;
+    if (!hidden.ok()) EXPECT_EQ(hidden.status().code(), StatusCode::kNotFound);
+  }
+  ListDocumentsOptions o;
+  o.limit = 7;
+  ListDocumentsOptions s = o;
+  for (int page = 0; page < 30; ++page) {
+    auto one = single_->ListDocuments(s);
+    auto cluster = ScatterListDocuments(a, o);
+    ASSERT_TRUE(one.ok() && cluster.ok()) << cluster.status().ToString();
+    std::vector<std::string> want, got;
+    for (const auto& d : one->documents) want.push_back(d.id);
+    for (const auto& d : cluster->documents) got.push_back(d.id);
+    ASSERT_EQ(got, want) << "page " << page;
+    EXPECT_EQ(cluster->total, one->total);
+    ASSERT_EQ(cluster->next_after_id.has_value(), one->next_after_id.has_value()) << "page " << page;
+    if (!one->next_after_id) break;
+    o.after_id = *cluster->next_after_id;
+    s.after_id = *one->next_after_id;
+  }
+  // Another contract version in a document call is the caller's error, named.
+  EXPECT_NE(DecodeDocumentRequest(R"({"contract":"attest.shard/2","filter":{},"id":"x"})").status().message().find(
+                "attest.shard/2"),
+            std::string::npos);
+  EXPECT_NE(DecodeListingRequest(R"({"contract":"attest.shard/1","listing":{"tenant":"","limit":0,"after_id":"","text":""}})")
+                .status()
+                .message()
+                .find("listing.limit"),
+            std::string::npos);
 }
 
 TEST_F(ShardHttpTest, HealthIsReadWithTheCredential) {

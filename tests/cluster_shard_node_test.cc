@@ -183,6 +183,13 @@ TEST_F(ShardNodeTest, TwoNodesHoldExactlyTheSingleProcessDocuments) {
   auto lag = na->Lag();
   ASSERT_TRUE(lag.ok()) << lag.status().ToString();
   for (const VShardLag& l : *lag) EXPECT_EQ(l.pending + l.unacknowledged, 0u) << "vshard " << l.vshard;
+  // What health reports (no request to NATS): the same shards, caught up as of the last fetch.
+  const std::vector<VShardLag> seen = na->LagAsOfLastFetch();
+  EXPECT_EQ(seen.size(), lag->size());
+  for (const VShardLag& l : seen) {
+    EXPECT_EQ(l.pending, 0u) << "vshard " << l.vshard;
+    EXPECT_FALSE(l.stalled);
+  }
 }
 
 TEST_F(ShardNodeTest, ARestartedNodeResumesWithoutLossOrDuplication) {

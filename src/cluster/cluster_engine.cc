@@ -7,6 +7,7 @@
 
 #include "attest/answer.h"
 #include "cluster/change_codec.h"
+#include "cluster/scatter_documents.h"
 #include "common/checksum.h"
 #include "index/document_api.h"
 
@@ -39,13 +40,7 @@ class ClusterEngine final : public Engine {
     }
     args.call.request_id = NextRequestId();
     args.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
-    Result<SearchResult> scattered = ScatterSearch(args);
-    if (!scattered.ok() && scattered.status().code() == StatusCode::kUnavailable) {
-      // No shard answered: the index is unavailable (503 "unavailable", not a model server's error).
-      spdlog::warn("search {}: {}", args.call.request_id, scattered.status().ToString());
-      return Status::Busy(scattered.status().message());
-    }
-    ATTEST_ASSIGN_OR_RETURN(SearchResult r, std::move(scattered));
+    ATTEST_ASSIGN_OR_RETURN(SearchResult r, Unavailable503(ScatterSearch(args), "search " + args.call.request_id));
     r.notices.insert(r.notices.begin(), notices.begin(), notices.end());
     return r;
   }
@@ -101,11 +96,13 @@ class ClusterEngine final : public Engine {
     return report;
   }
 
-  Result<DocumentInfo> GetDocument(const SearchFilter&, const std::string&) const override {
-    return NotOnACoordinator("reading a document");
+  // Asked of every shard (scatter_documents.h); no shard answering is the index unavailable.
+  Result<DocumentInfo> GetDocument(const SearchFilter& filter, const std::string& id) const override {
+    return Unavailable503(ScatterGetDocument(DocumentArgs(), filter, id), "document " + id);
   }
-  Result<DocumentListing> ListDocuments(const ListDocumentsOptions&) const override {
-    return NotOnACoordinator("listing documents");
+  Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
+    if (options.limit == 0 || options.limit > 1000) return Status::InvalidArgument("limit must be 1..1000");
+    return Unavailable503(ScatterListDocuments(DocumentArgs(), options), "listing");
   }
   Result<std::vector<CitationState>> CheckCitations(const SearchFilter&, const std::vector<CitedChunk>&) const override {
     return NotOnACoordinator("checking citations");
@@ -130,6 +127,23 @@ class ClusterEngine final : public Engine {
   }
 
  private:
+  // Shards that did not answer make the index unavailable (503 "unavailable"), not a model
+  // server's error: logged with what each said, reported as busy.
+  template <typename T>
+  static Result<T> Unavailable503(Result<T> r, const std::string& what) {
+    if (r.ok() || r.status().code() != StatusCode::kUnavailable) return r;
+    spdlog::warn("{}: {}", what, r.status().ToString());
+    return Status::Busy(r.status().message());
+  }
+
+  DocumentScatterArgs DocumentArgs() const {
+    DocumentScatterArgs a;
+    a.shards = shards_;
+    a.call.request_id = NextRequestId();
+    a.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
+    return a;
+  }
+
   // A write through the API has no version of its own source: it is as new as the moment the
   // coordinator accepts it (milliseconds since the epoch), so it replaces what `attest ingest
   // --cluster` wrote from a file modified earlier, and a file modified later replaces it.
@@ -173,6 +187,9 @@ Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options) 
     if (!s) return Status::InvalidArgument("a cluster coordinator's shard is null");
   }
   if (options.search_deadline_ms == 0) return Status::InvalidArgument("search_deadline_ms must be positive");
+  std::vector<const ShardClient*> shards;
+  for (const auto& s : options.shards) shards.push_back(s.get());
+  ATTEST_RETURN_IF_ERROR(CheckShardTags(shards));
   return std::unique_ptr<Engine>(new ClusterEngine(std::move(options)));
 }
 

@@ -5,7 +5,8 @@
 // write's source version is the time the coordinator accepted it; a stream that does not
 // acknowledge is kBusy (503), a write older than what the log holds kAlreadyExists (409). What a
 // coordinator cannot do yet answers kUnsupported naming it (the HTTP API answers 501): answers,
-// reading and listing documents, citations, ingestion from files (use `attest ingest --cluster`).
+// citations, ingestion from files (use `attest ingest --cluster`). Documents are read and listed
+// over every shard (scatter_documents.h).
 //
 // Thread-safety: as Engine.
 #pragma once

@@ -1,6 +1,6 @@
 #include "cluster/scatter_search.h"
 
-#include <future>
+#include <map>
 
 #include "search/shard_merge.h"
 
@@ -12,20 +12,17 @@ Status PastDeadline(const ShardCall& call) {
   return Status::Ok();
 }
 
-// Runs `fn(i)` for every shard concurrently (one thread each: the calls wait on the network).
-template <typename T, typename Fn>
-std::vector<Result<T>> ForEachShard(size_t n, Fn fn) {
-  std::vector<std::future<Result<T>>> futures;
-  futures.reserve(n);
-  for (size_t i = 0; i < n; ++i) futures.push_back(std::async(std::launch::async, [&fn, i] { return fn(i); }));
-  std::vector<Result<T>> out;
-  out.reserve(n);
-  for (auto& f : futures) out.push_back(f.get());
-  return out;
-}
-
 std::string Degraded(const ShardClient& shard, const Status& s) {
   return "shard_unavailable: " + shard.name() + ": " + s.message();
+}
+
+// Puts the shard's tag into each hit's chunk id (a reply's local ids must fit in 48 bits).
+Status TagChunkIds(const std::string& shard, SearchResult* r) {
+  const uint16_t tag = ShardTag(shard);
+  for (SearchHit& h : r->hits) {
+    ATTEST_ASSIGN_OR_RETURN(h.chunk_id, ClusterChunkId(tag, h.chunk_id));
+  }
+  return Status::Ok();
 }
 
 enum class Attempt { kDone, kRestart };
@@ -69,9 +66,15 @@ Result<Attempt> TryScatter(const ScatterArgs& args, SearchResult* out) {
       degraded.push_back(Degraded(*args.shards[i], ranked[i].status()));
       continue;
     }
+    SearchResult part = std::move(ranked[i]).value();
+    Status tagged = TagChunkIds(args.shards[i]->name(), &part);
+    if (!tagged.ok()) {
+      degraded.push_back(Degraded(*args.shards[i], tagged));
+      continue;
+    }
     if (!snapshot.empty()) snapshot += ',';
     snapshot += args.shards[i]->name() + "@" + std::to_string(stats[i].value().snapshot_version);
-    rankings.push_back(ShardRanking{args.shards[i]->name(), std::move(ranked[i]).value()});
+    rankings.push_back(ShardRanking{args.shards[i]->name(), std::move(part)});
   }
   if (rankings.empty()) {
     std::string why;
@@ -101,6 +104,47 @@ Result<ShardHealth> EngineShard::Health(const ShardCall&) const {
   h.node = name_;
   h.snapshot = engine_->CurrentSnapshot();
   return h;
+}
+
+uint16_t ShardTag(std::string_view shard) {
+  uint32_t h = 2166136261u;  // FNV-1a, 32 bits
+  for (unsigned char c : shard) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return uint16_t(1 + h % 65535);  // 1..65535: 0 is no shard
+}
+
+Result<ChunkId> ClusterChunkId(uint16_t tag, ChunkId local) {
+  if (local.get() >> kLocalChunkBits != 0) {
+    return Status::Unavailable("chunk id " + std::to_string(local.get()) + " does not fit in 48 bits");
+  }
+  return ChunkId((uint64_t(tag) << kLocalChunkBits) | local.get());
+}
+
+std::pair<uint16_t, ChunkId> SplitClusterChunkId(ChunkId id) {
+  return {uint16_t(id.get() >> kLocalChunkBits), ChunkId(id.get() & ((uint64_t{1} << kLocalChunkBits) - 1))};
+}
+
+Status CheckShardTags(const std::vector<const ShardClient*>& shards) {
+  std::map<uint16_t, std::string> seen;
+  for (const ShardClient* s : shards) {
+    auto [it, fresh] = seen.emplace(ShardTag(s->name()), s->name());
+    if (!fresh) {
+      if (it->second == s->name()) return Status::InvalidArgument("shard '" + s->name() + "' is given twice");
+      return Status::InvalidArgument("shards '" + it->second + "' and '" + s->name() +
+                                     "' have the same chunk id tag; rename one");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<DocumentInfo> EngineShard::Document(const ShardCall&, const SearchFilter& filter, const std::string& id) const {
+  return engine_->GetDocument(filter, id);
+}
+
+Result<DocumentListing> EngineShard::Documents(const ShardCall&, const ListDocumentsOptions& options) const {
+  return engine_->ListDocuments(options);
 }
 
 void AddStatistics(const ShardStatistics& part, ShardStatistics* sum) {

@@ -6,6 +6,7 @@
 // whatever shard holds it, and equal to its single-process score.
 //
 // Deadlines: the statistics phase may take half the time left, the search phase the rest.
+// Chunk ids: tagged with their shard (ClusterChunkId below).
 // Failures: a shard that fails or misses the deadline in either phase is left out and named in
 // `degraded` ("shard_unavailable: <shard>: <why>"); the answer is then partial (its statistics too),
 // never late. A shard whose pinned snapshot was released between the phases makes the search start
@@ -15,8 +16,11 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attest/engine.h"
@@ -41,6 +45,11 @@ class ShardClient {
   virtual Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options,
                                       const ShardStatistics& global, uint64_t shard_snapshot) const = 0;
   virtual Result<ShardHealth> Health(const ShardCall& call) const = 0;
+  // One document as `filter` admits it (kNotFound when the shard does not hold it or the filter
+  // does not admit it), and one page of a tenant's listing (cluster/document_contract.h).
+  virtual Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
+                                        const std::string& id) const = 0;
+  virtual Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& options) const = 0;
 };
 
 // A shard that is an Engine of this process (tests, equivalence measurements).
@@ -52,6 +61,9 @@ class EngineShard final : public ShardClient {
   Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                               uint64_t shard_snapshot) const override;
   Result<ShardHealth> Health(const ShardCall& call) const override;
+  Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
+                                const std::string& id) const override;
+  Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& options) const override;
 
  private:
   std::string name_;
@@ -63,6 +75,30 @@ struct ScatterArgs {
   SearchOptions options;  // the caller's; its filter already says what the caller may read
   ShardCall call;
 };
+
+// Chunk ids in a cluster's results. Every node numbers its own chunks, so two nodes' ids collide;
+// the coordinator puts a 16-bit tag of the shard's name (FNV-1a, 1..65535) in the top 16 bits of
+// each hit's id and keeps the node's id in the low 48. The tag depends only on the name, so every
+// coordinator gives a chunk the same id whatever order its shards are listed in, and the id says
+// which shard to ask for the chunk. A node's id beyond 48 bits fails that shard's reply.
+inline constexpr int kLocalChunkBits = 48;
+uint16_t ShardTag(std::string_view shard);
+Result<ChunkId> ClusterChunkId(uint16_t tag, ChunkId local);
+std::pair<uint16_t, ChunkId> SplitClusterChunkId(ChunkId id);  // {tag, the node's id}
+// kInvalidArgument when two shards share a name or a tag (a coordinator refuses to start).
+Status CheckShardTags(const std::vector<const ShardClient*>& shards);
+
+// Runs `fn(i)` for every shard concurrently (one thread each: the calls wait on the network).
+template <typename T, typename Fn>
+std::vector<Result<T>> ForEachShard(size_t n, Fn fn) {
+  std::vector<std::future<Result<T>>> futures;
+  futures.reserve(n);
+  for (size_t i = 0; i < n; ++i) futures.push_back(std::async(std::launch::async, [&fn, i] { return fn(i); }));
+  std::vector<Result<T>> out;
+  out.reserve(n);
+  for (auto& f : futures) out.push_back(f.get());
+  return out;
+}
 
 // Sums statistics (the snapshot version of the sum is 0).
 void AddStatistics(const ShardStatistics& part, ShardStatistics* sum);

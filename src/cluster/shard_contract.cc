@@ -2,105 +2,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/json_guard.h"
+#include "cluster/contract_json.h"
 
 namespace attest {
 namespace {
 
 using json = nlohmann::json;
-
-constexpr int kMaxDepth = 16;
-constexpr size_t kMaxValues = 2'000'000;
-
-// A field read that names the field when it is missing or of the wrong type.
-class Reader {
- public:
-  Reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
-
-  const json& Field(const char* name, json::value_t type, bool required = true) const {
-    static const json kNull;
-    auto it = j_.find(name);
-    if (it == j_.end()) {
-      if (required) throw Bad{path_ + name + " is missing"};
-      return kNull;
-    }
-    const bool number = type == json::value_t::number_unsigned || type == json::value_t::number_float;
-    const bool ok = number ? (type == json::value_t::number_float ? it->is_number() : it->is_number_unsigned())
-                           : it->type() == type;
-    if (!ok) throw Bad{path_ + name + " has the wrong type"};
-    return *it;
-  }
-  std::string Str(const char* name, bool required = true) const {
-    const json& v = Field(name, json::value_t::string, required);
-    return v.is_null() ? std::string() : v.get<std::string>();
-  }
-  uint64_t U64(const char* name, bool required = true) const {
-    const json& v = Field(name, json::value_t::number_unsigned, required);
-    return v.is_null() ? 0 : v.get<uint64_t>();
-  }
-  double Num(const char* name, bool required = true) const {
-    const json& v = Field(name, json::value_t::number_float, required);
-    return v.is_null() ? 0 : v.get<double>();
-  }
-  bool Bool(const char* name, bool required = true) const {
-    const json& v = Field(name, json::value_t::boolean, required);
-    return !v.is_null() && v.get<bool>();
-  }
-  std::vector<std::string> Strings(const char* name) const {
-    const json& v = Field(name, json::value_t::array, false);
-    std::vector<std::string> out;
-    for (const json& s : v.is_null() ? json::array() : v) {
-      if (!s.is_string()) throw Bad{path_ + name + " must hold strings"};
-      out.push_back(s.get<std::string>());
-    }
-    return out;
-  }
-  std::optional<std::vector<std::string>> OptStrings(const char* name) const {
-    if (!j_.contains(name) || j_[name].is_null()) return std::nullopt;
-    return Strings(name);
-  }
-  std::optional<std::string> OptStr(const char* name) const {
-    if (!j_.contains(name) || j_[name].is_null()) return std::nullopt;
-    return Str(name);
-  }
-
-  struct Bad {
-    std::string message;
-  };
-
- private:
-  const json& j_;
-  std::string path_;
-};
-
-Result<json> ParseBody(std::string_view body, const char* want) {
-  if (JsonNestingExceeds(body, kMaxDepth) || ScanJsonShape(body, kMaxDepth, kMaxValues).problem !=
-                                                    JsonShapeScan::Problem::kNone) {
-    return Status::InvalidArgument("body: nests too deep or holds too many values");
-  }
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("body: not a JSON object");
-  auto c = j.find("contract");
-  if (c == j.end() || !c->is_string()) return Status::InvalidArgument("contract: missing");
-  if (c->get<std::string>() != kShardContract) {
-    return Status::InvalidArgument("contract: '" + c->get<std::string>() + "' is not " + std::string(kShardContract));
-  }
-  if (!j.contains(want) || !j[want].is_object()) return Status::InvalidArgument(std::string(want) + ": missing");
-  return j;
-}
+using contract_json::FilterFrom;
+using contract_json::FilterJson;
+using contract_json::Guarded;
+using contract_json::ParseBody;
+using contract_json::Reader;
 
 json OptionsJson(const SearchOptions& o) {
-  json f = {{"tenant", o.filter.tenant},
-            {"source_types", o.filter.source_types},
-            {"sites", o.filter.sites},
-            {"versions", o.filter.versions}};
-  if (o.filter.groups) f["groups"] = *o.filter.groups;
-  if (o.filter.clearance) f["clearance"] = *o.filter.clearance;
-  if (o.filter.date_from) f["date_from"] = *o.filter.date_from;
-  if (o.filter.date_to) f["date_to"] = *o.filter.date_to;
   return {{"query", o.query},
           {"k", o.k},
-          {"filter", f},
+          {"filter", FilterJson(o.filter)},
           {"collapse_documents", o.collapse_documents},
           {"with_snippets", o.with_snippets},
           {"snippet_words", o.snippet_words},
@@ -117,15 +34,7 @@ SearchOptions OptionsFrom(const json& j) {
   o.query = r.Str("query");
   o.k = r.U64("k");
   if (o.k == 0 || o.k > 10000) throw Reader::Bad{"options.k is out of range"};
-  Reader f(r.Field("filter", json::value_t::object), "options.filter.");
-  o.filter.tenant = f.Str("tenant");
-  o.filter.groups = f.OptStrings("groups");
-  o.filter.clearance = f.OptStr("clearance");
-  o.filter.source_types = f.Strings("source_types");
-  o.filter.sites = f.Strings("sites");
-  o.filter.versions = f.Strings("versions");
-  o.filter.date_from = f.OptStr("date_from");
-  o.filter.date_to = f.OptStr("date_to");
+  o.filter = FilterFrom(r.Field("filter", json::value_t::object), "options.filter.");
   o.collapse_documents = r.Bool("collapse_documents");
   o.with_snippets = r.Bool("with_snippets");
   o.snippet_words = r.U64("snippet_words");
@@ -214,17 +123,6 @@ SearchHit HitFrom(const json& j) {
   h.lexical_rank = static_cast<uint32_t>(r.U64("lexical_rank"));
   h.lexical_score = static_cast<float>(r.Num("lexical_score"));
   return h;
-}
-
-template <typename T, typename Fn>
-Result<T> Guarded(Fn fn) {
-  try {
-    return fn();
-  } catch (const Reader::Bad& b) {
-    return Status::InvalidArgument(b.message);
-  } catch (const json::exception& e) {
-    return Status::InvalidArgument(CleanJsonErrorMessage(e.what()));
-  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/document_contract.h"
 #include "cluster/shard_contract.h"
 
 namespace attest {
@@ -68,6 +69,21 @@ Result<SearchResult> HttpShard::Search(const ShardCall& call, const SearchOption
   Result<SearchResult> r = DecodeSearchReply(body);
   if (!r.ok()) return Status::Unavailable("malformed search reply: " + r.status().message());
   return r;
+}
+
+Result<DocumentInfo> HttpShard::Document(const ShardCall& call, const SearchFilter& filter,
+                                         const std::string& id) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/document", EncodeDocumentRequest(filter, id)));
+  Result<DocumentInfo> d = DecodeDocumentReply(body);
+  if (!d.ok()) return Status::Unavailable("malformed document reply: " + d.status().message());
+  return d;
+}
+
+Result<DocumentListing> HttpShard::Documents(const ShardCall& call, const ListDocumentsOptions& options) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/documents", EncodeListingRequest(options)));
+  Result<DocumentListing> l = DecodeListingReply(body);
+  if (!l.ok()) return Status::Unavailable("malformed listing reply: " + l.status().message());
+  return l;
 }
 
 }  // namespace attest

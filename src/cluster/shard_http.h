@@ -28,6 +28,9 @@ class HttpShard final : public ShardClient {
   HttpShard(HttpShardOptions options, std::shared_ptr<const HttpClient> client);
   const std::string& name() const override { return options_.name; }
   Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const override;
+  Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
+                                const std::string& id) const override;
+  Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& options) const override;
   Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                               uint64_t shard_snapshot) const override;
   Result<ShardHealth> Health(const ShardCall& call) const override;

@@ -104,7 +104,8 @@ class NatsShardNode final : public ShardNode {
 
   std::set<uint32_t> owned() const override {
     MutexLock lock(mu_);
-    std::set<uint32_t> out(stalled_.begin(), stalled_.end());
+    std::set<uint32_t> out;
+    for (const auto& [v, since] : stalled_) out.insert(v);
     for (const auto& [v, c] : consumers_) out.insert(v);
     return out;
   }
@@ -135,6 +136,28 @@ class NatsShardNode final : public ShardNode {
       lag.pending = ci->NumPending;
       lag.unacknowledged = uint64_t(std::max<int64_t>(ci->NumAckPending, 0));
       jsConsumerInfo_Destroy(ci);
+      out.push_back(lag);
+    }
+    return out;
+  }
+
+  std::vector<VShardLag> LagAsOfLastFetch() const override {
+    const std::map<uint32_t, uint64_t> positions = engine_.LogPositions();
+    std::vector<VShardLag> out;
+    MutexLock lock(mu_);
+    std::set<uint32_t> owned_now;
+    for (const auto& [v, since] : stalled_) owned_now.insert(v);
+    for (const auto& [v, c] : consumers_) owned_now.insert(v);
+    for (uint32_t v : owned_now) {
+      VShardLag lag;
+      lag.vshard = v;
+      auto p = positions.find(v);
+      lag.position = p == positions.end() ? 0 : p->second;
+      lag.stalled = stalled_.contains(v);
+      if (auto o = observed_.find(v); o != observed_.end()) {
+        lag.pending = o->second.pending;
+        lag.unacknowledged = o->second.unacknowledged;
+      }
       out.push_back(lag);
     }
     return out;
@@ -198,7 +221,7 @@ class NatsShardNode final : public ShardNode {
 
   // Creates or reconciles the durable consumer of `v` with the catalog's position, then binds a
   // pull subscription to it.
-  Status Subscribe(uint32_t v) {
+  Status Subscribe(uint32_t v, bool recreate = false) {
     const std::map<uint32_t, uint64_t> positions = engine_.LogPositions();
     const uint64_t position = positions.contains(v) ? positions.at(v) : 0;
     const std::string name = ConsumerName(options_.node_id, v);
@@ -218,7 +241,14 @@ class NatsShardNode final : public ShardNode {
         if (s != NATS_OK) return NatsStatus(s, jerr, "delete consumer " + name);
       }
     } else if (NatsStatus(s, jerr, "").code() != StatusCode::kNotFound) {
-      return NatsStatus(s, jerr, "consumer " + name);
+      if (!recreate) return NatsStatus(s, jerr, "consumer " + name);
+      // Stalled for long with its consumer silent: the cluster may still list a consumer that no
+      // server runs (its single in-memory copy died with a server), which would stall the shard
+      // forever. Delete it (best effort: the answer may never come) and make it again.
+      spdlog::warn("node {}: consumer {} has not answered for {} ms ({}); deleting and recreating it",
+                   options_.node_id, name, options_.stall_recreate_ms, NatsStatus(s, jerr, "").ToString());
+      jsErrCode derr = jsErrCode(0);
+      js_DeleteConsumer(conn_->js(), config_.stream.c_str(), name.c_str(), nullptr, &derr);
     }
     if (!keep) {
       jsConsumerConfig cc;
@@ -278,15 +308,23 @@ class NatsShardNode final : public ShardNode {
   // Subscribes to `v`, or marks it stalled when its consumer cannot be reached or made (the NATS
   // server holding it is down): the other shards go on; a stalled shard is retried, one per step.
   void SubscribeOrStall(uint32_t v) {
-    Status s = Subscribe(v);
+    bool recreate = false;
+    {
+      MutexLock lock(mu_);
+      auto it = stalled_.find(v);
+      recreate = it != stalled_.end() && Ms(clock_->Now() - it->second) >= options_.stall_recreate_ms;
+    }
+    Status s = Subscribe(v, recreate);
     MutexLock lock(mu_);
     if (s.ok()) {
       stalled_.erase(v);
       return;
     }
     consumers_.erase(v);
-    if (stalled_.insert(v).second) {
+    if (stalled_.emplace(v, clock_->Now()).second) {
       spdlog::warn("node {}: vshard {} stalled: {}; retrying", options_.node_id, v, s.ToString());
+    } else if (recreate) {
+      stalled_[v] = clock_->Now();  // the next forced attempt after another full wait
     }
   }
 
@@ -298,7 +336,7 @@ class NatsShardNode final : public ShardNode {
       MutexLock lock(mu_);
       if (stalled_.empty()) return;
       auto it = stalled_.upper_bound(last_stall_tried_);
-      v = it == stalled_.end() ? *stalled_.begin() : *it;
+      v = it == stalled_.end() ? stalled_.begin()->first : it->first;
     }
     last_stall_tried_ = *v;
     SubscribeOrStall(*v);
@@ -369,6 +407,10 @@ class NatsShardNode final : public ShardNode {
     if (s != NATS_OK) return NatsStatus(s, jerr, "consumer of vshard " + std::to_string(v));
     const uint64_t pending = ci->NumPending;
     const uint64_t delivered = ci->Delivered.Consumer;
+    {
+      MutexLock lock(mu_);
+      observed_[v] = Observed{pending, uint64_t(std::max<int64_t>(ci->NumAckPending, 0))};
+    }
     jsConsumerInfo_Destroy(ci);
     // Every delivery of the consumer must have reached this node. One that did not (its reply was
     // lost with a killed server or a broken connection, or the consumer restarted empty with its
@@ -458,8 +500,14 @@ class NatsShardNode final : public ShardNode {
 
   mutable Mutex mu_;
   std::map<uint32_t, std::unique_ptr<Consumer>> consumers_ GUARDED_BY(mu_);
-  std::set<uint32_t> stalled_ GUARDED_BY(mu_);  // owned, consumer unreachable: retried
+  // Owned shards whose consumer cannot be reached, since when: retried.
+  std::map<uint32_t, std::chrono::steady_clock::time_point> stalled_ GUARDED_BY(mu_);
   ShardNodeCounters counters_ GUARDED_BY(mu_);
+  struct Observed {
+    uint64_t pending = 0;
+    uint64_t unacknowledged = 0;
+  };
+  std::map<uint32_t, Observed> observed_ GUARDED_BY(mu_);  // each shard's consumer at its last read
 };
 
 }  // namespace

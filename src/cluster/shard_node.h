@@ -42,6 +42,9 @@ struct ShardNodeOptions {
   int64_t heartbeat_ms = 2000;            // node.<id> rewritten this often
   int64_t ack_wait_ms = 30000;            // a fetched, unacknowledged message is redelivered after it
   int64_t timeout_ms = 5000;              // connect and each JetStream request
+  // A shard stalled this long whose consumer still does not answer has its consumer deleted and
+  // made again (the consumer is a cursor; the catalog's position is the truth).
+  int64_t stall_recreate_ms = 10000;
   const Clock* clock = nullptr;           // null = RealClock()
 };
 
@@ -78,7 +81,13 @@ class ShardNode {
 
   virtual std::set<uint32_t> owned() const = 0;
   virtual uint32_t vshard_count() const = 0;
+  // Asks NATS for every owned shard's consumer (a request each, up to timeout_ms while a server
+  // is down): for tools and tests.
   virtual Result<std::vector<VShardLag>> Lag() = 0;
+  // The same figures as the node last read them while fetching (every step reads each active
+  // shard's consumer), without a request: what a health call answers with, so it never waits on
+  // NATS. A shard not read yet shows 0 pending.
+  virtual std::vector<VShardLag> LagAsOfLastFetch() const = 0;
   virtual ShardNodeCounters counters() const = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "cluster/shard_service.h"
 
+#include "cluster/document_contract.h"
 #include "cluster/shard_contract.h"
 
 namespace attest {
@@ -35,6 +36,18 @@ Result<std::string> ShardService::Search(std::string_view body) const {
   ATTEST_ASSIGN_OR_RETURN(ShardSearchRequest r, DecodeSearchRequest(body));
   ATTEST_ASSIGN_OR_RETURN(SearchResult result, options_.engine->ShardSearch(r.options, r.statistics, r.snapshot));
   return EncodeSearchReply(result);
+}
+
+Result<std::string> ShardService::Document(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(ShardDocumentRequest r, DecodeDocumentRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(DocumentInfo d, options_.engine->GetDocument(r.filter, r.id));
+  return EncodeDocumentReply(d);
+}
+
+Result<std::string> ShardService::Documents(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(ListDocumentsOptions o, DecodeListingRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(DocumentListing l, options_.engine->ListDocuments(o));
+  return EncodeListingReply(l);
 }
 
 }  // namespace attest

@@ -30,6 +30,9 @@ class ShardService {
   // POST /internal/v1/statistics and /internal/v1/search: the reply body, or the error.
   Result<std::string> Statistics(std::string_view body) const;
   Result<std::string> Search(std::string_view body) const;
+  // POST /internal/v1/document and /internal/v1/documents (cluster/document_contract.h).
+  Result<std::string> Document(std::string_view body) const;
+  Result<std::string> Documents(std::string_view body) const;
 
  private:
   explicit ShardService(ShardServiceOptions options) : options_(std::move(options)) {}

@@ -224,11 +224,18 @@ std::string RawExchange(uint16_t port, const std::string& bytes, std::chrono::mi
 namespace attest::testing_support {
 
 ServeProcess::ServeProcess(const std::string& data, const std::vector<std::string>& global,
-                           const std::vector<std::string>& extra) {
+                           const std::vector<std::string>& extra, const std::string& log_file) {
   std::vector<std::string> argv = {ATTEST_BINARY, "--data", data};
   argv.insert(argv.end(), global.begin(), global.end());
   argv.insert(argv.end(), {"serve", "--port", "0"});
   argv.insert(argv.end(), extra.begin(), extra.end());
+  if (!log_file.empty()) {
+    // The shell execs the server (the child's pid stays the server's) with stderr appended to the file.
+    std::string command = "exec";
+    for (const std::string& a : argv) command += " '" + a + "'";
+    command += " 2>>'" + log_file + "'";
+    argv = {"/bin/sh", "-c", command};
+  }
   child_ = std::make_unique<ChildProcess>(argv);
   const std::string marker = "listening on http://127.0.0.1:";
   for (int i = 0; i < 600 && port_ == 0; ++i) {

@@ -72,10 +72,12 @@ std::string RawExchange(uint16_t port, const std::string& bytes, std::chrono::mi
 namespace attest::testing_support {
 
 // `attest --data DATA [global...] serve --port 0 [extra...]` as a child process; the port is read
-// from its "listening on" line (0 when it did not start within 30 s). Killed at destruction.
+// from its "listening on" line (0 when it did not start within 30 s). Killed at destruction. Its
+// log (stderr) is discarded, or appended to `log_file` when one is given.
 class ServeProcess {
  public:
-  ServeProcess(const std::string& data, const std::vector<std::string>& global, const std::vector<std::string>& extra);
+  ServeProcess(const std::string& data, const std::vector<std::string>& global, const std::vector<std::string>& extra,
+               const std::string& log_file = "");
   uint16_t port() const { return port_; }
   ChildProcess& child() { return *child_; }
 
