@@ -205,6 +205,9 @@ struct RerankBatchArgs {
 // `attest serve --cluster-shard ...`: a coordinator over shard nodes (docs/cluster.md, "Coordinators").
 struct ClusterServeArgs {
   std::vector<std::string> shards;    // NAME=URL of each shard node's internal API
+  // Instead of `shards`: the nodes that own virtual shards in the shard map (over `nats`), read
+  // again every 2 s; the virtual shard count comes from the map too.
+  bool discover = false;
   std::string nats;                   // comma-separated NATS servers of the change log ("" = no writes)
   uint32_t vshards = 64;              // the cluster's virtual shard count (fixed at `cluster init`)
   std::string credential_env = "ATTEST_CLUSTER_CREDENTIAL";  // variable holding the service credential

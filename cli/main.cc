@@ -231,6 +231,8 @@ int main(int argc, char** argv) {
   serve->add_option("--host", va.host, "address to listen on")->capture_default_str();
   serve->add_option("--cluster-shard", va.cluster.shards,
                     "coordinator mode: NAME=URL of a shard node's internal API (repeat for each; docs/cluster.md)");
+  serve->add_flag("--cluster-discover", va.cluster.discover,
+                  "coordinator mode: reach the nodes that own virtual shards in the shard map (needs --cluster-nats)");
   serve->add_option("--cluster-nats", va.cluster.nats, "coordinator mode: NATS servers of the change log (writes)");
   serve->add_option("--cluster-vshards", va.cluster.vshards, "coordinator mode: the cluster's virtual shard count")
       ->check(CLI::Range(1, 4096))->capture_default_str();

@@ -147,13 +147,14 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
   Coordinator coordinator;  // cluster mode: the engine over the shard nodes and their health poller
-  if (!a.cluster.shards.empty()) {
+  if (!a.cluster.shards.empty() || a.cluster.discover) {
     std::error_code mkdir_error;  // the coordinator's own directory: its keys and audit log only
     std::filesystem::create_directories(g.data_dir, mkdir_error);
     auto opened = OpenCoordinator(a.cluster, &metrics);
     if (!opened.ok()) {
-      std::fprintf(stderr, "attest: --cluster-shard: %s\n", opened.status().message().c_str());
-      return kExitUsage;
+      std::fprintf(stderr, "attest: %s: %s\n", a.cluster.discover ? "--cluster-discover" : "--cluster-shard",
+                   opened.status().message().c_str());
+      return opened.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
     }
     coordinator = std::move(opened).value();
   }

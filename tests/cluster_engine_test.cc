@@ -326,6 +326,30 @@ TEST(ClusterEngine, AListingPagesThroughEveryShardInIdOrder) {
   EXPECT_NE(l.status().message().find("s1"), std::string::npos) << l.status().message();
 }
 
+// The nodes a discovering coordinator reaches: every owner of a virtual shard, once, in id order,
+// with its registered address ("" for one that has not registered: it is named, not skipped).
+TEST(ShardSet, OwningNodesAreEveryOwnerWithItsAddress) {
+  std::map<uint32_t, ShardAssignment> assignments = {{0, {"b", 1}}, {1, {"a", 1}}, {2, {"b", 1}}, {3, {"d", 1}}};
+  std::vector<NodeRecord> nodes = {{"a", "http://127.0.0.1:1", 5}, {"b", "http://127.0.0.1:2", 5},
+                                   {"c", "http://127.0.0.1:3", 5}};
+  const std::vector<ShardEndpoint> want = {{"a", "http://127.0.0.1:1"}, {"b", "http://127.0.0.1:2"}, {"d", ""}};
+  EXPECT_EQ(OwningNodes(assignments, nodes), want);  // c owns nothing: not searched
+}
+
+// A shard list is replaced whole or not at all; requests keep the list they started with.
+TEST(ShardSet, AListWithATwiceNamedShardIsRefusedAndTheCurrentOneStays) {
+  auto set = ShardSet::Make({std::make_shared<StubShard>("a", Status::Ok())}).value();
+  const auto before = set->Current();
+  EXPECT_FALSE(set->Replace({std::make_shared<StubShard>("b", Status::Ok()),
+                             std::make_shared<StubShard>("b", Status::Ok())})
+                   .ok());
+  EXPECT_EQ(set->Current(), before);
+  EXPECT_FALSE(set->Replace({}).ok());
+  ASSERT_TRUE(set->Replace({std::make_shared<StubShard>("b", Status::Ok())}).ok());
+  EXPECT_EQ((*set->Current())[0]->name(), "b");
+  EXPECT_EQ((*before)[0]->name(), "a");  // still alive for whoever holds it
+}
+
 TEST(ClusterEngine, WhatACoordinatorCannotDoYetIsUnsupportedAndNamed) {
   Coordinator c;
   AskOptions a;

@@ -8,6 +8,8 @@
 // deadline; restarted, it catches up and the results are whole again. Without the service
 // credential a node refuses the coordinator's calls.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <csignal>
@@ -111,8 +113,8 @@ class ClusterServeTest : public ::testing::Test {
 
   TempDir dir_;
   std::unique_ptr<NatsCluster> nats_;
-  uint16_t ports_[3] = {0, 0, 0};
-  std::unique_ptr<ChildProcess> nodes_[3];
+  uint16_t ports_[4] = {0, 0, 0, 0};
+  std::unique_ptr<ChildProcess> nodes_[4];
   std::string key_;
   std::unique_ptr<ServeProcess> serve_;
   std::unique_ptr<Engine> reference_;
@@ -201,6 +203,60 @@ TEST_F(ClusterServeTest, WritesThroughTheLogAndSearchesEqualOneStore) {
   EXPECT_NE(partial["degraded"][0].get<std::string>().find("shard_unavailable: b"), std::string::npos);
   StartNode(1);
   EXPECT_TRUE(WaitForHits(all.query, total)) << "the restarted node did not come back";
+}
+
+// A coordinator started with --cluster-discover reaches the nodes that own virtual shards in the
+// shard map, and follows the map: a node added with `cluster add-node --rebalance` is searched
+// without restarting the coordinator, and the results stay those of one store.
+TEST_F(ClusterServeTest, ADiscoveringCoordinatorFollowsTheShardMap) {
+  const std::vector<DocumentSpec> docs = Corpus();
+  json batch = {{"documents", json::array()}};
+  for (const DocumentSpec& d : docs) batch["documents"].push_back(DocJson(d));
+  ASSERT_EQ(ops_test::Call(serve_->port(), "POST", "/v1/documents:batch", key_, batch.dump()).status, 200);
+  ASSERT_TRUE(reference_->PutDocuments(docs).ok());
+  SearchOptions all;
+  all.query = "raft log term vote leader quorum snapshot commit index follower election timeout heartbeat segment "
+              "replica stream offset ledger";
+  all.k = 100;
+  all.mode = SearchMode::kBm25;
+  all.filter.tenant = "acme";
+  const size_t total = reference_->Search(all).value().hits.size();
+  ASSERT_TRUE(WaitForHits(all.query, total));
+
+  std::filesystem::create_directories(dir_.str("discovering"));
+  std::filesystem::copy_file(dir_.str("coordinator") + "/auth.db", dir_.str("discovering") + "/auth.db");
+  ServeProcess discovering(dir_.str("discovering"), {},
+                           {"--cluster-discover", "--cluster-nats", nats_->urls_csv(), "--cluster-search-ms", "2000"});
+  ASSERT_NE(discovering.port(), 0) << discovering.child().out();
+  auto search = [&](const std::string& q, int top_k) {
+    auto r = ops_test::Call(discovering.port(), "POST", "/v1/search", key_,
+                            json{{"query", q}, {"top_k", top_k}, {"mode", "bm25"}}.dump());
+    return r.status == 200 ? ops_test::Body(r) : json();
+  };
+  for (const std::string q : {"raft leader election", "snapshot commit index"}) {
+    const json flagged = Search(q), found = search(q, 10);
+    ASSERT_TRUE(found.contains("hits")) << q;
+    ASSERT_EQ(found["hits"].size(), flagged["hits"].size()) << q;
+    for (size_t i = 0; i < found["hits"].size(); ++i) {
+      EXPECT_EQ(found["hits"][i]["doc_id"], flagged["hits"][i]["doc_id"]) << q << " rank " << i;
+      EXPECT_EQ(found["hits"][i]["chunk_id"], flagged["hits"][i]["chunk_id"]) << q << " rank " << i;
+    }
+    EXPECT_NE(found["cluster_snapshot"].get<std::string>().find("c@"), std::string::npos);
+  }
+
+  // A fourth node joins and takes a fair share of the virtual shards.
+  ASSERT_EQ(RunAttest({"cluster", "add-node", "d", "--nats", nats_->urls_csv(), "--rebalance"}).exit_code, 0);
+  ports_[3] = testing_support::FreeLoopbackPort();
+  StartNode(3);
+  const bool followed = RetryFor(60, [&] {
+    const json j = search(all.query, 100);
+    return j.contains("hits") && j["hits"].size() == total && j["degraded"].empty() &&
+           j["cluster_snapshot"].get<std::string>().find("d@") != std::string::npos;
+  });
+  EXPECT_TRUE(followed) << "the discovering coordinator did not reach the new node: " << search(all.query, 100).dump();
+  // Scores are not compared after the move: the nodes that gave shards up keep the deleted chunks
+  // in N and the document frequencies until a merge (docs/cluster.md, "Global statistics"), as a
+  // store that deleted documents does.
 }
 
 TEST_F(ClusterServeTest, ANodeRefusesCallsWithoutTheServiceCredential) {

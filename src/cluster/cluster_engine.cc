@@ -20,18 +20,17 @@ Status NotOnACoordinator(const std::string& what) {
 
 class ClusterEngine final : public Engine {
  public:
-  explicit ClusterEngine(ClusterEngineOptions options)
-      : options_(std::move(options)), clock_(options_.clock ? options_.clock : RealClock()) {
-    for (const auto& s : options_.shards) shards_.push_back(s.get());
-  }
+  ClusterEngine(ClusterEngineOptions options, std::shared_ptr<const ShardSet> set)
+      : options_(std::move(options)), clock_(options_.clock ? options_.clock : RealClock()), set_(std::move(set)) {}
 
   Result<IngestReport> Ingest(const IngestOptions&) override {
     return NotOnACoordinator("ingesting files (use `attest ingest --cluster`)");
   }
 
   Result<SearchResult> Search(const SearchOptions& given) const override {
+    const Pinned pinned = PinShards();
     ScatterArgs args;
-    args.shards = shards_;
+    args.shards = pinned.raw;
     args.options = given;
     std::vector<std::string> notices;
     if (args.options.mode == SearchMode::kAuto) {
@@ -98,11 +97,13 @@ class ClusterEngine final : public Engine {
 
   // Asked of every shard (scatter_documents.h); no shard answering is the index unavailable.
   Result<DocumentInfo> GetDocument(const SearchFilter& filter, const std::string& id) const override {
-    return Unavailable503(ScatterGetDocument(DocumentArgs(), filter, id), "document " + id);
+    const Pinned pinned = PinShards();
+    return Unavailable503(ScatterGetDocument(DocumentArgs(pinned), filter, id), "document " + id);
   }
   Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
     if (options.limit == 0 || options.limit > 1000) return Status::InvalidArgument("limit must be 1..1000");
-    return Unavailable503(ScatterListDocuments(DocumentArgs(), options), "listing");
+    const Pinned pinned = PinShards();
+    return Unavailable503(ScatterListDocuments(DocumentArgs(pinned), options), "listing");
   }
   Result<std::vector<CitationState>> CheckCitations(const SearchFilter&, const std::vector<CitedChunk>&) const override {
     return NotOnACoordinator("checking citations");
@@ -136,9 +137,21 @@ class ClusterEngine final : public Engine {
     return Status::Busy(r.status().message());
   }
 
-  DocumentScatterArgs DocumentArgs() const {
+  // The shard list current when a request starts, kept (with its clients) until it ends.
+  struct Pinned {
+    std::shared_ptr<const ShardSet::List> list;
+    std::vector<const ShardClient*> raw;
+  };
+  Pinned PinShards() const {
+    Pinned p;
+    p.list = set_->Current();
+    for (const auto& s : *p.list) p.raw.push_back(s.get());
+    return p;
+  }
+
+  DocumentScatterArgs DocumentArgs(const Pinned& pinned) const {
     DocumentScatterArgs a;
-    a.shards = shards_;
+    a.shards = pinned.raw;
     a.call.request_id = NextRequestId();
     a.call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
     return a;
@@ -175,22 +188,21 @@ class ClusterEngine final : public Engine {
 
   ClusterEngineOptions options_;
   const Clock* clock_;
-  std::vector<const ShardClient*> shards_;
+  std::shared_ptr<const ShardSet> set_;
   mutable std::atomic<uint64_t> last_sequence_{0};
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options) {
-  if (options.shards.empty()) return Status::InvalidArgument("a cluster coordinator needs at least one shard");
-  for (const auto& s : options.shards) {
-    if (!s) return Status::InvalidArgument("a cluster coordinator's shard is null");
-  }
   if (options.search_deadline_ms == 0) return Status::InvalidArgument("search_deadline_ms must be positive");
-  std::vector<const ShardClient*> shards;
-  for (const auto& s : options.shards) shards.push_back(s.get());
-  ATTEST_RETURN_IF_ERROR(CheckShardTags(shards));
-  return std::unique_ptr<Engine>(new ClusterEngine(std::move(options)));
+  std::shared_ptr<const ShardSet> set = options.shard_set;
+  if (!set) {
+    ATTEST_ASSIGN_OR_RETURN(set, ShardSet::Make(options.shards));
+  } else if (!options.shards.empty()) {
+    return Status::InvalidArgument("a cluster coordinator takes shards or a shard set, not both");
+  }
+  return std::unique_ptr<Engine>(new ClusterEngine(std::move(options), std::move(set)));
 }
 
 }  // namespace attest

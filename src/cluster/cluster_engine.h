@@ -19,11 +19,13 @@
 #include "attest/engine.h"
 #include "cluster/change_log.h"
 #include "cluster/scatter_search.h"
+#include "cluster/shard_set.h"
 
 namespace attest {
 
 struct ClusterEngineOptions {
-  std::vector<std::shared_ptr<const ShardClient>> shards;
+  std::vector<std::shared_ptr<const ShardClient>> shards;  // a fixed list; or
+  std::shared_ptr<const ShardSet> shard_set;                // one that changes (nodes from the shard map)
   std::shared_ptr<ChangeLog> log;      // null: the coordinator refuses writes
   uint32_t search_deadline_ms = 10000;  // the time a search may take across the shards
   const Clock* clock = nullptr;         // stamps API writes' source versions; null: the real clock

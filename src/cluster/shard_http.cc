@@ -11,6 +11,7 @@ HttpShard::HttpShard(HttpShardOptions options, std::shared_ptr<const HttpClient>
     : options_(std::move(options)), client_(std::move(client)) {}
 
 Result<std::string> HttpShard::Call(const ShardCall& call, const std::string& route, std::string body) const {
+  if (options_.base_url.empty()) return Status::Unavailable("the node has not registered its internal API's address");
   int64_t timeout_ms = options_.default_timeout_ms;
   if (call.deadline != std::chrono::steady_clock::time_point::max()) {
     timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(call.deadline - std::chrono::steady_clock::now())

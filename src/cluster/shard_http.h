@@ -27,6 +27,7 @@ class HttpShard final : public ShardClient {
  public:
   HttpShard(HttpShardOptions options, std::shared_ptr<const HttpClient> client);
   const std::string& name() const override { return options_.name; }
+  const std::string& base_url() const { return options_.base_url; }
   Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& options) const override;
   Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
                                 const std::string& id) const override;
