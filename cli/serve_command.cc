@@ -147,7 +147,8 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
     return kExitUsage;
   }
   Coordinator coordinator;  // cluster mode: the engine over the shard nodes and their health poller
-  if (!a.cluster.shards.empty() || a.cluster.discover) {
+  const bool coordinator_mode = !a.cluster.shards.empty() || a.cluster.discover;
+  if (coordinator_mode) {
     std::error_code mkdir_error;  // the coordinator's own directory: its keys and audit log only
     std::filesystem::create_directories(g.data_dir, mkdir_error);
     auto opened = OpenCoordinator(a.cluster, &metrics);
@@ -268,7 +269,7 @@ int RunServe(const GlobalArgs& g, const ServeArgs& a) {
   so.webhooks = webhooks.get();
   so.default_deadline_ms = a.deadline_ms;
   // A coordinator has no snapshot to key its caches by yet: they are off (docs/cluster.md).
-  so.caches = !a.no_cache && a.cluster.shards.empty();
+  so.caches = !a.no_cache && !coordinator_mode;
   so.conversations = conversations->get();
   so.feedback_rate = service::RateLimit{a.feedback_rate, a.feedback_burst};
   so.llm_model = g.llm_model;

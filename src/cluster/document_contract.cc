@@ -16,11 +16,10 @@ constexpr size_t kMaxListing = 1000;  // ListDocumentsOptions::limit's bound
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-json DocumentJson(const DocumentInfo& d) {
-  std::vector<uint64_t> chunks;
-  for (ChunkId c : d.chunk_ids) chunks.push_back(c.get());
+// The catalog metadata DocumentInfo and DocumentSummary share, written and read the same way.
+template <typename Doc>
+json MetadataJson(const Doc& d) {
   return {{"id", d.id},
-          {"tenant", d.tenant},
           {"title", d.title},
           {"url", d.url},
           {"site", d.site},
@@ -28,95 +27,78 @@ json DocumentJson(const DocumentInfo& d) {
           {"source_type", d.source_type},
           {"language", d.language},
           {"feed", d.feed},
-          {"sha256", d.sha256},
           {"access_label", d.access_label},
           {"license", d.license},
           {"published", d.published},
           {"updated", d.updated},
           {"acl_groups", d.acl_groups},
-          {"chunk_ids", chunks},
-          {"text", d.text},
-          {"fetched_at", d.fetched_at},
           {"bytes", d.bytes},
           {"created_snapshot", d.created_snapshot},
-          {"snapshot", d.snapshot_version}};
+          {"fetched_at", d.fetched_at}};
+}
+
+template <typename Doc>
+void ReadMetadata(const Reader& r, const std::string& path, Doc* d) {
+  d->id = r.Str("id");
+  if (d->id.empty()) throw Reader::Bad{path + "id is empty"};
+  d->title = r.Str("title");
+  d->url = r.Str("url");
+  d->site = r.Str("site");
+  d->version = r.Str("version");
+  d->source_type = r.Str("source_type");
+  d->language = r.Str("language");
+  d->feed = r.Str("feed");
+  d->access_label = r.Str("access_label");
+  d->license = r.Str("license");
+  d->published = r.Str("published");
+  d->updated = r.Str("updated");
+  d->acl_groups = r.Strings("acl_groups");
+  d->bytes = r.U64("bytes");
+  d->created_snapshot = r.U64("created_snapshot");
+  d->fetched_at = r.Str("fetched_at");
+}
+
+json DocumentJson(const DocumentInfo& d) {
+  std::vector<uint64_t> chunks;
+  for (ChunkId c : d.chunk_ids) chunks.push_back(c.get());
+  json j = MetadataJson(d);
+  j["tenant"] = d.tenant;
+  j["sha256"] = d.sha256;
+  j["chunk_ids"] = chunks;
+  j["text"] = d.text;
+  j["snapshot"] = d.snapshot_version;
+  return j;
 }
 
 DocumentInfo DocumentFrom(const json& j) {
   Reader r(j, "document.");
   DocumentInfo d;
-  d.id = r.Str("id");
-  if (d.id.empty()) throw Reader::Bad{"document.id is empty"};
+  ReadMetadata(r, "document.", &d);
   d.tenant = r.Str("tenant");
-  d.title = r.Str("title");
-  d.url = r.Str("url");
-  d.site = r.Str("site");
-  d.version = r.Str("version");
-  d.source_type = r.Str("source_type");
-  d.language = r.Str("language");
-  d.feed = r.Str("feed");
   d.sha256 = r.Str("sha256");
-  d.access_label = r.Str("access_label");
-  d.license = r.Str("license");
-  d.published = r.Str("published");
-  d.updated = r.Str("updated");
-  d.acl_groups = r.Strings("acl_groups");
   for (const json& c : r.Field("chunk_ids", json::value_t::array)) {
     if (!c.is_number_unsigned()) throw Reader::Bad{"document.chunk_ids must hold chunk ids"};
     d.chunk_ids.push_back(ChunkId(c.get<uint64_t>()));
   }
   d.text = r.Str("text");
-  d.fetched_at = r.Str("fetched_at");
-  d.bytes = r.U64("bytes");
-  d.created_snapshot = r.U64("created_snapshot");
   d.snapshot_version = r.U64("snapshot");
   return d;
 }
 
 json SummaryJson(const DocumentSummary& d) {
-  return {{"id", d.id},
-          {"title", d.title},
-          {"url", d.url},
-          {"site", d.site},
-          {"version", d.version},
-          {"source_type", d.source_type},
-          {"language", d.language},
-          {"feed", d.feed},
-          {"access_label", d.access_label},
-          {"license", d.license},
-          {"published", d.published},
-          {"updated", d.updated},
-          {"acl_groups", d.acl_groups},
-          {"chunks", d.chunks},
-          {"bytes", d.bytes},
-          {"created_snapshot", d.created_snapshot},
-          {"fetched_at", d.fetched_at}};
+  json j = MetadataJson(d);
+  j["chunks"] = d.chunks;
+  return j;
 }
 
 DocumentSummary SummaryFrom(const json& j) {
   if (!j.is_object()) throw Reader::Bad{"listing.documents must hold objects"};
   Reader r(j, "listing.documents[].");
   DocumentSummary d;
-  d.id = r.Str("id");
-  if (d.id.empty()) throw Reader::Bad{"listing.documents[].id is empty"};
-  d.title = r.Str("title");
-  d.url = r.Str("url");
-  d.site = r.Str("site");
-  d.version = r.Str("version");
-  d.source_type = r.Str("source_type");
-  d.language = r.Str("language");
-  d.feed = r.Str("feed");
-  d.access_label = r.Str("access_label");
-  d.license = r.Str("license");
-  d.published = r.Str("published");
-  d.updated = r.Str("updated");
-  d.acl_groups = r.Strings("acl_groups");
+  ReadMetadata(r, "listing.documents[].", &d);
   const uint64_t chunks = r.U64("chunks");
   if (chunks > UINT32_MAX) throw Reader::Bad{"listing.documents[].chunks is out of range"};
   d.chunks = uint32_t(chunks);
-  d.bytes = r.U64("bytes");
-  d.created_snapshot = r.U64("created_snapshot");
-  d.fetched_at = r.Str("fetched_at");
   return d;
 }
 
