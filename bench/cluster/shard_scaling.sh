@@ -12,7 +12,7 @@ MULTIPLES=("$@"); [ ${#MULTIPLES[@]} -gt 0 ] || MULTIPLES=(1 4 16)
 ATTEST=$(realpath "$BUILD/attest")
 WORK=$(mktemp -d /tmp/attest-shard-scaling.XXXXXX)
 PIDS=()
-trap 'kill "${PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill "${PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 for M in "${MULTIPLES[@]}"; do
   python3 -c "
