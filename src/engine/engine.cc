@@ -416,6 +416,13 @@ class EngineImpl final : public Engine {
     report.dropped = dropped;
     report.deleted = cr.deleted - std::min(cr.deleted, dropped);
     report.not_found = cr.not_found;
+    if (dropped > 0) {
+      // Shards given up leave their chunks as tombstones, which still count in N and the document
+      // frequencies: merged away now, so this node's statistics are those of a store that never
+      // held them (docs/cluster.md, "Shard nodes"). A move is rare; the merge rewrites the segments.
+      Status c = store_->Compact();
+      if (!c.ok()) spdlog::warn("merge after giving up virtual shards: {}", c.ToString());
+    }
     if (cr.added + cr.replaced > 0) {
       Status v = vectors_->AfterIngest();
       if (!v.ok()) spdlog::warn("vectors not updated after applying the change log: {}", v.ToString());
