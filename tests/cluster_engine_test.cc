@@ -24,6 +24,11 @@ class RecordingLog final : public ChangeLog {
   Status EnsureStream() override { return Status::Ok(); }
   Result<AppendAck> Append(const DocumentChange& change) override {
     std::lock_guard<std::mutex> lock(mu_);
+    ++attempts_;
+    if (fail_next_ > 0) {
+      --fail_next_;
+      return failure_;
+    }
     if (fail_after_ >= 0 && int(appended_.size()) >= fail_after_) return failure_;
     for (size_t i = 0; i < appended_.size(); ++i) {
       if (appended_[i].idempotency_key == change.idempotency_key) return AppendAck{i + 1, true};
@@ -38,6 +43,12 @@ class RecordingLog final : public ChangeLog {
     fail_after_ = n;
     failure_ = std::move(s);
   }
+  // The next `n` attempts answer `s`, then appends succeed again.
+  void FailNext(int n, Status s) {
+    fail_next_ = n;
+    failure_ = std::move(s);
+  }
+  int attempts() const { return attempts_; }
   std::vector<DocumentChange> appended() const {
     std::lock_guard<std::mutex> lock(mu_);
     return appended_;
@@ -47,6 +58,8 @@ class RecordingLog final : public ChangeLog {
   mutable std::mutex mu_;
   std::vector<DocumentChange> appended_;
   int fail_after_ = -1;
+  int fail_next_ = 0;
+  int attempts_ = 0;
   Status failure_;
 };
 
@@ -181,6 +194,10 @@ TEST(ClusterEngine, AStreamThatDoesNotAcknowledgeIsTheIndexUnavailableAndARetryA
     ASSERT_FALSE(report.ok());
     EXPECT_EQ(report.status().code(), StatusCode::kBusy) << report.status().ToString();
     EXPECT_NE(report.status().message().find("'b.md'"), std::string::npos) << report.status().message();
+    int64_t waited = 0;  // tried again until the write deadline (10 s), never past it
+    for (int64_t d : c.clock.delays_ms()) waited += d;
+    EXPECT_GT(waited, 8000);
+    EXPECT_LE(waited, 10000);
     const service::ApiError e = service::internal::FromStatus(report.status(), "documents",
                                                               service::internal::LimitsOf::kDependency);
     EXPECT_EQ(e.code, service::ApiErrorCode::kUnavailable);  // 503, not a model server's error
@@ -197,6 +214,19 @@ TEST(ClusterEngine, AStreamThatDoesNotAcknowledgeIsTheIndexUnavailableAndARetryA
   auto removed = c.engine->Delete("", "a.md");
   ASSERT_FALSE(removed.ok());
   EXPECT_EQ(removed.status().code(), StatusCode::kBusy);
+}
+
+// A stream leader being elected takes seconds: the coordinator tries the same change again (same
+// key: never a second write) with a doubling backoff, and the caller sees the write acknowledged.
+TEST(ClusterEngine, AWriteIsTriedAgainWhileTheStreamElectsALeader) {
+  Coordinator c;
+  c.log->FailNext(4, Status::Unavailable("nats: no responders"));
+  auto report = c.engine->PutDocuments({Doc("a.md", "alpha")});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->added, 1u);
+  EXPECT_EQ(c.log->attempts(), 5);
+  EXPECT_EQ(c.log->appended().size(), 1u);
+  EXPECT_EQ(c.clock.delays_ms(), (std::vector<int64_t>{100, 200, 400, 800}));
 }
 
 TEST(ClusterEngine, AWriteOlderThanTheLogsIsAConflict) {

@@ -168,15 +168,28 @@ class ClusterEngine final : public Engine {
   // The log's failures as the caller should see them: a stream that did not acknowledge is the
   // index being unavailable (503, retry: the same request carries the same idempotency keys, so
   // what was appended before the failure is not appended twice), never a model server's error.
+  // A stream that does not acknowledge (a server down, a leader being elected: seconds) is tried
+  // again with the same change, hence the same idempotency key, until write_deadline_ms has
+  // passed since the first attempt; the backoff doubles from 100 ms to 1 s.
   Result<AppendAck> Append(const DocumentChange& c) const {
-    Result<AppendAck> ack = options_.log->Append(c);
-    if (ack.ok()) return ack;
-    const StatusCode code = ack.status().code();
-    if (code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded) {
-      spdlog::warn("change log: write of '{}' not acknowledged: {}", c.id, ack.status().ToString());
-      return Status::Busy("the change log did not acknowledge the write of '" + c.id + "'");
+    const auto start = clock_->Now();
+    std::chrono::milliseconds backoff(100);
+    for (;;) {
+      Result<AppendAck> ack = options_.log->Append(c);
+      if (ack.ok()) return ack;
+      const StatusCode code = ack.status().code();
+      if (code != StatusCode::kUnavailable && code != StatusCode::kDeadlineExceeded) {
+        return ack.status();  // kInvalidArgument, or kAlreadyExists for a stale write (409)
+      }
+      const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(clock_->Now() - start);
+      if (spent + backoff > std::chrono::milliseconds(options_.write_deadline_ms)) {
+        spdlog::warn("change log: write of '{}' not acknowledged within {} ms: {}", c.id, options_.write_deadline_ms,
+                     ack.status().ToString());
+        return Status::Busy("the change log did not acknowledge the write of '" + c.id + "'");
+      }
+      clock_->SleepFor(backoff);
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
     }
-    return ack.status();  // kInvalidArgument, or kAlreadyExists for a stale write (409)
   }
 
   std::string NextRequestId() const {

@@ -3,7 +3,8 @@
 // (scatter_search.h); document writes are appended to the change log (change_log.h), acknowledged
 // with their stream sequence once the stream has them, and reach the shards through it. An API
 // write's source version is the time the coordinator accepted it; a stream that does not
-// acknowledge is kBusy (503), a write older than what the log holds kAlreadyExists (409). What a
+// acknowledge within write_deadline_ms (tried again meanwhile, with the same idempotency key) is
+// kBusy (503), a write older than what the log holds kAlreadyExists (409). What a
 // coordinator cannot do yet answers kUnsupported naming it (the HTTP API answers 501): answers,
 // citations, ingestion from files (use `attest ingest --cluster`). Documents are read and listed
 // over every shard (scatter_documents.h).
@@ -28,6 +29,9 @@ struct ClusterEngineOptions {
   std::shared_ptr<const ShardSet> shard_set;                // one that changes (nodes from the shard map)
   std::shared_ptr<ChangeLog> log;      // null: the coordinator refuses writes
   uint32_t search_deadline_ms = 10000;  // the time a search may take across the shards
+  // How long one document's append may be tried again while the stream does not acknowledge
+  // (a NATS server down, a stream leader being elected); then the write is kBusy (503).
+  uint32_t write_deadline_ms = 10000;
   const Clock* clock = nullptr;         // stamps API writes' source versions; null: the real clock
 };
 
