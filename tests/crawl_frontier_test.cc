@@ -106,6 +106,16 @@ TEST_F(FrontierTest, PassesResumeUntilEnded) {
   ASSERT_TRUE(next.ok());
   EXPECT_FALSE(next->resumed);
   EXPECT_EQ(next->started_at_ms, 4000);
+  // Passes back to back within one millisecond: the next starts after the last one ended, so
+  // nothing fetched in the previous pass counts as fetched in this one.
+  ASSERT_TRUE((*f)->EndPass(5000).ok());
+  auto same_ms = (*f)->BeginPass(5000);
+  ASSERT_TRUE(same_ms.ok());
+  EXPECT_EQ(same_ms->started_at_ms, 5001);
+  ASSERT_TRUE((*f)->EndPass(5001).ok());
+  auto clock_back = (*f)->BeginPass(4500);  // the wall clock stepped back
+  ASSERT_TRUE(clock_back.ok());
+  EXPECT_EQ(clock_back->started_at_ms, 5002);
 }
 
 TEST_F(FrontierTest, RefusesOtherFilesAndBadNames) {

@@ -40,8 +40,11 @@ CrawlPass::CrawlPass(const CrawlOptions& options, Engine& engine, Frontier& fron
       stop_(stop),
       scheduler_(options.politeness, clock) {}
 
+// Never before the pass's start (which may be 1 ms past the clock: see Frontier::BeginPass), so
+// everything stamped in this pass counts as done in it.
 int64_t CrawlPass::WallMs() const {
-  return std::chrono::duration_cast<milliseconds>(clock_.WallNow().time_since_epoch()).count();
+  const int64_t now = std::chrono::duration_cast<milliseconds>(clock_.WallNow().time_since_epoch()).count();
+  return std::max(now, pass_started_ms_);
 }
 
 Status CrawlPass::FirstError() {

@@ -1,5 +1,6 @@
 #include "crawl/frontier.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <system_error>
@@ -322,10 +323,23 @@ Result<PassInfo> Frontier::BeginPass(int64_t now_ms) {
     }
     return info;
   }
+  // A pass starts strictly after the previous one ended: a page counts as done in this pass when
+  // fetched at or after its start, so a page fetched in the previous pass's last millisecond
+  // (passes run back to back) must not look done in this one.
   info.started_at_ms = now_ms;
+  ATTEST_ASSIGN_OR_RETURN(std::optional<std::string> ended, MetaLocked("pass_ended_at"));
+  if (ended) {
+    int64_t ended_ms = 0;
+    const char* end = ended->data() + ended->size();
+    auto [at, ec] = std::from_chars(ended->data(), end, ended_ms);
+    if (ec != std::errc() || at != end) {
+      return Status::Corruption("meta.pass_ended_at is not a number: '" + *ended + "'");
+    }
+    info.started_at_ms = std::max(now_ms, ended_ms + 1);
+  }
   ATTEST_ASSIGN_OR_RETURN(auto tx, SqliteTransaction::Begin(*db_, /*immediate=*/true));
   ATTEST_RETURN_IF_ERROR(SetMetaLocked("pass_open", "1"));
-  ATTEST_RETURN_IF_ERROR(SetMetaLocked("pass_started_at", std::to_string(now_ms)));
+  ATTEST_RETURN_IF_ERROR(SetMetaLocked("pass_started_at", std::to_string(info.started_at_ms)));
   ATTEST_RETURN_IF_ERROR(tx->Commit());
   return info;
 }

@@ -112,7 +112,8 @@ class Frontier {
   // Sets the state of pages (e.g. "fetching" when claimed) in one transaction.
   Status SetStates(const std::vector<std::string>& urls, PageState state);
 
-  // Starts a pass at `now_ms`, or continues the one a killed process left open.
+  // Starts a pass at `now_ms` (or 1 ms after the previous pass ended, if later), or continues the
+  // one a killed process left open.
   Result<PassInfo> BeginPass(int64_t now_ms);
   Status EndPass(int64_t now_ms);
   Result<std::optional<std::string>> Meta(std::string_view key);
