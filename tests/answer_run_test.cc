@@ -76,7 +76,8 @@ class AnswerRunTest : public ::testing::Test {
         "ExampleDB takes incremental backups every hour. Backups are kept for thirty days.");
     ASSERT_TRUE(store_->Commit(std::move(batch)).ok());
     snap_ = store_->Pin();
-    ctx_.snapshot = snap_.get();
+    corpus_ = std::make_unique<SnapshotAnswerCorpus>(snap_.get());
+    ctx_.corpus = corpus_.get();
     ctx_.analyzer = &analyzer_;
   }
 
@@ -104,6 +105,7 @@ class AnswerRunTest : public ::testing::Test {
   DocumentIndexer indexer_{analyzer_, ChunkerOptions{}};
   std::unique_ptr<Store> store_;
   std::shared_ptr<const Snapshot> snap_;
+  std::unique_ptr<SnapshotAnswerCorpus> corpus_;
   AnswerContext ctx_;
 };
 

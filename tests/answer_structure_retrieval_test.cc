@@ -39,8 +39,9 @@ TEST(AnswerStructureRetrieval, CandidatesCarryTheSpansOfTheirChunks) {
   ASSERT_TRUE((*store)->Commit(std::move(batch)).ok());
 
   auto snap = (*store)->Pin();
+  SnapshotAnswerCorpus corpus(snap.get());
   AnswerContext ctx;
-  ctx.snapshot = snap.get();
+  ctx.corpus = &corpus;
   ctx.analyzer = &analyzer;
   QueryPlan plan;
   plan.original = plan.standalone = "What is the default of max_wal_senders?";

@@ -59,7 +59,16 @@ EvidenceQuery BuildEvidenceQuery(const AnswerContext& ctx, const QueryPlan& plan
   // every page) cannot tell evidence apart: it does not count against coverage. Other absent
   // words do ("chief executive" in a corpus that never mentions one is a reason to abstain).
   // Statistics over what this caller may read only (never another tenant's or hidden documents).
-  auto term_stats = std::make_shared<ScopedTermStats>(*ctx.snapshot, filter);
+  std::shared_ptr<const CorpusTermStats> term_stats = ctx.corpus->TermStats(filter);
+  {  // one request for what is known to be asked (a cluster asks each shard once)
+    std::vector<std::string> known(terms.begin(), terms.end());
+    for (const auto& e : plan.entities) {
+      for (const std::string& name : {e.canonical, e.text}) {
+        for (auto& term : ctx.analyzer->Terms(name)) known.push_back(term);
+      }
+    }
+    term_stats->Prefetch(known);
+  }
   std::set<std::string> unnamed_entity_terms;
   for (const auto& e : plan.entities) {
     for (const std::string& name : {e.canonical, e.text}) {

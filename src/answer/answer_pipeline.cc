@@ -207,8 +207,8 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
   const auto t_clock_start = (ctx.clock != nullptr ? ctx.clock : RealClock())->Now();  // research mode's limits
   AnswerResult result;
   result.mode = options.mode;
-  result.snapshot_version = ctx.snapshot->version().get();
-  ATTEST_ASSIGN_OR_RETURN(int64_t committed, ctx.snapshot->CommittedAtUnixMs());
+  result.snapshot_version = ctx.corpus->version();
+  ATTEST_ASSIGN_OR_RETURN(int64_t committed, ctx.corpus->CommittedAtUnixMs());
   result.as_of = FormatUtcTimestamp(committed);
 
   // --- plan ---
@@ -277,7 +277,7 @@ Result<AnswerResult> RunAnswerWith(const AnswerContext& ctx, const AnswerModels&
     result.stage_costs["rerank"].cost = double(packed.rerank_pairs) * (ctx.prices ? ctx.prices->per_rerank_pair : 0);
   }
   result.sources = SourcesOf(pack);
-  StampFetchedAt(*ctx.snapshot, options.filter.tenant, ctx.live, &result.sources);
+  StampFetchedAt(*ctx.corpus, options.filter, ctx.live, &result.sources);
   std::string abstain_warning;
   if (ShouldAbstain(pack, packed.best_coverage, planned.hierarchy, &abstain_warning, options.min_evidence_coverage)) {
     Fallback(&result, "no_confident_answer");

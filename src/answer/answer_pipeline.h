@@ -1,13 +1,14 @@
-// The answer pipeline over one pinned snapshot: plan -> resolve versions -> retrieve per sub-query
+// The answer pipeline over one corpus (a pinned snapshot, or a cluster's shards): plan -> resolve versions -> retrieve per sub-query
 // -> dedupe and rerank -> extract and pack evidence -> screen for injected instructions -> write ->
 // verify -> present (docs/answer.md).
 //
-// Every retrieval round reads `snapshot`, so the whole answer sees one version of the index; the
-// caller's filter (tenant, groups) is passed to every round unchanged.
+// Every retrieval round reads `corpus` (answer/answer_corpus.h), so the whole answer sees one
+// version of the index; the caller's filter (tenant, groups) is passed to every round unchanged.
 //
 // Thread-safety: RunAnswer is reentrant; concurrent calls on one snapshot are safe.
 #pragma once
 
+#include "answer/answer_corpus.h"
 #include "attest/answer.h"
 #include "plan/model_planner.h"
 #include "search/search_runner.h"
@@ -32,9 +33,9 @@ struct TokenPrice {
 };
 
 struct AnswerContext {
-  const Snapshot* snapshot = nullptr;
+  const AnswerCorpus* corpus = nullptr;  // what every round reads
   const Analyzer* analyzer = nullptr;
-  VectorLegInput vector;               // the vector leg of `snapshot` (may be unavailable)
+  VectorLegInput vector;               // the vector leg of `corpus` (may be unavailable)
   LlmWriter* llm_writer = nullptr;     // for WriterKind::kLlm; null = not configured
   const Reranker* reranker = nullptr;  // an external cross-encoder; null = built-in features only
   const LlmJudge* judge = nullptr;     // for AskOptions::llm_judge; null = not configured

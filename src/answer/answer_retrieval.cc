@@ -11,23 +11,6 @@
 
 namespace attest {
 
-ScopedTermStats::ScopedTermStats(const Snapshot& snap, const SearchFilter& filter) {
-  auto lf = TranslateFilter(filter);
-  if (lf.ok()) stats_ = std::make_unique<ScopedStats>(snap.segments(), *lf);
-}
-
-ScopedTermStats::~ScopedTermStats() = default;
-
-uint64_t ScopedTermStats::DocFreq(const std::string& term) const { return stats_ ? stats_->DocFreq(term) : 0; }
-
-uint64_t ScopedTermStats::NumDocs() const { return stats_ ? stats_->num_docs() : 0; }
-
-double ScopedTermStats::Idf(const std::string& term) const {
-  const double n = stats_ ? double(stats_->num_docs()) : 0.0;
-  const double df = double(DocFreq(term));
-  return std::log(1.0 + std::max(0.0, (n - df + 0.5) / (df + 0.5)));
-}
-
 namespace {
 
 bool WantsCurrentVersion(const QueryPlan& plan) {
@@ -100,7 +83,7 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
   so.filter = filter;
   so.mode = SearchMode::kBm25;
   so.with_snippets = false;
-  auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
+  auto r = ctx.corpus->Search(*ctx.analyzer, so, VectorLegInput{});
   if (!r.ok()) return r.status().code() == StatusCode::kInvalidArgument ? Result<VersionResolution>(out) : r.status();
   std::vector<ChunkId> feeds;
   std::vector<const SearchHit*> feed_hits;
@@ -123,7 +106,7 @@ Result<VersionResolution> ResolveVersion(const AnswerContext& ctx, const QueryPl
     }
   }
   if (feeds.empty()) return out;
-  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.snapshot->GetChunks(feeds));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ctx.corpus->GetChunks(filter, feeds));
   std::string newest, source, newest_date;
   for (size_t i = 0; i < chunks.size(); ++i) {
     for (const std::string& v : VersionsInFeed(chunks[i].text)) {
@@ -268,7 +251,7 @@ const char* NoDocumentsReason(const AnswerContext& ctx, const QueryPlan& plan, c
     so.filter = unrestricted;
     so.mode = SearchMode::kBm25;
     so.with_snippets = false;
-    auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so);
+    auto r = ctx.corpus->Search(*ctx.analyzer, so, VectorLegInput{});
     hidden = r.ok() && !r->hits.empty();
   }
   return hidden ? "filtered_by_access" : "no_documents";

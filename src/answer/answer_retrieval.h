@@ -18,21 +18,6 @@ namespace attest {
 
 class AnswerRounds;
 
-// Document frequencies and BM25's IDF of analyzed terms over what a caller may read (its tenant,
-// groups and clearance; lexical/visibility.h): what another tenant or a hidden document contains
-// never changes how an answer is built. Keeps a pointer to `snap`'s segments.
-class ScopedTermStats {
- public:
-  ScopedTermStats(const Snapshot& snap, const SearchFilter& filter);
-  ~ScopedTermStats();
-  uint64_t DocFreq(const std::string& term) const;
-  double Idf(const std::string& term) const;
-  uint64_t NumDocs() const;
-
- private:
-  std::unique_ptr<ScopedStats> stats_;  // null when the filter is invalid: nothing is readable
-};
-
 // Version labels listed in a feed's text ("Current releases: 18 (released 2026-09-24), 17 ..."):
 // numbers of at most three dot-separated parts, dates removed first.
 std::vector<std::string> VersionsInFeed(const std::string& text);

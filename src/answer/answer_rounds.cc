@@ -28,7 +28,7 @@ Result<const SearchResult*> AnswerRounds::Search(SearchOptions options) {
   } else {
     ++searches_run_;
     it = searches_.emplace(key, std::make_unique<Result<SearchResult>>(
-                                    RunSearch(*ctx_.snapshot, *ctx_.analyzer, options, ctx_.vector)))
+                                    ctx_.corpus->Search(*ctx_.analyzer, options, ctx_.vector)))
              .first;
   }
   const Result<SearchResult>& r = *it->second;
@@ -42,7 +42,7 @@ Status AnswerRounds::LoadChunks(std::span<const ChunkId> ids) {
     if (chunks_.emplace(id.get(), nullptr).second) missing.push_back(id);
   }
   if (missing.empty()) return Status::Ok();
-  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, ctx_.snapshot->GetChunks(missing));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, ctx_.corpus->GetChunks(filter_, missing));
   for (ChunkRecord& r : records) {
     auto& slot = chunks_[r.id.get()];
     if (!slot) slot = std::make_unique<ChunkRecord>(std::move(r));

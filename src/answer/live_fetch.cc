@@ -214,12 +214,9 @@ PageCacheStats LiveFetcher::cache_stats() const {
   return options_.fetcher ? options_.fetcher->stats() : PageCacheStats{};
 }
 
-int64_t FetchedAtMs(const Snapshot& snapshot, const DocumentRecord& record, const LiveFetcher* live) {
-  int64_t at = record.fetched_at_ms;  // when the crawler fetched it, else its commit
-  if (at == 0) {
-    if (auto committed = snapshot.VersionCommittedAtUnixMs(record.created); committed.ok()) at = *committed;
-  }
-  if (live != nullptr) at = std::max(at, live->ConfirmedMs(record.tenant, record.id));
+int64_t FetchedAtMs(const SourceRow& row, const std::string& tenant, const std::string& id, const LiveFetcher* live) {
+  int64_t at = row.fetched_at_ms;
+  if (live != nullptr) at = std::max(at, live->ConfirmedMs(tenant, id));
   return at;
 }
 
@@ -233,17 +230,17 @@ std::vector<LiveCandidate> LiveFetcher::Candidates(const AnswerContext& ctx, con
   so.filter = planned.filter;
   so.mode = SearchMode::kBm25;
   so.with_snippets = false;
-  if (auto r = RunSearch(*ctx.snapshot, *ctx.analyzer, so); r.ok()) {
+  if (auto r = ctx.corpus->Search(*ctx.analyzer, so, VectorLegInput{}); r.ok()) {
     for (const SearchHit& h : r->hits) ids.emplace_back(h.doc_id, h.feed == "versions");
   }
   std::vector<LiveCandidate> out;
   std::set<std::string> seen;
   for (const auto& [id, feed] : ids) {
     if (!seen.insert(id).second) continue;
-    auto rec = ctx.snapshot->FindDocument(DocumentKey{options.filter.tenant, id});
     // Only what this caller reads: the search was filtered already; the row is checked again.
-    if (!rec.ok() || !Admits(options.filter, *rec)) continue;
-    LiveCandidate c{id, rec->url, feed, FetchedAtMs(*ctx.snapshot, *rec, this)};
+    auto rec = ctx.corpus->Source(options.filter, id);
+    if (!rec.ok()) continue;
+    LiveCandidate c{id, rec->url, feed, FetchedAtMs(*rec, options.filter.tenant, id, this)};
     if (rec->published) c.newest_ms = std::max(c.newest_ms, int64_t{*rec->published} * kMsPerDay);
     if (rec->updated) c.newest_ms = std::max(c.newest_ms, int64_t{*rec->updated} * kMsPerDay);
     out.push_back(std::move(c));
@@ -334,7 +331,7 @@ LiveFetchOutcome LiveFetcher::Run(const AnswerContext& ctx, const AskOptions& op
   return out;
 }
 
-void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
+void StampFetchedAt(const AnswerCorpus& corpus, const SearchFilter& who, const LiveFetcher* live,
                     std::vector<AnswerSource>* sources) {
   // doc id -> (fetched_at, license): passages share documents
   std::map<std::string, std::pair<std::string, std::string>> fetched;
@@ -342,8 +339,8 @@ void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const L
     auto it = fetched.find(s.doc_id);
     if (it == fetched.end()) {
       std::pair<std::string, std::string> known;
-      if (auto rec = snapshot.FindDocument(DocumentKey{tenant, s.doc_id}); rec.ok()) {
-        const int64_t ms = FetchedAtMs(snapshot, *rec, live);
+      if (auto rec = corpus.Source(who, s.doc_id); rec.ok()) {
+        const int64_t ms = FetchedAtMs(*rec, who.tenant, s.doc_id, live);
         if (ms > 0) known.first = FormatUtcTimestamp(ms);
         known.second = rec->license;
       }
@@ -354,9 +351,9 @@ void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const L
   }
 }
 
-void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, AnswerResult* result) {
+void FillFreshness(const AnswerCorpus& corpus, const SearchFilter& who, int64_t now_ms, AnswerResult* result) {
   AnswerFreshness& f = result->freshness;
-  if (auto committed = snapshot.CommittedAtUnixMs(); committed.ok() && *committed > 0) {
+  if (auto committed = corpus.CommittedAtUnixMs(); committed.ok() && *committed > 0) {
     f.index_lag_seconds = std::max<int64_t>(0, (now_ms - *committed) / 1000);
   }
   std::optional<DayNumber> newest_day;
@@ -366,7 +363,7 @@ void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t 
     // One format (FormatUtcTimestamp): the text order is the time order.
     f.newest_fetched_at = std::max(f.newest_fetched_at, s.fetched_at);
     if (!seen.insert(s.doc_id).second) continue;
-    auto rec = snapshot.FindDocument(DocumentKey{tenant, s.doc_id});
+    auto rec = corpus.Source(who, s.doc_id);
     if (!rec.ok()) continue;
     for (const std::optional<DayNumber>& day : {rec->published, rec->updated}) {
       if (day && (!newest_day || *day > *newest_day)) {

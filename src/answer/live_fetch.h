@@ -144,17 +144,17 @@ class LiveFetcher {
   std::map<std::pair<std::string, std::string>, int64_t> confirmed_ GUARDED_BY(mu_);
 };
 
-// The fetched_at of a document version: when its text was fetched (DocumentRecord::fetched_at_ms),
-// else the commit of the snapshot that created it, or a later confirmation; 0 when unknown.
-int64_t FetchedAtMs(const Snapshot& snapshot, const DocumentRecord& record, const LiveFetcher* live);
+// The fetched_at of a document version: when its text was fetched, else the commit of the snapshot
+// that created it (SourceRow::fetched_at_ms), or a later confirmation; 0 when unknown.
+int64_t FetchedAtMs(const SourceRow& row, const std::string& tenant, const std::string& id, const LiveFetcher* live);
 
 // Sets every source's fetched_at and license (before the sources are announced: the stream's cards
 // carry them).
-void StampFetchedAt(const Snapshot& snapshot, const std::string& tenant, const LiveFetcher* live,
+void StampFetchedAt(const AnswerCorpus& corpus, const SearchFilter& who, const LiveFetcher* live,
                     std::vector<AnswerSource>* sources);
 
-// Fills result->freshness from the snapshot the answer read and its sources' fetched_at
+// Fills result->freshness from the corpus the answer read and its sources' fetched_at
 // (`now_ms` = the clock's wall time).
-void FillFreshness(const Snapshot& snapshot, const std::string& tenant, int64_t now_ms, AnswerResult* result);
+void FillFreshness(const AnswerCorpus& corpus, const SearchFilter& who, int64_t now_ms, AnswerResult* result);
 
 }  // namespace attest

@@ -216,11 +216,11 @@ Result<ResearchResult> RunResearch(AnswerRounds& rounds, const AnswerContext& ct
   report.hops = 1;  // round 1: the answer's own retrieval
   const uint32_t max_hops = std::clamp<uint32_t>(args.limits.max_hops, 1, 16);
   Budget budget(args, clock);
-  ScopedTermStats stats(*ctx.snapshot, args.filter);
+  std::shared_ptr<const CorpusTermStats> stats = ctx.corpus->TermStats(args.filter);
   TermStatistics term_stats;
-  term_stats.idf = [&stats](const std::string& t) { return stats.Idf(t); };
-  term_stats.doc_freq = [&stats](const std::string& t) { return stats.DocFreq(t); };
-  term_stats.documents = stats.NumDocs();
+  term_stats.idf = [&stats](const std::string& t) { return stats->Idf(t); };
+  term_stats.doc_freq = [&stats](const std::string& t) { return stats->DocFreq(t); };
+  term_stats.documents = stats->NumDocs();
   std::vector<EvidenceCandidate> all = first_round;
   std::vector<std::string> searched;
   for (const SubQuery& sq : plan.subqueries) searched.push_back(Analyzer::Fold(sq.text));

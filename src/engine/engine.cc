@@ -260,8 +260,9 @@ class EngineImpl final : public Engine {
       const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
       const auto t0 = clock->Now();
       std::shared_ptr<const Snapshot> before = store_->Pin();
+      SnapshotAnswerCorpus before_corpus(before.get());
       AnswerContext plan_ctx;
-      plan_ctx.snapshot = before.get();
+      plan_ctx.corpus = &before_corpus;
       plan_ctx.analyzer = &analyzer_;
       plan_ctx.config = &answer_config_;
       live = live_->Run(plan_ctx, options, [this, &options](const std::vector<ArrivedPage>& pages) {
@@ -284,8 +285,9 @@ class EngineImpl final : public Engine {
     vin.view = view.get();
     vin.embed_query = [this, &view](const std::string& text) { return vectors_->EmbedQuery(*view, text); };
     vin.pool = &pool_;
+    SnapshotAnswerCorpus corpus(snap.get());
     AnswerContext ctx;
-    ctx.snapshot = snap.get();
+    ctx.corpus = &corpus;
     ctx.analyzer = &analyzer_;
     ctx.vector = vin;
     ctx.llm_writer = llm_writer_.get();
@@ -307,7 +309,7 @@ class EngineImpl final : public Engine {
     r.live_fetch = std::move(live.report);
     r.degraded.insert(r.degraded.end(), live.notices.begin(), live.notices.end());
     const Clock* clock = options_.clock != nullptr ? options_.clock : RealClock();
-    FillFreshness(*snap, options.filter.tenant,
+    FillFreshness(corpus, options.filter,
                   std::chrono::duration_cast<std::chrono::milliseconds>(clock->WallNow().time_since_epoch()).count(),
                   &r);
     if (r.live_fetch.attempted > 0) {
@@ -440,7 +442,7 @@ class EngineImpl final : public Engine {
     if (live_ != nullptr) {
       // A live fetch that found the page unchanged moved its fetched_at (answer/live_fetch.h).
       if (auto rec = snap->FindDocument(DocumentKey{info.tenant, info.id}); rec.ok()) {
-        info.fetched_at = FormatUtcTimestamp(FetchedAtMs(*snap, *rec, live_.get()));
+        info.fetched_at = FormatUtcTimestamp(FetchedAtMs(SourceRowOf(*snap, *rec), info.tenant, info.id, live_.get()));
       }
     }
     return info;
