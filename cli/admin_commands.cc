@@ -239,6 +239,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a) {
     qa.min_evidence_coverage = a.min_evidence_coverage;
     qa.per_question_path = a.per_question_file;
     qa.embedder = eo->embedder;
+    qa.shards = a.shards;
     auto r = RunQaEvaluation(qa);
     if (!r.ok()) {
       std::fprintf(stderr, "attest: eval failed: %s\n", r.status().ToString().c_str());

@@ -113,6 +113,7 @@ int RunNode(const GlobalArgs& g, const ClusterArgs& a) {
     h.node = node_id;
     h.snapshot = (*engine)->CurrentSnapshot();
     h.applied = running->counters().applied;
+    if (auto f = (*engine)->Freshness(); f.ok()) h.committed_at_ms = f->last_commit_unix_ms;
     // As of the node's last fetch: a health call never waits on NATS (a server down would make
     // each consumer's request wait its timeout).
     const std::vector<VShardLag> lag = running->LagAsOfLastFetch();

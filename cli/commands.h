@@ -133,7 +133,7 @@ struct EvalArgs {
   std::string json_file;
   std::string index_dir;
   size_t k = 100;
-  uint32_t shards = 0;             // retrieval: compare with a cluster of this many shard stores (0 = no)
+  uint32_t shards = 0;             // retrieval and qa: compare with a cluster of this many shard stores (0 = no)
   std::string modes = "bm25,vector,hybrid";  // comma-separated
   RetrievalArgs retrieval;
   std::string task = "retrieval";            // or "qa": the whole answer pipeline; "docs": the docs-qa sets

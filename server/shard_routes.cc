@@ -62,6 +62,10 @@ http::Router BuildShardRoutes(const ShardRouteContext* ctx) {
   router.Add("POST", "/internal/v1/search", http::Pool::kInteractive, Route(ctx, &ShardService::Search));
   router.Add("POST", "/internal/v1/document", http::Pool::kInteractive, Route(ctx, &ShardService::Document));
   router.Add("POST", "/internal/v1/documents", http::Pool::kInteractive, Route(ctx, &ShardService::Documents));
+  router.Add("POST", "/internal/v1/term_statistics", http::Pool::kInteractive,
+             Route(ctx, &ShardService::TermStatistics));
+  router.Add("POST", "/internal/v1/chunks", http::Pool::kInteractive, Route(ctx, &ShardService::Chunks));
+  router.Add("POST", "/internal/v1/citations", http::Pool::kInteractive, Route(ctx, &ShardService::Citations));
   // On a worker, not the I/O thread: whatever the health figures cost never holds up the other
   // connections that thread serves.
   router.Add("GET", "/internal/v1/health", http::Pool::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {

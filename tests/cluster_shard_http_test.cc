@@ -8,14 +8,18 @@
 
 #include <thread>
 
+#include "answer/answer_corpus.h"
 #include "attest/engine.h"
+#include "cluster/answer_contract.h"
 #include "cluster/change_log.h"
+#include "cluster/cluster_engine.h"
 #include "cluster/document_contract.h"
 #include "cluster/scatter_documents.h"
 #include "cluster/scatter_search.h"
 #include "cluster/shard_contract.h"
 #include "cluster/shard_http.h"
 #include "cluster/shard_service.h"
+#include "eval/qa_evaluation.h"
 #include "http_server_test_util.h"
 #include "server/shard_routes.h"
 #include "support/process.h"
@@ -185,6 +189,128 @@ TEST_F(ShardHttpTest, DocumentsAreReadAndListedOverHttpAsFromOneStore) {
                 .message()
                 .find("listing.limit"),
             std::string::npos);
+}
+
+TEST_F(ShardHttpTest, AnswersReadTheShardsOverHttpAsOneStore) {
+  std::vector<std::shared_ptr<HttpShard>> clients;
+  ClusterEngineOptions co;
+  for (int s = 0; s < 3; ++s) {
+    clients.push_back(Client(s));
+    co.shards.push_back(clients.back());
+  }
+  auto cluster = OpenClusterEngine(co);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  SearchFilter ops;
+  ops.groups = std::vector<std::string>{"ops"};
+  for (const std::string& q : {"Which leader wins the election?", "What does the quorum commit?",
+                               "raft heartbeat timeout", "What is a snapshot of the log?"}) {
+    for (const SearchFilter& who : {SearchFilter{}, ops}) {
+      AskOptions o;
+      o.question = q;
+      o.filter = who;
+      o.today = "2026-12-01";
+      auto one = single_->Ask(o);
+      auto many = (*cluster)->Ask(o);
+      ASSERT_TRUE(one.ok() && many.ok()) << q << ": " << many.status().ToString();
+      EXPECT_EQ(AnswerDifference(*one, *many), "") << q;
+      if (!AnswerDifference(*one, *many).empty()) {
+        for (size_t i = 0; i < one->sources.size(); ++i) fprintf(stderr, "%s %s | %s\n", one->sources[i].id.c_str(), one->sources[i].doc_id.c_str(), many->sources[i].doc_id.c_str());
+        for (size_t i = 0; i < one->results.size(); ++i) fprintf(stderr, "R %s %f | %s %f\n", one->results[i].doc_id.c_str(), one->results[i].score, many->results[i].doc_id.c_str(), many->results[i].score);
+      }
+      EXPECT_TRUE(many->degraded.empty()) << q;
+      EXPECT_FALSE(many->cluster_snapshot.empty());
+    }
+  }
+  // The routes one by one: term statistics, chunks (text and spans as stored), citations.
+  auto local = EngineShard("n0", nodes_[0]->engine.get());
+  auto remote = Client(0);
+  auto a = local.TermStatistics(ShardCall{}, ops, {"raft", "leader", "absentterm"});
+  auto b = remote->TermStatistics(ShardCall{}, ops, {"raft", "leader", "absentterm"});
+  ASSERT_TRUE(a.ok() && b.ok()) << b.status().ToString();
+  EXPECT_EQ(a->num_docs, b->num_docs);
+  EXPECT_EQ(a->doc_freq, b->doc_freq);
+  EXPECT_EQ(b->doc_freq.at("absentterm"), 0u);
+  SearchOptions so;
+  so.query = "leader";
+  so.filter = ops;
+  auto hits = nodes_[0]->engine->Search(so);
+  ASSERT_TRUE(hits.ok() && !hits->hits.empty());
+  std::vector<ChunkId> ids;
+  std::vector<CitedChunk> cited;
+  for (const SearchHit& h : hits->hits) {
+    ids.push_back(h.chunk_id);
+    cited.push_back({h.doc_id, h.chunk_id});
+  }
+  ids.push_back(ChunkId(999999));  // no such chunk: skipped
+  auto x = local.Chunks(ShardCall{}, ops, ids);
+  auto y = remote->Chunks(ShardCall{}, ops, ids);
+  ASSERT_TRUE(x.ok() && y.ok()) << y.status().ToString();
+  ASSERT_EQ(x->size(), ids.size() - 1);
+  ASSERT_EQ(y->size(), x->size());
+  for (size_t i = 0; i < x->size(); ++i) {
+    EXPECT_EQ((*y)[i].id, (*x)[i].id);
+    EXPECT_EQ((*y)[i].text, (*x)[i].text);
+    EXPECT_EQ((*y)[i].spans.size(), (*x)[i].spans.size());
+  }
+  auto states = remote->Citations(ShardCall{}, ops, cited);
+  ASSERT_TRUE(states.ok()) << states.status().ToString();
+  ASSERT_EQ(states->size(), cited.size());
+  for (CitationState st : *states) EXPECT_EQ(st, CitationState::kCurrent);
+  SearchFilter nobody;
+  nobody.groups = std::vector<std::string>{};
+  auto hidden = remote->Citations(ShardCall{}, nobody, cited);
+  ASSERT_TRUE(hidden.ok());
+  size_t forbidden = 0;
+  for (CitationState st : *hidden) forbidden += st == CitationState::kForbidden;
+  EXPECT_GT(forbidden, 0u);  // a quarter of the corpus is the ops group's
+}
+
+TEST(AnswerContractTest, BodiesRoundTripAndBadOnesAreRefusedByName) {
+  SearchFilter f;
+  f.tenant = "acme";
+  f.groups = std::vector<std::string>{"ops"};
+  auto t = DecodeTermStatisticsRequest(EncodeTermStatisticsRequest(f, {"raft", "log"}));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->filter.tenant, "acme");
+  EXPECT_EQ(t->terms, (std::vector<std::string>{"raft", "log"}));
+  auto c = DecodeChunksRequest(EncodeChunksRequest(f, {ChunkId(3), ChunkId(9)}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->ids, (std::vector<ChunkId>{ChunkId(3), ChunkId(9)}));
+  ChunkContent cc;
+  cc.id = ChunkId(3);
+  cc.ordinal = 2;
+  cc.section_path = "A > B";
+  cc.text = "hello world";
+  cc.spans = {{0, 5, "heading", "A"}, {6, 11, "text", ""}};
+  auto back = DecodeChunksReply(EncodeChunksReply({cc}));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ(back->front().section_path, "A > B");
+  EXPECT_EQ(back->front().spans[0].role, "heading");
+  auto states = DecodeCitationsReply(EncodeCitationsReply({CitationState::kChanged, CitationState::kForbidden}));
+  ASSERT_TRUE(states.ok());
+  EXPECT_EQ(*states, (std::vector<CitationState>{CitationState::kChanged, CitationState::kForbidden}));
+  auto cited = DecodeCitationsRequest(EncodeCitationsRequest(f, {CitedChunk{"a.md", ChunkId(7)}}));
+  ASSERT_TRUE(cited.ok());
+  EXPECT_EQ(cited->cited.front().doc_id, "a.md");
+
+  auto message = [](const Status& s) { return s.message(); };
+  EXPECT_NE(message(DecodeTermStatisticsRequest(R"({"contract":"attest.shard/1","filter":{"tenant":"","source_types":[],"sites":[],"versions":[]},"terms":[1]})").status()).find("terms must hold strings"), std::string::npos);
+  EXPECT_NE(message(DecodeChunksRequest(R"({"contract":"attest.shard/1","filter":{"tenant":"","source_types":[],"sites":[],"versions":[]},"ids":["x"]})").status()).find("ids must hold chunk ids"), std::string::npos);
+  EXPECT_NE(message(DecodeCitationsReply(R"({"contract":"attest.shard/1","citations":{"states":["gone"]}})").status()).find("'gone' is not a citation state"), std::string::npos);
+  EXPECT_NE(message(DecodeChunksReply(R"({"contract":"attest.shard/1","chunks":{"items":[{"id":1,"ordinal":0,"section_path":"","text":"x"}]}})").status()).find("spans is missing"), std::string::npos);
+  std::string many = R"({"contract":"attest.shard/1","filter":{"tenant":"","source_types":[],"sites":[],"versions":[]},"ids":[)";
+  for (size_t i = 0; i <= kMaxContractItems; ++i) many += (i ? "," : "") + std::to_string(i);
+  EXPECT_NE(message(DecodeChunksRequest(many + "]}").status()).find("more than"), std::string::npos);
+  // A chunk whose span lies outside its text, or whose role is unknown, is not taken.
+  ChunkContent bad = cc;
+  bad.spans = {{0, 50, "text", ""}};
+  EXPECT_EQ(ChunkFromContent(bad).status().code(), StatusCode::kInvalidArgument);
+  bad.spans = {{0, 5, "poem", ""}};
+  EXPECT_NE(ChunkFromContent(bad).status().message().find("'poem'"), std::string::npos);
+  auto good = ChunkFromContent(cc);
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(good->spans[0].role, SpanRole::kHeading);
 }
 
 TEST_F(ShardHttpTest, HealthIsReadWithTheCredential) {

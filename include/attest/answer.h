@@ -267,6 +267,9 @@ struct AnswerResult {
   std::string standalone;
   uint64_t snapshot_version = 0;
   std::string as_of;                  // commit time of that snapshot, ISO 8601 UTC
+  // Through a cluster coordinator (snapshot_version 0): the shards' snapshots the last retrieval
+  // round read, "shard@version,..." (docs/cluster.md); "" in one process.
+  std::string cluster_snapshot;
   AnswerFreshness freshness;
   LiveFetchReport live_fetch;
   std::map<std::string, double> timings_ms;  // per stage

@@ -504,6 +504,20 @@ struct CitedChunk {
   ChunkId chunk_id;
 };
 
+// A chunk's stored text and structure, as a shard node gives it to a coordinator's answer
+// (docs/cluster.md, "Answers through a coordinator").
+struct ChunkContent {
+  ChunkId id;
+  uint32_t ordinal = 0;
+  std::string section_path, text;
+  struct Span {
+    uint32_t begin = 0, end = 0;
+    std::string role;  // "text", "heading", "definition", "table_row", "list_item", "code"
+    std::string subject;
+  };
+  std::vector<Span> spans;
+};
+
 struct ReembedReport {
   std::string embedder;            // identity of the new embedder (a count when tenants got different models)
   std::vector<std::string> tenants;          // tenants re-embedded (each with a model of its own text)
@@ -582,6 +596,11 @@ class Engine {
   virtual Result<ShardStatistics> QueryStatistics(const SearchOptions& options) const = 0;
   virtual Result<SearchResult> ShardSearch(const SearchOptions& options, const ShardStatistics& global,
                                            uint64_t shard_snapshot) const = 0;
+  // What a coordinator's answer reads of a shard, from its latest snapshot: the statistics of
+  // analyzed `terms` under `who` (num_docs and doc_freq; the snapshot named), and the chunks `who`
+  // may read among `ids`, in the order asked (others skipped).
+  virtual Result<ShardStatistics> TermStatistics(const SearchFilter& who, const std::vector<std::string>& terms) const = 0;
+  virtual Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter& who, const std::vector<ChunkId>& ids) const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

@@ -1,5 +1,7 @@
 #include "answer/answer_corpus.h"
 
+#include <map>
+
 #include "index/document_api.h"
 #include "lexical/visibility.h"
 
@@ -30,6 +32,73 @@ SourceRow SourceRowOf(const Snapshot& snapshot, const DocumentRecord& record) {
     }
   }
   return row;
+}
+
+Result<ShardStatistics> TermStatisticsOf(const Snapshot& snapshot, const SearchFilter& who,
+                                         const std::vector<std::string>& terms) {
+  ATTEST_RETURN_IF_ERROR(TranslateFilter(who).status());
+  SnapshotTermStats stats(snapshot, who);
+  ShardStatistics out;
+  out.snapshot_version = snapshot.version().get();
+  out.num_docs = stats.NumDocs();
+  for (const std::string& t : terms) out.doc_freq[t] = stats.DocFreq(t);
+  return out;
+}
+
+Result<std::vector<ChunkRecord>> ReadableChunks(const Snapshot& snapshot, const SearchFilter& who,
+                                                std::span<const ChunkId> ids) {
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, snapshot.GetChunks(ids));
+  std::map<uint64_t, bool> admitted;  // doc num -> whether `who` reads it
+  std::vector<ChunkRecord> out;
+  out.reserve(chunks.size());
+  for (ChunkRecord& c : chunks) {
+    auto it = admitted.find(c.doc.get());
+    if (it == admitted.end()) {
+      auto doc = snapshot.GetDocument(c.doc);
+      it = admitted.emplace(c.doc.get(), doc.ok() && Admits(who, *doc)).first;
+    }
+    if (it->second) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+ChunkContent ContentOfChunk(const ChunkRecord& record) {
+  ChunkContent c;
+  c.id = record.id;
+  c.ordinal = record.ordinal;
+  c.section_path = record.section_path;
+  c.text = record.text;
+  for (const ChunkSpan& s : record.spans) {
+    c.spans.push_back({s.begin, s.end, std::string(SpanRoleName(s.role)), s.subject});
+  }
+  return c;
+}
+
+Result<ChunkRecord> ChunkFromContent(const ChunkContent& content) {
+  ChunkRecord r;
+  r.id = content.id;
+  r.ordinal = content.ordinal;
+  r.section_path = content.section_path;
+  r.text = content.text;
+  for (const ChunkContent::Span& s : content.spans) {
+    ChunkSpan span;
+    span.begin = s.begin;
+    span.end = s.end;
+    span.subject = s.subject;
+    bool known = false;
+    for (uint8_t role = 0; role <= uint8_t(SpanRole::kCode) && !known; ++role) {
+      if (SpanRoleName(SpanRole(role)) == s.role) {
+        span.role = SpanRole(role);
+        known = true;
+      }
+    }
+    if (!known) return Status::InvalidArgument("chunk " + std::to_string(content.id.get()) + ": span role '" + s.role + "' is unknown");
+    if (s.begin > s.end || s.end > content.text.size()) {
+      return Status::InvalidArgument("chunk " + std::to_string(content.id.get()) + ": a span lies outside its text");
+    }
+    r.spans.push_back(std::move(span));
+  }
+  return r;
 }
 
 Result<std::vector<ChunkRecord>> SnapshotAnswerCorpus::GetChunks(const SearchFilter& who,

@@ -105,6 +105,19 @@ class SnapshotTermStats final : public CorpusTermStats {
   std::unique_ptr<ScopedStats> stats_;  // null when the filter is invalid: nothing is readable
 };
 
+// A shard node's side of a cluster's answers (Engine::TermStatistics, Engine::ReadChunks), over its
+// latest snapshot: the statistics of analyzed `terms` under `who`, and the chunks among `ids` whose
+// document `who` may read (in the order asked; the others skipped: a coordinator only asks for
+// chunks its searches for `who` returned, and a shard checks again).
+Result<ShardStatistics> TermStatisticsOf(const Snapshot& snapshot, const SearchFilter& who,
+                                         const std::vector<std::string>& terms);
+Result<std::vector<ChunkRecord>> ReadableChunks(const Snapshot& snapshot, const SearchFilter& who,
+                                                std::span<const ChunkId> ids);
+// A chunk record and the public form that travels between processes. ChunkFromContent is
+// kInvalidArgument for an unknown span role or a span outside the text (untrusted input).
+ChunkContent ContentOfChunk(const ChunkRecord& record);
+Result<ChunkRecord> ChunkFromContent(const ChunkContent& content);
+
 // A source's row from a snapshot's document record: fetched_at_ms is the crawler's fetch, else the
 // commit time of the version.
 SourceRow SourceRowOf(const Snapshot& snapshot, const DocumentRecord& record);

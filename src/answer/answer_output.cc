@@ -122,6 +122,7 @@ void SealManifest(const AskOptions& options, AnswerResult* r) {
                       {"snapshot_version", r->snapshot_version},
                       {"as_of", r->as_of},
                       {"components", {{"attest", ATTEST_VERSION}, {"pipeline", kPipelineVersion}}}};
+  if (!r->cluster_snapshot.empty()) m["cluster_snapshot"] = r->cluster_snapshot;
   r->manifest_json = m.dump();  // nlohmann orders object keys: a canonical form
   r->manifest_sha256 = Sha256Hex(r->manifest_json);
   r->manifest_hmac = options.manifest_key.empty() ? "" : HmacSha256Hex(options.manifest_key, r->manifest_json);
@@ -218,6 +219,7 @@ nlohmann::json AnswerJson(const AnswerResult& r, bool sealed) {
     j["hops"] = hops;
   }
   if (!r.verdict.empty()) j["verdict"] = r.verdict;
+  if (!r.cluster_snapshot.empty()) j["cluster_snapshot"] = r.cluster_snapshot;
   if (r.research.ran) j["research"] = ResearchJson(r.research);
   if (r.overview.built) {
     nlohmann::json topics = nlohmann::json::array();

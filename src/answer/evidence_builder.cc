@@ -16,6 +16,14 @@
 namespace attest {
 namespace {
 
+// Passages of equal score in the order of their documents' ids, then of their chunks within a
+// document: an order that does not depend on where the chunks are stored (one store numbers chunks
+// in ingestion order; a cluster's ids carry the shard), so one store and a cluster pack alike.
+bool TieOrder(const SearchHit& a, const SearchHit& b) {
+  if (a.doc_id != b.doc_id) return a.doc_id < b.doc_id;
+  return a.chunk_id < b.chunk_id;
+}
+
 // A scored sentence of a candidate's chunk. The passage (copies of the hit's fields) is made only
 // for the sentences that are packed.
 struct Scored {
@@ -462,7 +470,7 @@ void PackPassages(const std::vector<Scored>& scored, const PackOptions& options,
   }
   std::stable_sort(chosen.begin(), chosen.end(), [](const Scored* a, const Scored* b) {
     if (a->score != b->score) return a->score > b->score;
-    return a->c->hit.chunk_id < b->c->hit.chunk_id;
+    return TieOrder(a->c->hit, b->c->hit);
   });
   for (size_t n = 0; n < chosen.size(); ++n) {
     const Scored& s = *chosen[n];
@@ -524,7 +532,7 @@ PackResult BuildEvidence(const std::vector<EvidenceCandidate>& candidates, const
   for (size_t i : kept) ScoreChunk(analyzer, candidates, i, hierarchy, sc, &scored, &result);
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
     if (a.score != b.score) return a.score > b.score;
-    return a.c->hit.chunk_id < b.c->hit.chunk_id;
+    return TieOrder(a.c->hit, b.c->hit);
   });
   PackPassages(scored, options, hierarchy, &result);
   return result;

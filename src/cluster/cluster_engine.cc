@@ -5,7 +5,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "answer/answer_config.h"
+#include "answer/answer_pipeline.h"
+#include "answer/live_fetch.h"
 #include "attest/answer.h"
+#include "cluster/cluster_corpus.h"
 #include "cluster/change_codec.h"
 #include "cluster/scatter_documents.h"
 #include "common/checksum.h"
@@ -62,7 +66,32 @@ class ClusterEngine final : public Engine {
   Result<ReembedReport> Reembed() override { return NotOnACoordinator("re-embedding"); }
   Status WaitForVectors() override { return Status::Ok(); }
   Status RefreshVectors() override { return NotOnACoordinator("the vector leg"); }
-  Result<AnswerResult> Ask(const AskOptions&) const override { return NotOnACoordinator("answering"); }
+  // The answer pipeline of one process over the shards (cluster_corpus.h): BM25 retrieval, the
+  // built-in planner, reranking features, extractive writer and checks, with the defaults of the
+  // answer configuration. Live fetch and the vector leg are a single process's.
+  Result<AnswerResult> Ask(const AskOptions& options) const override {
+    const Pinned pinned = PinShards();
+    ClusterCorpusArgs ca;
+    ca.shards = pinned.raw;
+    ca.request_id = NextRequestId();
+    const std::string request_id = ca.request_id;
+    ca.caller = options.filter.tenant;
+    ca.call_deadline_ms = options_.search_deadline_ms;
+    ClusterCorpus corpus(std::move(ca));
+    AnswerContext ctx;
+    ctx.corpus = &corpus;
+    ctx.analyzer = &analyzer_;
+    ctx.config = &answer_config_;
+    ctx.clock = options_.clock;
+    Result<AnswerResult> r = RunAnswer(ctx, options);
+    if (!r.ok()) return Unavailable503(std::move(r), "answer " + request_id);
+    AnswerResult out = std::move(r).value();
+    for (std::string& d : corpus.degraded()) out.degraded.push_back(std::move(d));
+    out.cluster_snapshot = corpus.cluster_snapshot();
+    SealManifest(options, &out);  // again, naming the shards' snapshots
+    FillFreshness(corpus, options.filter, WallMs(), &out);
+    return out;
+  }
 
   // Every document is checked as one store checks it before anything is appended; then each is
   // appended with the SHA-256 of its payload as the idempotency key (a retried request is a
@@ -105,8 +134,46 @@ class ClusterEngine final : public Engine {
     const Pinned pinned = PinShards();
     return Unavailable503(ScatterListDocuments(DocumentArgs(pinned), options), "listing");
   }
-  Result<std::vector<CitationState>> CheckCitations(const SearchFilter&, const std::vector<CitedChunk>&) const override {
-    return NotOnACoordinator("checking citations");
+  // Each cited chunk is asked of the shard its id's tag names. A chunk of no current shard (its
+  // node left the cluster) is kDeleted: its text cannot be shown again.
+  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
+                                                    const std::vector<CitedChunk>& cited) const override {
+    const Pinned pinned = PinShards();
+    std::map<uint16_t, size_t> shard_of_tag;
+    for (size_t i = 0; i < pinned.raw.size(); ++i) shard_of_tag[ShardTag(pinned.raw[i]->name())] = i;
+    std::vector<std::vector<CitedChunk>> asked(pinned.raw.size());
+    std::vector<std::vector<size_t>> where(pinned.raw.size());
+    std::vector<CitationState> out(cited.size(), CitationState::kDeleted);
+    for (size_t c = 0; c < cited.size(); ++c) {
+      const auto [tag, local] = SplitClusterChunkId(cited[c].chunk_id);
+      auto it = shard_of_tag.find(tag);
+      if (it == shard_of_tag.end()) continue;
+      asked[it->second].push_back(CitedChunk{cited[c].doc_id, local});
+      where[it->second].push_back(c);
+    }
+    ShardCall call;
+    call.request_id = NextRequestId();
+    call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.search_deadline_ms);
+    std::vector<Result<std::vector<CitationState>>> replies = ForEachShard<std::vector<CitationState>>(
+        pinned.raw.size(), [&](size_t i) -> Result<std::vector<CitationState>> {
+          if (asked[i].empty()) return std::vector<CitationState>{};
+          return pinned.raw[i]->Citations(call, who, asked[i]);
+        });
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (!replies[i].ok()) {
+        return Unavailable503(Result<std::vector<CitationState>>(Status::Unavailable(
+                                  pinned.raw[i]->name() + ": " + replies[i].status().message())),
+                              "citations");
+      }
+      if (replies[i]->size() != asked[i].size()) {
+        return Unavailable503(Result<std::vector<CitationState>>(Status::Unavailable(
+                                  pinned.raw[i]->name() + ": answered " + std::to_string(replies[i]->size()) +
+                                  " citation states for " + std::to_string(asked[i].size()))),
+                              "citations");
+      }
+      for (size_t k = 0; k < where[i].size(); ++k) out[where[i][k]] = (*replies[i])[k];
+    }
+    return out;
   }
   Result<ApplyChangesReport> ApplyChanges(const ChangeBatch&) override {
     return NotOnACoordinator("applying the change log (shard nodes do)");
@@ -125,6 +192,12 @@ class ClusterEngine final : public Engine {
   }
   Result<SearchResult> ShardSearch(const SearchOptions&, const ShardStatistics&, uint64_t) const override {
     return NotOnACoordinator("a shard search");
+  }
+  Result<ShardStatistics> TermStatistics(const SearchFilter&, const std::vector<std::string>&) const override {
+    return NotOnACoordinator("shard term statistics");
+  }
+  Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter&, const std::vector<ChunkId>&) const override {
+    return NotOnACoordinator("reading a shard's chunks");
   }
 
  private:
@@ -199,8 +272,14 @@ class ClusterEngine final : public Engine {
     return buf;
   }
 
+  int64_t WallMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(clock_->WallNow().time_since_epoch()).count();
+  }
+
   ClusterEngineOptions options_;
   const Clock* clock_;
+  Analyzer analyzer_;
+  AnswerConfig answer_config_;
   std::shared_ptr<const ShardSet> set_;
   mutable std::atomic<uint64_t> last_sequence_{0};
 };

@@ -103,7 +103,24 @@ Result<ShardHealth> EngineShard::Health(const ShardCall&) const {
   ShardHealth h;
   h.node = name_;
   h.snapshot = engine_->CurrentSnapshot();
+  ATTEST_ASSIGN_OR_RETURN(FreshnessStats f, engine_->Freshness());
+  h.committed_at_ms = f.last_commit_unix_ms;
   return h;
+}
+
+Result<ShardStatistics> EngineShard::TermStatistics(const ShardCall&, const SearchFilter& filter,
+                                                    const std::vector<std::string>& terms) const {
+  return engine_->TermStatistics(filter, terms);
+}
+
+Result<std::vector<ChunkContent>> EngineShard::Chunks(const ShardCall&, const SearchFilter& filter,
+                                                      const std::vector<ChunkId>& ids) const {
+  return engine_->ReadChunks(filter, ids);
+}
+
+Result<std::vector<CitationState>> EngineShard::Citations(const ShardCall&, const SearchFilter& filter,
+                                                          const std::vector<CitedChunk>& cited) const {
+  return engine_->CheckCitations(filter, cited);
 }
 
 uint16_t ShardTag(std::string_view shard) {

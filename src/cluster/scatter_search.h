@@ -50,6 +50,14 @@ class ShardClient {
   virtual Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
                                         const std::string& id) const = 0;
   virtual Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& options) const = 0;
+  // What a coordinator's answer reads (cluster/answer_contract.h), with the node's own chunk ids:
+  // statistics of analyzed terms, chunk records, and where cited chunks stand.
+  virtual Result<ShardStatistics> TermStatistics(const ShardCall& call, const SearchFilter& filter,
+                                                 const std::vector<std::string>& terms) const = 0;
+  virtual Result<std::vector<ChunkContent>> Chunks(const ShardCall& call, const SearchFilter& filter,
+                                                   const std::vector<ChunkId>& ids) const = 0;
+  virtual Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
+                                                       const std::vector<CitedChunk>& cited) const = 0;
 };
 
 // A shard that is an Engine of this process (tests, equivalence measurements).
@@ -64,6 +72,12 @@ class EngineShard final : public ShardClient {
   Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& filter,
                                 const std::string& id) const override;
   Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& options) const override;
+  Result<ShardStatistics> TermStatistics(const ShardCall& call, const SearchFilter& filter,
+                                         const std::vector<std::string>& terms) const override;
+  Result<std::vector<ChunkContent>> Chunks(const ShardCall& call, const SearchFilter& filter,
+                                           const std::vector<ChunkId>& ids) const override;
+  Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
+                                               const std::vector<CitedChunk>& cited) const override;
 
  private:
   std::string name_;

@@ -135,7 +135,8 @@ std::string EncodeHealthReply(const ShardHealth& h) {
                 {"vshards", h.vshards},
                 {"pending", h.pending},
                 {"unacknowledged", h.unacknowledged},
-                {"applied", h.applied}}}}
+                {"applied", h.applied},
+                {"committed_at_ms", h.committed_at_ms}}}}
       .dump();
 }
 
@@ -150,6 +151,7 @@ Result<ShardHealth> DecodeHealthReply(std::string_view body) {
     h.pending = r.U64("pending");
     h.unacknowledged = r.U64("unacknowledged");
     h.applied = r.U64("applied");
+    h.committed_at_ms = int64_t(r.U64("committed_at_ms", /*required=*/false));  // absent from older nodes
     return h;
   });
 }

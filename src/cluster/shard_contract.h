@@ -32,6 +32,7 @@ struct ShardHealth {
   uint64_t pending = 0;         // messages of its virtual shards in the log that it has not applied
   uint64_t unacknowledged = 0;  // fetched, not yet acknowledged
   uint64_t applied = 0;         // messages applied since it started
+  int64_t committed_at_ms = 0;  // when its latest snapshot was committed, Unix ms (0 = unknown)
 };
 
 std::string EncodeHealthReply(const ShardHealth& health);

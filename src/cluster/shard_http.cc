@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/answer_contract.h"
 #include "cluster/document_contract.h"
 #include "cluster/shard_contract.h"
 
@@ -78,6 +79,32 @@ Result<DocumentInfo> HttpShard::Document(const ShardCall& call, const SearchFilt
   Result<DocumentInfo> d = DecodeDocumentReply(body);
   if (!d.ok()) return Status::Unavailable("malformed document reply: " + d.status().message());
   return d;
+}
+
+Result<ShardStatistics> HttpShard::TermStatistics(const ShardCall& call, const SearchFilter& filter,
+                                                  const std::vector<std::string>& terms) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body,
+                          Call(call, "/internal/v1/term_statistics", EncodeTermStatisticsRequest(filter, terms)));
+  Result<ShardStatistics> s = DecodeStatisticsReply(body);
+  if (!s.ok()) return Status::Unavailable("malformed term statistics reply: " + s.status().message());
+  return s;
+}
+
+Result<std::vector<ChunkContent>> HttpShard::Chunks(const ShardCall& call, const SearchFilter& filter,
+                                                    const std::vector<ChunkId>& ids) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/chunks", EncodeChunksRequest(filter, ids)));
+  Result<std::vector<ChunkContent>> c = DecodeChunksReply(body);
+  if (!c.ok()) return Status::Unavailable("malformed chunks reply: " + c.status().message());
+  return c;
+}
+
+Result<std::vector<CitationState>> HttpShard::Citations(const ShardCall& call, const SearchFilter& filter,
+                                                        const std::vector<CitedChunk>& cited) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body,
+                          Call(call, "/internal/v1/citations", EncodeCitationsRequest(filter, cited)));
+  Result<std::vector<CitationState>> s = DecodeCitationsReply(body);
+  if (!s.ok()) return Status::Unavailable("malformed citations reply: " + s.status().message());
+  return s;
 }
 
 Result<DocumentListing> HttpShard::Documents(const ShardCall& call, const ListDocumentsOptions& options) const {

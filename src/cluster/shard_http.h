@@ -35,6 +35,12 @@ class HttpShard final : public ShardClient {
   Result<SearchResult> Search(const ShardCall& call, const SearchOptions& options, const ShardStatistics& global,
                               uint64_t shard_snapshot) const override;
   Result<ShardHealth> Health(const ShardCall& call) const override;
+  Result<ShardStatistics> TermStatistics(const ShardCall& call, const SearchFilter& filter,
+                                         const std::vector<std::string>& terms) const override;
+  Result<std::vector<ChunkContent>> Chunks(const ShardCall& call, const SearchFilter& filter,
+                                           const std::vector<ChunkId>& ids) const override;
+  Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
+                                               const std::vector<CitedChunk>& cited) const override;
 
  private:
   // POST with a body; GET without one.

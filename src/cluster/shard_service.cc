@@ -1,5 +1,6 @@
 #include "cluster/shard_service.h"
 
+#include "cluster/answer_contract.h"
 #include "cluster/document_contract.h"
 #include "cluster/shard_contract.h"
 
@@ -48,6 +49,24 @@ Result<std::string> ShardService::Documents(std::string_view body) const {
   ATTEST_ASSIGN_OR_RETURN(ListDocumentsOptions o, DecodeListingRequest(body));
   ATTEST_ASSIGN_OR_RETURN(DocumentListing l, options_.engine->ListDocuments(o));
   return EncodeListingReply(l);
+}
+
+Result<std::string> ShardService::TermStatistics(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(TermStatisticsRequest r, DecodeTermStatisticsRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(ShardStatistics s, options_.engine->TermStatistics(r.filter, r.terms));
+  return EncodeStatisticsReply(s);
+}
+
+Result<std::string> ShardService::Chunks(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(ChunksRequest r, DecodeChunksRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkContent> chunks, options_.engine->ReadChunks(r.filter, r.ids));
+  return EncodeChunksReply(chunks);
+}
+
+Result<std::string> ShardService::Citations(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(CitationsRequest r, DecodeCitationsRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<CitationState> states, options_.engine->CheckCitations(r.filter, r.cited));
+  return EncodeCitationsReply(states);
 }
 
 }  // namespace attest

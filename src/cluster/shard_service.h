@@ -33,6 +33,11 @@ class ShardService {
   // POST /internal/v1/document and /internal/v1/documents (cluster/document_contract.h).
   Result<std::string> Document(std::string_view body) const;
   Result<std::string> Documents(std::string_view body) const;
+  // POST /internal/v1/term_statistics, /internal/v1/chunks, /internal/v1/citations
+  // (cluster/answer_contract.h).
+  Result<std::string> TermStatistics(std::string_view body) const;
+  Result<std::string> Chunks(std::string_view body) const;
+  Result<std::string> Citations(std::string_view body) const;
 
  private:
   explicit ShardService(ShardServiceOptions options) : options_(std::move(options)) {}

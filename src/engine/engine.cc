@@ -250,6 +250,21 @@ class EngineImpl final : public Engine {
     return RunSearch(*snap, analyzer_, options, VectorLegInput{}, ShardScoring{.global = &counts, .raw_ranking = true});
   }
 
+  Result<ShardStatistics> TermStatistics(const SearchFilter& given, const std::vector<std::string>& terms) const override {
+    SearchFilter who = given;
+    ResolveClearance(options_.access_levels, &who);
+    return TermStatisticsOf(*store_->Pin(), who, terms);
+  }
+
+  Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter& given, const std::vector<ChunkId>& ids) const override {
+    SearchFilter who = given;
+    ResolveClearance(options_.access_levels, &who);
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ReadableChunks(*store_->Pin(), who, ids));
+    std::vector<ChunkContent> out;
+    for (const ChunkRecord& c : chunks) out.push_back(ContentOfChunk(c));
+    return out;
+  }
+
   Result<AnswerResult> Ask(const AskOptions& given) const override {
     AskOptions options = given;
     ResolveClearance(options_.access_levels, &options.filter);

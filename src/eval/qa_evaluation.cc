@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -10,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "attest/answer.h"
+#include "cluster/cluster_engine.h"
 #include "common/file_util.h"
 #include "eval/beir.h"
+#include "eval/shard_equivalence.h"
 
 namespace attest {
 namespace {
@@ -115,6 +118,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   }
   eo.threads = args.threads;
   eo.embedder = args.embedder;
+  if (args.shards > 0) eo.embedder.kind = EmbedderKind::kNone;  // a cluster searches BM25 only
   ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(eo));
   QaEvaluationReport rep;
   rep.dataset = dir.lexically_normal().string();
@@ -122,6 +126,20 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   io.paths = {BeirCorpusPath(dir).string()};
   io.batch_documents = 100000;
   ATTEST_ASSIGN_OR_RETURN(rep.ingest, engine->Ingest(io));
+  std::optional<ScopedTempDir> shard_dir;
+  ShardStores stores;
+  std::unique_ptr<Engine> cluster;
+  std::vector<double> cluster_latencies;
+  if (args.shards > 0) {
+    shard_dir.emplace("attest-qa-shards");
+    ATTEST_ASSIGN_OR_RETURN(stores, BuildShardStores(BeirCorpusPath(dir).string(), args.shards, args.vshards,
+                                                     args.threads, shard_dir->path().string()));
+    ClusterEngineOptions co;
+    for (const auto& c : stores.clients) co.shards.emplace_back(c.get(), [](const ShardClient*) {});
+    ATTEST_ASSIGN_OR_RETURN(cluster, OpenClusterEngine(std::move(co)));
+    rep.cluster.emplace();
+    rep.cluster->shards = args.shards;
+  }
 
   std::ofstream per_question;
   if (!args.per_question_path.empty()) {
@@ -152,6 +170,19 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
       continue;
     }
     const AnswerResult& a = *r;
+    if (cluster) {
+      const auto c0 = std::chrono::steady_clock::now();
+      Result<AnswerResult> c = cluster->Ask(ao);
+      cluster_latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+      const std::string diff = c.ok() ? AnswerDifference(a, *c) : "the cluster failed: " + c.status().ToString();
+      ++rep.cluster->compared;
+      if (diff.empty()) {
+        ++rep.cluster->identical;
+      } else {
+        ++rep.cluster->different;
+        if (rep.cluster->first_difference.empty()) rep.cluster->first_difference = q.id + ": " + diff;
+      }
+    }
     rep.multi_hop_questions += !a.hops.empty();
     ++rep.outcomes[a.outcome == AnswerOutcome::kFallback ? "fallback:" + a.fallback_reason
                                                          : std::string(AnswerOutcomeName(a.outcome))];
@@ -220,7 +251,57 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   rep.f1 = ratio(f1, rep.with_answers);
   rep.citation_integrity = rep.kept_claims ? double(integrity_ok) / rep.kept_claims : 1.0;
   rep.latency = SummarizeLatencies(latencies);
+  if (rep.cluster) rep.cluster->latency = SummarizeLatencies(cluster_latencies);
   return rep;
+}
+
+std::string AnswerDifference(const AnswerResult& a, const AnswerResult& b) {
+  if (a.results.size() != b.results.size()) {
+    return "results " + std::to_string(a.results.size()) + " vs " + std::to_string(b.results.size());
+  }
+  // Ranked results: the same documents at every rank, except in the order among exactly equal
+  // scores (one store breaks such ties by its internal numbering, a cluster by document id); the
+  // last group of ties may be cut by k differently, its scores must still agree.
+  for (size_t i = 0; i < a.results.size();) {
+    size_t j = i;
+    std::multiset<std::string> x, y;
+    while (j < a.results.size() && a.results[j].score == a.results[i].score) {
+      const SearchHit &p = a.results[j], &q = b.results[j];
+      if (std::fabs(double(p.score) - double(q.score)) > 1e-6) {
+        return "result " + std::to_string(j + 1) + " " + p.doc_id + " (" + std::to_string(p.score) + ") vs " +
+               q.doc_id + " (" + std::to_string(q.score) + ")";
+      }
+      x.insert(p.doc_id);
+      y.insert(q.doc_id);
+      ++j;
+    }
+    if (j < a.results.size() && x != y) return "the results tied at rank " + std::to_string(i + 1) + " differ";
+    i = j;
+  }
+  if (a.outcome != b.outcome || a.fallback_reason != b.fallback_reason) {
+    return std::string("outcome ") + AnswerOutcomeName(a.outcome) + "/" + a.fallback_reason + " vs " +
+           AnswerOutcomeName(b.outcome) + "/" + b.fallback_reason;
+  }
+  if (a.text != b.text) return "answer text '" + a.text.substr(0, 120) + "' vs '" + b.text.substr(0, 120) + "'";
+  if (a.claims.size() != b.claims.size()) return "claims " + std::to_string(a.claims.size()) + " vs " + std::to_string(b.claims.size());
+  for (size_t i = 0; i < a.claims.size(); ++i) {
+    const AnswerClaim &x = a.claims[i], &y = b.claims[i];
+    bool same = x.text == y.text && x.verdict == y.verdict && x.kept == y.kept && x.cites.size() == y.cites.size();
+    for (size_t k = 0; same && k < x.cites.size(); ++k) {
+      same = x.cites[k].source == y.cites[k].source && x.cites[k].quote == y.cites[k].quote;
+    }
+    if (!same) return "claim " + x.id + " ('" + x.text.substr(0, 80) + "', " + x.verdict + ") vs ('" + y.text.substr(0, 80) + "', " + y.verdict + ")";
+  }
+  if (a.sources.size() != b.sources.size()) {
+    return "sources " + std::to_string(a.sources.size()) + " vs " + std::to_string(b.sources.size());
+  }
+  for (size_t i = 0; i < a.sources.size(); ++i) {
+    const AnswerSource &x = a.sources[i], &y = b.sources[i];
+    if (x.doc_id != y.doc_id || x.text != y.text || x.cited != y.cited) {
+      return "source " + x.id + " " + x.doc_id + " vs " + y.doc_id;
+    }
+  }
+  return "";
 }
 
 std::string QaReportToJson(const QaEvaluationReport& r, int indent) {
@@ -238,6 +319,15 @@ std::string QaReportToJson(const QaEvaluationReport& r, int indent) {
                       {"foreign_citations", r.foreign_citations},
                       {"outcomes", r.outcomes},
                       {"latency_ms", {{"p50", r.latency.p50_ms}, {"p95", r.latency.p95_ms}, {"p99", r.latency.p99_ms}}}};
+  if (r.cluster) {
+    const QaClusterReport& c = *r.cluster;
+    j["cluster"] = {{"shards", c.shards},
+                    {"compared", c.compared},
+                    {"identical", c.identical},
+                    {"different", c.different},
+                    {"first_difference", c.first_difference},
+                    {"latency_ms", {{"p50", c.latency.p50_ms}, {"p95", c.latency.p95_ms}, {"p99", c.latency.p99_ms}}}};
+  }
   return j.dump(indent);
 }
 
@@ -255,6 +345,15 @@ std::string FormatQaReport(const QaEvaluationReport& r) {
   out = buf;
   for (const auto& [k, n] : r.outcomes) out += " " + k + "=" + std::to_string(n);
   out += "; hop loop ran for " + std::to_string(r.multi_hop_questions) + " question(s)";
+  if (r.cluster) {
+    const QaClusterReport& c = *r.cluster;
+    std::snprintf(buf, sizeof buf,
+                  "\ncluster of %u shards: %zu of %zu answers identical to one store's, %zu different; latency p50 "
+                  "%.2f ms, p95 %.2f ms",
+                  c.shards, c.identical, c.compared, c.different, c.latency.p50_ms, c.latency.p95_ms);
+    out += buf;
+    if (!c.first_difference.empty()) out += "\nfirst difference: " + c.first_difference;
+  }
   return out + "\n";
 }
 

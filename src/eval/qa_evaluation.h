@@ -41,6 +41,22 @@ struct QaEvaluationArgs {
   // the answerability score, whether the answer contains a gold answer, the kept claims' quotes
   // and the documents they cite (to draw the abstention trade-off curve, docs/answer.md).
   std::string per_question_path;
+  // When > 0, the corpus is also split over this many shard stores (the change log's split, over
+  // `vshards` virtual shards) and every question is asked of a cluster coordinator over them
+  // (cluster/cluster_engine.h, in process) too; each answer is compared with the one store's
+  // (docs/cluster.md, "Equivalence"). Both run BM25 only (no embedder).
+  uint32_t shards = 0;
+  uint32_t vshards = 64;
+};
+
+// The answers through a cluster compared with one store's, question by question: the same
+// outcome, answer text, claims (text, verdict, quotes), sources (documents, text, cited) and
+// ranked results (documents; scores to 1e-6). Chunk ids, snapshots and times are not compared.
+struct QaClusterReport {
+  uint32_t shards = 0;
+  size_t compared = 0, identical = 0, different = 0;
+  std::string first_difference;  // "<question id>: <what differs>"
+  LatencySummary latency;        // of the cluster's answers
 };
 
 struct QaEvaluationReport {
@@ -59,7 +75,11 @@ struct QaEvaluationReport {
   std::map<std::string, size_t> outcomes;   // answer / fallback:<reason> / calculation / greeting
   LatencySummary latency;
   IngestReport ingest;
+  std::optional<QaClusterReport> cluster;  // with QaEvaluationArgs::shards
 };
+
+// "" when `cluster` is the same answer as `single` (QaClusterReport's fields), else what differs.
+std::string AnswerDifference(const AnswerResult& single, const AnswerResult& cluster);
 
 Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args);
 std::string QaReportToJson(const QaEvaluationReport& report, int indent = 2);

@@ -18,11 +18,12 @@ namespace {
 
 // Splits corpus.jsonl by the virtual shard of each line's _id (a line without one goes to shard 0,
 // whose ingestion reports it as the single store's did).
-Status SplitCorpus(const ShardEquivalenceArgs& args, const std::string& dir, std::vector<std::string>* paths) {
-  std::ifstream in(args.corpus_path);
-  if (!in) return Status::IOError("cannot read " + args.corpus_path);
+Status SplitCorpus(const std::string& corpus_path, uint32_t shards, uint32_t vshards, const std::string& dir,
+                   std::vector<std::string>* paths) {
+  std::ifstream in(corpus_path);
+  if (!in) return Status::IOError("cannot read " + corpus_path);
   std::vector<std::ofstream> outs;
-  for (uint32_t s = 0; s < args.shards; ++s) {
+  for (uint32_t s = 0; s < shards; ++s) {
     paths->push_back(dir + "/shard" + std::to_string(s) + ".jsonl");
     outs.emplace_back(paths->back());
   }
@@ -33,7 +34,7 @@ Status SplitCorpus(const ShardEquivalenceArgs& args, const std::string& dir, std
     if (j.is_object() && j.contains("_id")) {
       const nlohmann::json& id = j["_id"];
       const std::string text = id.is_string() ? id.get<std::string>() : id.dump();
-      shard = VirtualShardOf("", text, args.vshards) % args.shards;
+      shard = VirtualShardOf("", text, vshards) % shards;
     }
     outs[shard] << line << '\n';
   }
@@ -69,38 +70,47 @@ Same Compare(const SearchResult& a, const SearchResult& b, double* max_diff) {
 
 }  // namespace
 
-Result<ShardEquivalenceReport> CompareWithShards(const ShardEquivalenceArgs& args) {
-  if (args.single == nullptr || args.split == nullptr || args.shards < 1) {
-    return Status::InvalidArgument("shard equivalence: a store, a split and at least one shard are needed");
-  }
-  ScopedTempDir temp("attest-shards");
+Result<ShardStores> BuildShardStores(const std::string& corpus_path, uint32_t shards, uint32_t vshards,
+                                     unsigned threads, const std::string& dir) {
+  if (shards < 1) return Status::InvalidArgument("shards must be at least 1");
   std::error_code ec;
-  std::filesystem::create_directories(temp.path(), ec);
-  if (ec) return Status::IOError("cannot create " + temp.path().string() + ": " + ec.message());
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
   std::vector<std::string> corpora;
-  ATTEST_RETURN_IF_ERROR(SplitCorpus(args, temp.path().string(), &corpora));
-  std::vector<std::unique_ptr<Engine>> engines;
-  std::vector<std::unique_ptr<EngineShard>> clients;
-  ShardEquivalenceReport report;
-  report.shards = args.shards;
-  report.documents_per_shard_min = UINT64_MAX;
-  for (uint32_t s = 0; s < args.shards; ++s) {
+  ATTEST_RETURN_IF_ERROR(SplitCorpus(corpus_path, shards, vshards, dir, &corpora));
+  ShardStores out;
+  out.documents_min = UINT64_MAX;
+  for (uint32_t s = 0; s < shards; ++s) {
     EngineOptions eo;
-    eo.data_dir = temp.path().string() + "/store" + std::to_string(s);
-    eo.threads = args.threads;
+    eo.data_dir = dir + "/store" + std::to_string(s);
+    eo.threads = threads;
     eo.embedder.kind = EmbedderKind::kNone;
     ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, Engine::Open(eo));
     IngestOptions io;
     io.paths = {corpora[s]};
     io.batch_documents = 100000;
     ATTEST_ASSIGN_OR_RETURN(IngestReport ing, e->Ingest(io));
-    report.documents_per_shard_min = std::min<uint64_t>(report.documents_per_shard_min, ing.documents_seen);
-    report.documents_per_shard_max = std::max<uint64_t>(report.documents_per_shard_max, ing.documents_seen);
-    clients.push_back(std::make_unique<EngineShard>("shard" + std::to_string(s), e.get()));
-    engines.push_back(std::move(e));
+    out.documents_min = std::min<uint64_t>(out.documents_min, ing.documents_seen);
+    out.documents_max = std::max<uint64_t>(out.documents_max, ing.documents_seen);
+    out.clients.push_back(std::make_unique<EngineShard>("shard" + std::to_string(s), e.get()));
+    out.engines.push_back(std::move(e));
   }
+  return out;
+}
+
+Result<ShardEquivalenceReport> CompareWithShards(const ShardEquivalenceArgs& args) {
+  if (args.single == nullptr || args.split == nullptr || args.shards < 1) {
+    return Status::InvalidArgument("shard equivalence: a store, a split and at least one shard are needed");
+  }
+  ScopedTempDir temp("attest-shards");
+  ATTEST_ASSIGN_OR_RETURN(ShardStores stores,
+                          BuildShardStores(args.corpus_path, args.shards, args.vshards, args.threads, temp.path().string()));
+  ShardEquivalenceReport report;
+  report.shards = args.shards;
+  report.documents_per_shard_min = stores.documents_min;
+  report.documents_per_shard_max = stores.documents_max;
   ScatterArgs scatter;
-  for (const auto& c : clients) scatter.shards.push_back(c.get());
+  for (const auto& c : stores.clients) scatter.shards.push_back(c.get());
   scatter.options = args.options;
   scatter.options.mode = SearchMode::kBm25;
   EvalRun run;

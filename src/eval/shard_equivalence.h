@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attest/engine.h"
+#include "cluster/scatter_search.h"
 #include "eval/beir.h"
 #include "eval/metrics.h"
 
@@ -35,5 +36,15 @@ struct ShardEquivalenceReport {
 };
 
 Result<ShardEquivalenceReport> CompareWithShards(const ShardEquivalenceArgs& args);
+
+// A BEIR corpus split over `shards` stores under `dir` by virtual shard (the split the change log
+// makes), each ingested and reachable as an in-process shard (EngineShard), BM25 only.
+struct ShardStores {
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::vector<std::unique_ptr<EngineShard>> clients;
+  uint64_t documents_min = 0, documents_max = 0;  // documents seen per shard
+};
+Result<ShardStores> BuildShardStores(const std::string& corpus_path, uint32_t shards, uint32_t vshards,
+                                     unsigned threads, const std::string& dir);
 
 }  // namespace attest

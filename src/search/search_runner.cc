@@ -439,28 +439,6 @@ Result<ChunkFilter> TranslateFilter(const SearchFilter& f) {
   return out;
 }
 
-namespace {
-bool IsQuerySpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-}  // namespace
-
-bool IsNameQuery(std::string_view query) {
-  if (query.find('?') != std::string_view::npos) return false;
-  size_t words = 0;
-  size_t i = 0;
-  while (i < query.size()) {
-    while (i < query.size() && IsQuerySpace(query[i])) ++i;
-    if (i == query.size()) break;
-    const size_t start = i;
-    while (i < query.size() && !IsQuerySpace(query[i])) ++i;
-    const std::string_view word = query.substr(start, i - start);
-    if (++words > 3) return false;
-    if (word.front() == '"' || word.front() == '-' || word.front() == '+' || word.find(':') != std::string_view::npos) {
-      return false;  // operators and phrases: a query written for the engine, not a name
-    }
-    if (IsEnglishStopword(AsciiLower(word))) return false;
-  }
-  return words > 0;
-}
 
 Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyzer, const SearchOptions& options,
                                const VectorLegInput& vector, const ShardScoring& shard) {
@@ -529,6 +507,16 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   ATTEST_RETURN_IF_ERROR(ranked.status());
   std::vector<RankedHit> fused = std::move(ranked).value();
   std::unordered_map<DocNum, DocumentRecord> docs;
+  if (!shard.raw_ranking) {  // equal scores in document id order, as a cluster's merge orders them
+    std::vector<RankedHit> tied;  // only their documents are read for it
+    for (size_t i = 1; i < fused.size(); ++i) {
+      if (fused[i].fused == fused[i - 1].fused) tied.insert(tied.end(), {fused[i - 1], fused[i]});
+    }
+    ATTEST_RETURN_IF_ERROR(ReadDocuments(snapshot, tied, &docs));
+    std::stable_sort(fused.begin(), fused.end(), [&docs](const RankedHit& a, const RankedHit& b) {
+      return a.fused != b.fused ? a.fused > b.fused : docs.at(a.doc).id < docs.at(b.doc).id;
+    });
+  }
   if (options.collapse_documents && !shard.raw_ranking) {
     ATTEST_RETURN_IF_ERROR(FoldFormatSiblings(snapshot, options.k, &fused, &docs));
   }

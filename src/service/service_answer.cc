@@ -99,6 +99,7 @@ json DoneEvent(const json& body, size_t retracted) {
   json done = {{"answer_id", body["answer_id"]},
                {"snapshot_version", body["snapshot_version"]},
                {"as_of", body["as_of"]},
+               {"cluster_snapshot", body.value("cluster_snapshot", "")},
                {"freshness", body.value("freshness", json::object())},
                {"outcome", body["outcome"]},
                {"tokens", body["tokens"]},
