@@ -8,9 +8,10 @@
 
 namespace attest::cli {
 
-int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json) {
+int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json, uint32_t shards) {
   ScenarioRunOptions options;
   options.threads = g.threads ? g.threads : 1;
+  options.shards = shards;
   nlohmann::json all = nlohmann::json::array();
   size_t passed = 0, total = 0;
   bool file_error = false;

@@ -290,7 +290,7 @@ int RunEval(const GlobalArgs& g, const EvalArgs& a);
 int RunServe(const GlobalArgs& g, const ServeArgs& a);
 int RunAsk(const GlobalArgs& g, const AskArgs& a);
 int RunVerifyManifest(const std::string& path, const std::string& key_env);
-int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json);
+int RunCheck(const GlobalArgs& g, const std::vector<std::string>& files, bool json, uint32_t shards = 0);
 int RunReembed(const GlobalArgs& g, bool json);
 int RunMigrate(const GlobalArgs& g);
 

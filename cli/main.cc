@@ -219,6 +219,11 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "run scenario files (attest-scenarios/1) and report pass/fail");
   check->add_option("files", check_files, "scenario files")->required();
   check->add_flag("--json", check_json, "JSON output");
+  uint32_t check_shards = 0;
+  check->add_option("--shards", check_shards,
+                    "split each scenario's documents over N shard stores and ask a cluster coordinator over them "
+                    "(docs/cluster.md)")
+      ->check(CLI::Range(1, 64));
 
   bool reembed_json = false;
   auto* reembed = app.add_subcommand(
@@ -323,7 +328,7 @@ int main(int argc, char** argv) {
   if (*migrate) return RunMigrate(g);
   if (*ask) return RunAsk(g, aa);
   if (*serve) return RunServe(g, va);
-  if (*check) return RunCheck(g, check_files, check_json);
+  if (*check) return RunCheck(g, check_files, check_json, check_shards);
   if (*verify_manifest) return RunVerifyManifest(manifest_path, manifest_key_env);
   if (auth_commands->Selected()) return auth_commands->Run(g);
   if (crawl_command->Selected()) return crawl_command->Run(g);

@@ -162,6 +162,22 @@ TEST(CliCheckTest, EverySeedScenarioPasses) {
   EXPECT_GE(j["total"].get<int>(), 14);
 }
 
+// The same through a cluster coordinator over three shard stores (docs/cluster.md, "Equivalence").
+TEST(CliCheckTest, EverySeedScenarioPassesThroughAThreeShardCluster) {
+  const std::string datasets = DatasetsDir();
+  if (datasets.empty()) GTEST_SKIP() << "../shared is absent: the seed scenarios were not checked";
+  const std::string file = datasets + "/../scenarios/seed-scenarios.json";
+  if (!std::ifstream(file)) GTEST_SKIP() << file << " is absent: the seed scenarios were not checked";
+  auto r = RunAttest({"check", "--json", "--shards", "3", file});
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& s : j["scenarios"]) {
+    if (!s["passed"].get<bool>()) ADD_FAILURE() << s.dump(2);
+  }
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(j["passed"], j["total"]);
+  EXPECT_GE(j["total"].get<int>(), 14);
+}
+
 }  // namespace
 }  // namespace attest
 

@@ -12,6 +12,9 @@
 
 #include "attest/answer.h"
 #include "attest/engine.h"
+#include "cluster/change_log.h"
+#include "cluster/cluster_engine.h"
+#include "cluster/scatter_search.h"
 #include "common/file_util.h"
 #include "verify/verifier.h"
 
@@ -233,6 +236,41 @@ Status IngestDocuments(Engine& engine, const json& docs, const std::filesystem::
   return Status::Ok();
 }
 
+// The stores of one scenario: one, or shards behind a coordinator.
+struct ShardedStores {
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::vector<std::shared_ptr<EngineShard>> clients;
+  std::unique_ptr<Engine> coordinator;
+};
+
+Result<Engine*> OpenScenarioEngine(const json& docs, const ScenarioRunOptions& options, const std::filesystem::path& dir,
+                                   const std::string& sid, ShardedStores* out) {
+  const uint32_t n = std::max<uint32_t>(1, options.shards);
+  std::vector<json> parts(n, json::array());
+  for (const auto& d : docs) {
+    const std::string tenant = d.is_object() ? d.value("tenant", "default") : "";
+    const std::string id = d.is_object() && d.contains("id") && d["id"].is_string() ? d["id"].get<std::string>() : "";
+    parts[options.shards > 0 ? VirtualShardOf(tenant, id, 64) % n : 0].push_back(d);
+  }
+  ClusterEngineOptions co;
+  for (uint32_t s = 0; s < n; ++s) {
+    EngineOptions eo;
+    eo.data_dir = (dir / ("data" + std::to_string(s))).string();
+    eo.threads = options.threads;
+    if (options.shards > 0) eo.embedder.kind = EmbedderKind::kNone;  // a cluster searches BM25 only
+    ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<Engine> e, Engine::Open(eo));
+    const std::filesystem::path files = dir / ("docs" + std::to_string(s));
+    std::filesystem::create_directories(files);
+    ATTEST_RETURN_IF_ERROR(IngestDocuments(*e, parts[s], files, sid));
+    out->clients.push_back(std::make_shared<EngineShard>("shard" + std::to_string(s), e.get()));
+    co.shards.push_back(out->clients.back());
+    out->engines.push_back(std::move(e));
+  }
+  if (options.shards == 0) return out->engines.front().get();
+  ATTEST_ASSIGN_OR_RETURN(out->coordinator, OpenClusterEngine(std::move(co)));
+  return out->coordinator.get();
+}
+
 ScenarioResult RunOne(const json& sc, const ScenarioRunOptions& options, const json& question, const json& expect) {
   ScenarioResult out;
   out.id = sc.value("id", "");
@@ -254,17 +292,10 @@ ScenarioResult RunOne(const json& sc, const ScenarioRunOptions& options, const j
   }
   ScopedTempDir tmp("attest-scenario");
   std::filesystem::create_directories(tmp.path());
-  EngineOptions eo;
-  eo.data_dir = (tmp.path() / "data").string();
-  eo.threads = options.threads;
-  auto engine = Engine::Open(eo);
+  ShardedStores stores;
+  Result<Engine*> engine = OpenScenarioEngine(sc.value("documents", json::array()), options, tmp.path(), out.id, &stores);
   if (!engine.ok()) {
     out.error = engine.status().ToString();
-    return finish();
-  }
-  Status s = IngestDocuments(**engine, sc.value("documents", json::array()), tmp.path(), out.id);
-  if (!s.ok()) {
-    out.error = s.ToString();
     return finish();
   }
   AskOptions ao;

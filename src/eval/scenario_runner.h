@@ -34,6 +34,10 @@ struct ScenarioResult {
 
 struct ScenarioRunOptions {
   unsigned threads = 1;
+  // When > 0, each scenario's documents are split over this many shard stores by virtual shard (64
+  // of them; the change log's split) and the question is asked of a cluster coordinator over them
+  // (cluster/cluster_engine.h, in process; BM25 only), instead of one store.
+  uint32_t shards = 0;
 };
 
 Result<std::vector<ScenarioResult>> RunScenarioFile(const std::string& path, const ScenarioRunOptions& options = {});
