@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "attest/answer.h"
 #include "attest/engine.h"
 #include "serve_ops_util.h"
 #include "support/http_test_client.h"
@@ -198,12 +199,44 @@ TEST_F(ClusterServeTest, WritesThroughTheLogAndSearchesEqualOneStore) {
   for (const auto& d : reference_listing.documents) want.push_back(d.id);
   EXPECT_EQ(listed, want);
 
-  // What a coordinator does not do yet is a 501 that names it, never a wrong answer.
-  auto answer = ops_test::Call(serve_->port(), "POST", "/v1/answer", key_, json{{"query", "what is a quorum?"}}.dump());
-  EXPECT_EQ(answer.status, 501) << answer.body;
-  EXPECT_NE(ops_test::ErrorMessage(answer).find("answering is not available on a cluster coordinator"),
-            std::string::npos)
-      << answer.body;
+  // Answers through the coordinator are one store's, and name the shards' snapshots; streamed too.
+  for (const std::string q : {"what is a quorum?", "Which leader wins the election after a timeout?"}) {
+    AskOptions ao;
+    ao.question = q;
+    ao.filter.tenant = "acme";
+    auto want = reference_->Ask(ao);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto answer = ops_test::Call(serve_->port(), "POST", "/v1/answer", key_, json{{"query", q}}.dump());
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const json a = ops_test::Body(answer);
+    EXPECT_EQ(a["outcome"], AnswerOutcomeName(want->outcome)) << q;
+    EXPECT_EQ(a["answer"], want->text) << q;
+    ASSERT_EQ(a["sources"].size(), want->sources.size()) << q;
+    for (size_t i = 0; i < want->sources.size(); ++i) EXPECT_EQ(a["sources"][i]["doc_id"], want->sources[i].doc_id);
+    EXPECT_NE(a.value("cluster_snapshot", "").find("a@"), std::string::npos) << a.dump();
+    EXPECT_TRUE(a["degraded"].empty()) << a["degraded"].dump();
+  }
+  testing_support::HttpCall stream;
+  stream.method = "POST";
+  stream.path = "/v1/answer";
+  stream.body = json{{"query", "what is a quorum?"}, {"stream", true}}.dump();
+  stream.headers["Authorization"] = "Bearer " + key_;
+  std::vector<testing_support::SseEvent> events;
+  auto streamed = testing_support::SseRequest(serve_->port(), stream, &events);
+  EXPECT_EQ(streamed.status, 200);
+  bool done = false;
+  for (const auto& e : events) {
+    if (e.event != "done") continue;
+    done = true;
+    EXPECT_FALSE(json::parse(e.data).value("cluster_snapshot", "").empty()) << e.data;
+  }
+  EXPECT_TRUE(done);
+  // The OpenAI-compatible chat front-end answers through the coordinator as well.
+  auto chat = ops_test::Call(
+      serve_->port(), "POST", "/v1/chat/completions", key_,
+      json{{"model", "attest-extractive"}, {"messages", {{{"role", "user"}, {"content", "what is a quorum?"}}}}}.dump());
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  EXPECT_FALSE(ops_test::Body(chat)["choices"][0]["message"]["content"].get<std::string>().empty()) << chat.body;
 
   // A node killed: searches name it and stay within their deadline; restarted, it is whole again.
   nodes_[1]->Kill(SIGKILL);
