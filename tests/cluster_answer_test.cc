@@ -15,21 +15,13 @@
 #include "cluster/scatter_search.h"
 #include "eval/qa_evaluation.h"
 #include "support/process.h"
+#include "support/shard_engines.h"
 
 namespace attest {
 namespace {
 
 using testing_support::TempDir;
-
-std::unique_ptr<Engine> OpenEngine(const std::string& dir) {
-  EngineOptions o;
-  o.data_dir = dir;
-  o.embedder.kind = EmbedderKind::kNone;
-  o.threads = 1;
-  auto e = Engine::Open(o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
+using testing_support::OpenBm25Engine;
 
 DocumentSpec Doc(const std::string& tenant, const std::string& id, const std::string& title, const std::string& text,
                  std::vector<std::string> groups = {}) {
@@ -79,13 +71,13 @@ std::vector<DocumentSpec> Corpus() {
 class ClusterAnswerTest : public testing::Test {
  protected:
   void SetUp() override {
-    single_ = OpenEngine(dir_.path().string() + "/single");
+    single_ = OpenBm25Engine(dir_.path().string() + "/single");
     ASSERT_TRUE(single_->PutDocuments(Corpus()).ok());
     std::vector<DocumentSpec> parts[3];
     for (const DocumentSpec& d : Corpus()) parts[VirtualShardOf(d.tenant, d.id, 64) % 3].push_back(d);
     ClusterEngineOptions co;
     for (int s = 0; s < 3; ++s) {
-      shards_.push_back(OpenEngine(dir_.path().string() + "/shard" + std::to_string(s)));
+      shards_.push_back(OpenBm25Engine(dir_.path().string() + "/shard" + std::to_string(s)));
       if (!parts[s].empty()) ASSERT_TRUE(shards_[s]->PutDocuments(parts[s]).ok());
       clients_.push_back(std::make_shared<EngineShard>("s" + std::to_string(s), shards_[s].get()));
       co.shards.push_back(clients_.back());
@@ -216,39 +208,13 @@ TEST_F(ClusterAnswerTest, AShardReadsOnlyWhatTheCallerMayRead) {
 
 // A shard whose chunk reads fail: the answer is still given from what the others hold, and it is
 // degraded, naming the shard.
-class FailingReads final : public ShardClient {
+class FailingReads final : public testing_support::ForwardingShard {
  public:
-  explicit FailingReads(const ShardClient* inner) : inner_(inner) {}
-  const std::string& name() const override { return inner_->name(); }
-  Result<ShardStatistics> Statistics(const ShardCall& c, const SearchOptions& o) const override {
-    return inner_->Statistics(c, o);
-  }
-  Result<SearchResult> Search(const ShardCall& c, const SearchOptions& o, const ShardStatistics& g,
-                              uint64_t s) const override {
-    return inner_->Search(c, o, g, s);
-  }
-  Result<ShardHealth> Health(const ShardCall& c) const override { return inner_->Health(c); }
-  Result<DocumentInfo> Document(const ShardCall& c, const SearchFilter& f, const std::string& id) const override {
-    return inner_->Document(c, f, id);
-  }
-  Result<DocumentListing> Documents(const ShardCall& c, const ListDocumentsOptions& o) const override {
-    return inner_->Documents(c, o);
-  }
-  Result<ShardStatistics> TermStatistics(const ShardCall& c, const SearchFilter& f,
-                                         const std::vector<std::string>& t) const override {
-    return inner_->TermStatistics(c, f, t);
-  }
+  using ForwardingShard::ForwardingShard;
   Result<std::vector<ChunkContent>> Chunks(const ShardCall&, const SearchFilter&,
                                            const std::vector<ChunkId>&) const override {
     return Status::Unavailable("connection refused");
   }
-  Result<std::vector<CitationState>> Citations(const ShardCall& c, const SearchFilter& f,
-                                               const std::vector<CitedChunk>& cited) const override {
-    return inner_->Citations(c, f, cited);
-  }
-
- private:
-  const ShardClient* inner_;
 };
 
 TEST_F(ClusterAnswerTest, AShardThatCannotReadItsChunksIsNamed) {

@@ -114,6 +114,37 @@ class StubShard final : public ShardClient {
     }
     return l;
   }
+  Result<ShardStatistics> TermStatistics(const ShardCall&, const SearchFilter&,
+                                         const std::vector<std::string>& terms) const override {
+    if (!failure_.ok()) return failure_;
+    ShardStatistics s;
+    s.num_docs = 1;
+    for (const std::string& t : terms) s.doc_freq[t] = 0;
+    return s;
+  }
+  Result<std::vector<ChunkContent>> Chunks(const ShardCall&, const SearchFilter&,
+                                           const std::vector<ChunkId>& ids) const override {
+    if (!failure_.ok()) return failure_;
+    std::vector<ChunkContent> out;
+    for (ChunkId id : ids) {
+      ChunkContent c;
+      c.id = id;
+      c.text = "chunk " + std::to_string(id.get()) + " of " + name_;
+      out.push_back(c);
+    }
+    return out;
+  }
+  // Every cited chunk is current, except the ids given to forget().
+  Result<std::vector<CitationState>> Citations(const ShardCall&, const SearchFilter&,
+                                               const std::vector<CitedChunk>& cited) const override {
+    if (!failure_.ok()) return failure_;
+    std::vector<CitationState> out;
+    for (const CitedChunk& c : cited) {
+      out.push_back(forgotten_.count(c.chunk_id.get()) ? CitationState::kDeleted : CitationState::kCurrent);
+    }
+    return out;
+  }
+  void forget(uint64_t local) { forgotten_.insert(local); }
   void hold(const std::string& id) { held_.insert(id); }
   void set_local_chunk(uint64_t id) { local_chunk_ = id; }
 
@@ -122,6 +153,7 @@ class StubShard final : public ShardClient {
   Status failure_;
   uint64_t local_chunk_ = 7;
   std::set<std::string> held_;
+  std::set<uint64_t> forgotten_;
 };
 
 DocumentSpec Doc(const std::string& id, const std::string& text) {
@@ -382,15 +414,32 @@ TEST(ShardSet, AListWithATwiceNamedShardIsRefusedAndTheCurrentOneStays) {
 
 TEST(ClusterEngine, WhatACoordinatorCannotDoYetIsUnsupportedAndNamed) {
   Coordinator c;
-  AskOptions a;
-  a.question = "what is alpha?";
-  auto answer = c.engine->Ask(a);
-  ASSERT_FALSE(answer.ok());
-  EXPECT_EQ(answer.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(answer.status().message().find("answering"), std::string::npos);
-  auto cited = c.engine->CheckCitations(SearchFilter{}, {});
-  ASSERT_FALSE(cited.ok());
-  EXPECT_EQ(cited.status().code(), StatusCode::kUnsupported);
+  IngestOptions io;
+  io.paths = {"/tmp/x.md"};
+  auto ingest = c.engine->Ingest(io);
+  ASSERT_FALSE(ingest.ok());
+  EXPECT_EQ(ingest.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(ingest.status().message().find("ingest --cluster"), std::string::npos);
+  EXPECT_EQ(c.engine->Reembed().status().code(), StatusCode::kUnsupported);
+}
+
+// Cited chunks are asked of the shard their id's tag names, with the node's own ids; the answers
+// come back in the order asked; an id of no shard is deleted; a shard failing is a 503.
+TEST(ClusterEngine, CitationsAreCheckedByTheShardTheirIdNames) {
+  Coordinator c({Status::Ok(), Status::Ok()});
+  c.shards[1]->forget(5);
+  const ChunkId on_s0 = ClusterChunkId(ShardTag("s0"), ChunkId(5)).value();
+  const ChunkId on_s1 = ClusterChunkId(ShardTag("s1"), ChunkId(5)).value();
+  const ChunkId nowhere = ClusterChunkId(ShardTag("gone"), ChunkId(5)).value();
+  auto states = c.engine->CheckCitations(SearchFilter{}, {{"a.md", on_s1}, {"b.md", on_s0}, {"c.md", nowhere}});
+  ASSERT_TRUE(states.ok()) << states.status().ToString();
+  EXPECT_EQ(*states, (std::vector<CitationState>{CitationState::kDeleted, CitationState::kCurrent,
+                                                 CitationState::kDeleted}));
+  Coordinator down({Status::Ok(), Status::Unavailable("connection refused")});
+  auto failed = down.engine->CheckCitations(SearchFilter{}, {{"a.md", on_s1}});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), StatusCode::kBusy);
+  EXPECT_NE(failed.status().message().find("s1"), std::string::npos);
 }
 
 }  // namespace

@@ -14,27 +14,19 @@
 #include "cluster/change_log.h"
 #include "cluster/scatter_search.h"
 #include "support/process.h"
+#include "support/shard_engines.h"
 
 namespace attest {
 namespace {
 
 using testing_support::TempDir;
+using testing_support::OpenBm25Engine;
 
 const std::vector<std::string> kWords = {
     "replica", "segment",  "postings", "tenant",  "cursor",  "vacuum",  "rebase",   "commit",  "branch",
     "index",   "journal",  "lock",     "page",    "cache",   "query",   "planner",  "shard",   "stream",
     "offset",  "snapshot", "merge",    "token",   "window",  "latency", "backup",   "restore", "schema",
     "trigger", "view",     "cluster",  "node",    "leader",  "follower", "quorum",  "ledger",  "archive"};
-
-std::unique_ptr<Engine> OpenEngine(const std::string& dir) {
-  EngineOptions o;
-  o.data_dir = dir;
-  o.embedder.kind = EmbedderKind::kNone;
-  o.threads = 1;
-  auto e = Engine::Open(o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
 
 std::string Sentence(std::mt19937& rng, int words) {
   std::string s;
@@ -69,8 +61,8 @@ std::vector<DocumentSpec> Corpus() {
 class ScatterSearchTest : public testing::Test {
  protected:
   void SetUp() override {
-    single_ = OpenEngine(dir_.path().string() + "/single");
-    for (int s = 0; s < 3; ++s) shards_.push_back(OpenEngine(dir_.path().string() + "/shard" + std::to_string(s)));
+    single_ = OpenBm25Engine(dir_.path().string() + "/single");
+    for (int s = 0; s < 3; ++s) shards_.push_back(OpenBm25Engine(dir_.path().string() + "/shard" + std::to_string(s)));
     std::vector<DocumentSpec> parts[3];
     for (const DocumentSpec& d : Corpus()) parts[VirtualShardOf(d.tenant, d.id, 64) % 3].push_back(d);
     ASSERT_TRUE(single_->PutDocuments(Corpus()).ok());
@@ -197,11 +189,10 @@ TEST_F(ScatterSearchTest, FormatSiblingsOnDifferentShardsFoldAsInOneStore) {
 }
 
 // A client that fails the way it is told to, then behaves.
-class FlakyShard final : public ShardClient {
+class FlakyShard final : public testing_support::ForwardingShard {
  public:
   FlakyShard(const ShardClient* inner, Status stats_error, Status search_error, int times)
-      : inner_(inner), stats_error_(stats_error), search_error_(search_error), times_(times) {}
-  const std::string& name() const override { return inner_->name(); }
+      : ForwardingShard(inner), stats_error_(stats_error), search_error_(search_error), times_(times) {}
   Result<ShardStatistics> Statistics(const ShardCall& call, const SearchOptions& o) const override {
     if (!stats_error_.ok() && calls_ < times_) return stats_error_;
     return inner_->Statistics(call, o);
@@ -212,16 +203,8 @@ class FlakyShard final : public ShardClient {
     if (stats_error_.ok() == false) ++calls_;
     return inner_->Search(call, o, g, v);
   }
-  Result<ShardHealth> Health(const ShardCall& call) const override { return inner_->Health(call); }
-  Result<DocumentInfo> Document(const ShardCall& call, const SearchFilter& f, const std::string& id) const override {
-    return inner_->Document(call, f, id);
-  }
-  Result<DocumentListing> Documents(const ShardCall& call, const ListDocumentsOptions& o) const override {
-    return inner_->Documents(call, o);
-  }
 
  private:
-  const ShardClient* inner_;
   Status stats_error_, search_error_;
   int times_;
   mutable int calls_ = 0;

@@ -23,24 +23,16 @@
 #include "http_server_test_util.h"
 #include "server/shard_routes.h"
 #include "support/process.h"
+#include "support/shard_engines.h"
 
 namespace attest {
 namespace {
 
 using http::test_util::TestServer;
 using testing_support::TempDir;
+using testing_support::OpenBm25Engine;
 
 const std::string kCredential = "a-service-credential-0123456789";
-
-std::unique_ptr<Engine> OpenEngine(const std::string& dir) {
-  EngineOptions o;
-  o.data_dir = dir;
-  o.embedder.kind = EmbedderKind::kNone;
-  o.threads = 1;
-  auto e = Engine::Open(o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
 
 std::vector<DocumentSpec> Corpus() {
   const std::vector<std::string> words = {"raft", "log", "term", "vote", "leader", "quorum", "snapshot", "commit",
@@ -67,7 +59,7 @@ struct ShardNodeUnderTest {
 class ShardHttpTest : public testing::Test {
  protected:
   void SetUp() override {
-    single_ = OpenEngine(dir_.path().string() + "/single");
+    single_ = OpenBm25Engine(dir_.path().string() + "/single");
     ASSERT_TRUE(single_->PutDocuments(Corpus()).ok());
     std::vector<DocumentSpec> parts[3];
     for (const DocumentSpec& d : Corpus()) parts[VirtualShardOf(d.tenant, d.id, 64) % 3].push_back(d);
@@ -76,7 +68,7 @@ class ShardHttpTest : public testing::Test {
     client_ = std::make_shared<HttpClient>(co);
     for (int s = 0; s < 3; ++s) {
       auto node = std::make_unique<ShardNodeUnderTest>();
-      node->engine = OpenEngine(dir_.path().string() + "/shard" + std::to_string(s));
+      node->engine = OpenBm25Engine(dir_.path().string() + "/shard" + std::to_string(s));
       ASSERT_TRUE(node->engine->PutDocuments(parts[s]).ok());
       auto svc = ShardService::Open({node->engine.get(), kCredential});
       ASSERT_TRUE(svc.ok());
