@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/node_api.h"
 #include "cluster/change_log.h"
+#include "cluster/cluster_engine.h"
 #include "cluster/cluster_ingest.h"
 #include "cluster/cluster_status.h"
 #include "cluster/shard_map.h"
@@ -330,20 +331,40 @@ class ClusterCommandsImpl final : public ClusterCommands {
 
 }  // namespace
 
+namespace {
+
+// The change log of the cluster whose shard map is `bucket` on `servers_csv`; *stream = its stream.
+Result<std::unique_ptr<ChangeLog>> OpenClusterLog(const std::string& servers_csv, const std::string& bucket,
+                                                  std::string* stream = nullptr) {
+  ATTEST_ASSIGN_OR_RETURN(auto map, ShardMap::Open(ShardMapOptions{SplitList(servers_csv), bucket, 5000}));
+  ATTEST_ASSIGN_OR_RETURN(auto config, map->Config());
+  ChangeLogOptions lo;
+  lo.servers = SplitList(servers_csv);
+  lo.stream = config.stream;
+  lo.replicas = config.replicas;
+  lo.vshards = config.vshards;
+  if (stream != nullptr) *stream = config.stream;
+  Result<std::unique_ptr<ChangeLog>> log = ChangeLog::Open(lo);
+  if (!log.ok()) return log.status().WithContext("change log");
+  return log;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket) {
+  ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<ChangeLog> log, OpenClusterLog(servers_csv, bucket));
+  ClusterEngineOptions o;
+  o.log = std::move(log);
+  o.write_only = true;
+  return OpenClusterEngine(std::move(o));
+}
+
 int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a) {
   auto eo = MakeEngineOptions(g, /*read_only=*/true);
   if (!eo.ok()) return Fail(eo.status(), "options");
-  auto map = ShardMap::Open(ShardMapOptions{SplitList(a.cluster), a.bucket, 5000});
-  if (!map.ok()) return Fail(map.status(), "cluster");
-  auto config = (*map)->Config();
-  if (!config.ok()) return Fail(config.status(), "cluster");
-  ChangeLogOptions lo;
-  lo.servers = SplitList(a.cluster);
-  lo.stream = config->stream;
-  lo.replicas = config->replicas;
-  lo.vshards = config->vshards;
-  auto log = ChangeLog::Open(lo);
-  if (!log.ok()) return Fail(log.status(), "change log");
+  std::string stream;
+  auto log = OpenClusterLog(a.cluster, a.bucket, &stream);
+  if (!log.ok()) return Fail(log.status(), "cluster");
   ClusterIngestOptions co;
   co.paths = a.paths;
   co.defaults.tenant = StoreTenant(a.tenant);
@@ -373,7 +394,7 @@ int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a) {
   } else {
     std::printf("appended %llu documents from %llu files to %s (%llu duplicates, %llu stale); last sequence %llu",
                 static_cast<unsigned long long>(r->appended), static_cast<unsigned long long>(r->files),
-                config->stream.c_str(), static_cast<unsigned long long>(r->duplicates),
+                stream.c_str(), static_cast<unsigned long long>(r->duplicates),
                 static_cast<unsigned long long>(r->stale), static_cast<unsigned long long>(r->last_sequence));
     if (!r->issues.empty()) std::printf("; %zu error(s)", r->issues.size());
     std::printf("\n");

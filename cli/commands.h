@@ -154,6 +154,9 @@ struct EvalArgs {
 int RunIngest(const GlobalArgs& g, const IngestArgs& a);
 // `ingest --cluster` (cli/cluster_command.cc): appends the files to the change log.
 int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a);
+// An engine that appends every write to the cluster's change log (NATS servers `servers_csv`, the
+// stream the shard map `bucket` names) and reads nothing (`crawl --cluster`; cli/cluster_command.cc).
+Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket);
 int RunWatch(const GlobalArgs& g, const WatchArgs& a);
 // Registers the document flags of `watch` (--tenant, --acl ...); `prefix` "watch-" names them for
 // `serve --watch` (--watch-tenant, --watch-acl ...).

@@ -31,6 +31,8 @@ struct CrawlArgs {
   int64_t timeout_ms = 20000;
   std::string tenant, acl, access_label, source_type, version, site, license;
   bool json = false;
+  std::string cluster;                   // NATS servers: write through the cluster's change log
+  std::string bucket = "ATTEST_SHARDS";  // the cluster's shard map
 };
 
 nlohmann::json ReportJson(const CrawlReport& r, double vector_seconds) {
@@ -103,6 +105,10 @@ class CrawlCommandImpl final : public CrawlCommand {
     cmd_->add_option("--site", a.site, "site label (default: the page's host)");
     cmd_->add_option("--license", a.license, "licence or terms of the source, recorded on every document");
     cmd_->add_flag("--json", a.json, "print the summary as JSON");
+    cmd_->add_option("--cluster", a.cluster,
+                     "NATS servers (nats://host:port, comma-separated): append the pages to the cluster's change "
+                     "log instead of indexing them in --data, which keeps the frontier (docs/cluster.md)");
+    cmd_->add_option("--cluster-bucket", a.bucket, "the cluster's shard map bucket")->capture_default_str();
   }
 
   bool Selected() const override { return cmd_->parsed(); }
@@ -203,7 +209,7 @@ int CrawlCommandImpl::Run(const GlobalArgs& g) {
   {
     EngineOptions crawl_eo = *eo;
     crawl_eo.embedder.kind = EmbedderKind::kNone;
-    auto engine = Engine::Open(crawl_eo);
+    auto engine = a.cluster.empty() ? Engine::Open(crawl_eo) : OpenClusterWriter(a.cluster, a.bucket);
     if (!engine.ok()) {
       std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
                    FailureText(engine.status(), g.data_dir).c_str());
@@ -225,7 +231,7 @@ int CrawlCommandImpl::Run(const GlobalArgs& g) {
     report = *r;
   }
   double vector_seconds = 0;
-  if (eo->embedder.kind != EmbedderKind::kNone && report.indexed + report.deleted > 0) {
+  if (a.cluster.empty() && eo->embedder.kind != EmbedderKind::kNone && report.indexed + report.deleted > 0) {
     const auto t0 = std::chrono::steady_clock::now();
     auto engine = Engine::Open(*eo);
     Status v = engine.ok() ? (*engine)->RefreshVectors() : engine.status();

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include <csignal>
@@ -22,6 +23,7 @@
 #include "support/http_test_client.h"
 #include "support/nats_cluster.h"
 #include "support/process.h"
+#include "support/test_site_server.h"
 
 namespace attest {
 namespace {
@@ -303,6 +305,73 @@ TEST_F(ClusterServeTest, ADiscoveringCoordinatorFollowsTheShardMap) {
       EXPECT_NEAR(j["hits"][i]["score"].get<double>(), one.hits[i].score, 1e-6) << q << " rank " << i;
     }
   }
+}
+
+// `attest crawl --cluster` appends the pages it indexes and deletes to the change log (its data
+// directory keeps only the frontier): the nodes hold what a crawl into one store holds, and a page
+// gone from the site is deleted from the cluster on the next pass.
+TEST_F(ClusterServeTest, ACrawlWritesThroughTheChangeLog) {
+  const std::filesystem::path site_dir = dir_.path() / "site";
+  std::filesystem::create_directories(site_dir);
+  auto page = [&](const std::string& name, const std::string& title, const std::string& body,
+                  const std::vector<std::string>& links) {
+    std::string html = "<html><head><title>" + title + "</title></head><body><h1>" + title + "</h1><p>" + body + "</p>";
+    for (const std::string& l : links) html += "<a href=\"" + l + "\">" + l + "</a> ";
+    std::ofstream(site_dir / name) << html << "</body></html>";
+  };
+  page("index.html", "Crawled index", "The quorum of the crawled cluster elects a leader.", {"a.html", "b.html"});
+  page("a.html", "Crawled replicas", "Every crawled replica follows the leader's log and its quorum.", {});
+  page("b.html", "Crawled snapshots", "A crawled snapshot compacts the quorum log of a replica.", {});
+  testing_support::TestSiteOptions so;
+  so.root = site_dir;
+  testing_support::TestSiteServer site(so);
+  ASSERT_TRUE(site.Start().ok());
+  auto crawl = [&](const std::string& data, bool cluster, bool revisit) {
+    std::vector<std::string> args = {"--data", data, "--embedder", "none", "crawl", "--seed",
+                                     site.origin() + "/index.html", "--allow-address", "127.0.0.1/32",
+                                     "--allow-port", std::to_string(site.port()), "--tenant", "acme",
+                                     "--no-politeness", "--json"};
+    if (cluster) args.insert(args.end(), {"--cluster", nats_->urls_csv()});
+    if (revisit) args.push_back("--revisit-all");
+    return RunAttest(args);
+  };
+  auto through_log = crawl(dir_.str("crawler"), true, false);
+  ASSERT_EQ(through_log.exit_code, 0) << through_log.err;
+  EXPECT_EQ(json::parse(through_log.out)["indexed"], 3) << through_log.out;
+  auto local = crawl(dir_.str("reference-crawl"), false, false);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto reference = Engine::Open([&] {
+                     EngineOptions o;
+                     o.data_dir = dir_.str("reference-crawl");
+                     o.embedder.kind = EmbedderKind::kNone;
+                     o.read_only = true;
+                     return o;
+                   }())
+                       .value();
+  SearchOptions q;
+  q.query = "crawled quorum";
+  q.k = 10;
+  q.mode = SearchMode::kBm25;
+  q.filter.tenant = "acme";
+  const SearchResult want = reference->Search(q).value();
+  ASSERT_EQ(want.hits.size(), 3u);
+  ASSERT_TRUE(WaitForHits(q.query, 3)) << "the nodes did not apply the crawled pages";
+  json got = Search(q.query);
+  ASSERT_EQ(got["hits"].size(), want.hits.size());
+  for (size_t i = 0; i < want.hits.size(); ++i) {
+    EXPECT_EQ(got["hits"][i]["doc_id"], want.hits[i].doc_id);
+    EXPECT_EQ(got["hits"][i]["title"], want.hits[i].title);
+    EXPECT_NEAR(got["hits"][i]["score"].get<double>(), want.hits[i].score, 1e-6);
+  }
+  // The crawler's own data directory holds no documents: they went to the log.
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() / "reference-crawl" / "catalog.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "crawler" / "catalog.db"));
+
+  std::filesystem::remove(site_dir / "b.html");
+  auto second = crawl(dir_.str("crawler"), true, true);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(json::parse(second.out)["deleted"], 1) << second.out;
+  EXPECT_TRUE(WaitForHits(q.query, 2)) << "the deleted page is still found";
 }
 
 TEST_F(ClusterServeTest, ANodeRefusesCallsWithoutTheServiceCredential) {

@@ -5,7 +5,9 @@
 # node has applied it is measured (the whole write path: API, log, nodes' commits). Then every query
 # of queries.jsonl is sent ROUNDS times, one at a time, to the coordinator and to a single-process
 # `attest serve --no-cache` holding the same corpus; printed: latency p50/p95 and CPU per query
-# (user+system of the coordinator and the nodes, or of the single server, from /proc).
+# (user+system of the coordinator and the nodes, or of the single server, from /proc). Then the
+# first ANSWERS queries (default 200) are asked as questions (/v1/answer, one at a time) of both,
+# with the same figures per answer.
 #   bench/cluster/query_path.sh [BUILD_DIR] [NODES] [BEIR_DIR] [ROUNDS]
 set -euo pipefail
 BUILD=${1:-build}; NODES=${2:-3}; BEIR=${3:-../shared/datasets/scifact/beir}; ROUNDS=${4:-2}
@@ -73,16 +75,19 @@ python3 -c "$COMMON
 beir, cport, key, sport, skey, rounds = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
 coord, single, node_pids = int(sys.argv[7]), int(sys.argv[8]), [int(p) for p in sys.argv[9:]]
 queries = [json.loads(l)['text'] for l in open(f'{beir}/queries.jsonl')]
-def run(port, k, pids):
+def run(port, k, pids, path, body, qs, rounds):
     lat = []; c = cpu(pids)
     for _ in range(rounds):
-        for q in queries:
-            t = time.time(); post(port, k, '/v1/search', {'query': q, 'top_k': 10, 'mode': 'bm25'}); lat.append(1000 * (time.time() - t))
+        for q in qs:
+            t = time.time(); post(port, k, path, body(q)); lat.append(1000 * (time.time() - t))
     lat.sort(); n = len(lat)
     return lat[n // 2], lat[int(n * 0.95)], 1000 * (cpu(pids) - c) / n
-cp50, cp95, ccpu = run(cport, key, [coord] + node_pids)
-sp50, sp95, scpu = run(sport, skey, [single])
-print(f'nodes $NODES: {len(queries) * rounds} queries one at a time: cluster p50 {cp50:.2f} ms p95 {cp95:.2f} ms, '
-      f'{ccpu:.2f} ms CPU/query; one process p50 {sp50:.2f} ms p95 {sp95:.2f} ms, {scpu:.2f} ms CPU/query; '
-      f'ratios p95 {cp95/sp95:.2f}x, CPU {ccpu/scpu:.2f}x')
+def compare(what, path, body, qs, rounds):
+    cp50, cp95, ccpu = run(cport, key, [coord] + node_pids, path, body, qs, rounds)
+    sp50, sp95, scpu = run(sport, skey, [single], path, body, qs, rounds)
+    print(f'nodes $NODES: {len(qs) * rounds} {what} one at a time: cluster p50 {cp50:.2f} ms p95 {cp95:.2f} ms, '
+          f'{ccpu:.2f} ms CPU each; one process p50 {sp50:.2f} ms p95 {sp95:.2f} ms, {scpu:.2f} ms CPU each; '
+          f'ratios p95 {cp95/sp95:.2f}x, CPU {ccpu/scpu:.2f}x')
+compare('queries', '/v1/search', lambda q: {'query': q, 'top_k': 10, 'mode': 'bm25'}, queries, rounds)
+compare('answers', '/v1/answer', lambda q: {'query': q}, queries[:int(os.environ.get('ANSWERS', '200'))], 1)
 " "$BEIR" "$CPORT" "$KEY" "$SPORT" "$SKEY" "$ROUNDS" "$COORD" "$SINGLE" "${NODE_PIDS[@]}"

@@ -32,7 +32,7 @@ class ClusterEngine final : public Engine {
   }
 
   Result<SearchResult> Search(const SearchOptions& given) const override {
-    const Pinned pinned = PinShards();
+    ATTEST_ASSIGN_OR_RETURN(const Pinned pinned, PinShards());
     ScatterArgs args;
     args.shards = pinned.raw;
     args.options = given;
@@ -70,7 +70,7 @@ class ClusterEngine final : public Engine {
   // built-in planner, reranking features, extractive writer and checks, with the defaults of the
   // answer configuration. Live fetch and the vector leg are a single process's.
   Result<AnswerResult> Ask(const AskOptions& options) const override {
-    const Pinned pinned = PinShards();
+    ATTEST_ASSIGN_OR_RETURN(const Pinned pinned, PinShards());
     ClusterCorpusArgs ca;
     ca.shards = pinned.raw;
     ca.request_id = NextRequestId();
@@ -126,19 +126,19 @@ class ClusterEngine final : public Engine {
 
   // Asked of every shard (scatter_documents.h); no shard answering is the index unavailable.
   Result<DocumentInfo> GetDocument(const SearchFilter& filter, const std::string& id) const override {
-    const Pinned pinned = PinShards();
+    ATTEST_ASSIGN_OR_RETURN(const Pinned pinned, PinShards());
     return Unavailable503(ScatterGetDocument(DocumentArgs(pinned), filter, id), "document " + id);
   }
   Result<DocumentListing> ListDocuments(const ListDocumentsOptions& options) const override {
     if (options.limit == 0 || options.limit > 1000) return Status::InvalidArgument("limit must be 1..1000");
-    const Pinned pinned = PinShards();
+    ATTEST_ASSIGN_OR_RETURN(const Pinned pinned, PinShards());
     return Unavailable503(ScatterListDocuments(DocumentArgs(pinned), options), "listing");
   }
   // Each cited chunk is asked of the shard its id's tag names. A chunk of no current shard (its
   // node left the cluster) is kDeleted: its text cannot be shown again.
   Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
                                                     const std::vector<CitedChunk>& cited) const override {
-    const Pinned pinned = PinShards();
+    ATTEST_ASSIGN_OR_RETURN(const Pinned pinned, PinShards());
     std::map<uint16_t, size_t> shard_of_tag;
     for (size_t i = 0; i < pinned.raw.size(); ++i) shard_of_tag[ShardTag(pinned.raw[i]->name())] = i;
     std::vector<std::vector<CitedChunk>> asked(pinned.raw.size());
@@ -215,7 +215,9 @@ class ClusterEngine final : public Engine {
     std::shared_ptr<const ShardSet::List> list;
     std::vector<const ShardClient*> raw;
   };
-  Pinned PinShards() const {
+  // kUnavailable for a write-only engine (it has no shards to read).
+  Result<Pinned> PinShards() const {
+    if (!set_) return Status::Unavailable("this engine only appends to the change log: it reads no shards");
     Pinned p;
     p.list = set_->Current();
     for (const auto& s : *p.list) p.raw.push_back(s.get());
@@ -289,7 +291,10 @@ class ClusterEngine final : public Engine {
 Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options) {
   if (options.search_deadline_ms == 0) return Status::InvalidArgument("search_deadline_ms must be positive");
   std::shared_ptr<const ShardSet> set = options.shard_set;
-  if (!set) {
+  if (options.write_only) {
+    if (!options.log) return Status::InvalidArgument("a write-only cluster engine needs a change log");
+    if (set || !options.shards.empty()) return Status::InvalidArgument("a write-only cluster engine takes no shards");
+  } else if (!set) {
     ATTEST_ASSIGN_OR_RETURN(set, ShardSet::Make(options.shards));
   } else if (!options.shards.empty()) {
     return Status::InvalidArgument("a cluster coordinator takes shards or a shard set, not both");

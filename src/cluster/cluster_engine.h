@@ -33,6 +33,9 @@ struct ClusterEngineOptions {
   // (a NATS server down, a stream leader being elected); then the write is kBusy (503).
   uint32_t write_deadline_ms = 10000;
   const Clock* clock = nullptr;         // stamps API writes' source versions; null: the real clock
+  // No shards: an engine that only appends writes to `log` (`attest crawl --cluster`); every read
+  // is kUnavailable naming that.
+  bool write_only = false;
 };
 
 Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options);
