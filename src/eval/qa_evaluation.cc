@@ -105,6 +105,87 @@ std::string PerQuestionJson(const BeirQuery& q, const AnswerResult& a, bool has_
 
 }  // namespace
 
+// The figures of one run, question by question.
+struct QaTally {
+  double top5 = 0, sup_recall = 0, sup_all = 0, contains = 0, em = 0, f1 = 0;
+  size_t gold = 0, supporting = 0, answers = 0, kept = 0, foreign = 0, integrity_ok = 0;
+
+  // Scores one answer; true when it contains a gold answer.
+  bool Add(const BeirQuery& q, const AnswerResult& a) {
+    const std::vector<std::string> answer_texts = JsonStrings(q.metadata, "answers");
+    const std::vector<std::string> gold_paragraph = JsonStrings(q.metadata, "gold_paragraph");
+    const std::vector<std::string> supporting_paragraphs = JsonStrings(q.metadata, "supporting");
+    bool hit = false;
+    if (!gold_paragraph.empty()) {
+      ++gold;
+      for (size_t i = 0; i < a.results.size() && i < 5; ++i) {
+        if (a.results[i].doc_id == gold_paragraph.front()) {
+          top5 += 1;
+          break;
+        }
+      }
+    }
+    if (!supporting_paragraphs.empty()) {
+      ++supporting;
+      std::set<std::string> evidence;
+      for (const auto& s : a.sources) evidence.insert(s.doc_id);
+      size_t found = 0;
+      for (const auto& s : supporting_paragraphs) found += evidence.count(s);
+      sup_recall += double(found) / supporting_paragraphs.size();
+      sup_all += found == supporting_paragraphs.size();
+    }
+    if (!answer_texts.empty()) {
+      ++answers;
+      const std::string norm = SquadNormalize(a.text);
+      double best_f1 = 0, best_em = 0;
+      for (const auto& g : answer_texts) {
+        const std::string ng = SquadNormalize(g);
+        if (!ng.empty() && (" " + norm + " ").find(" " + ng + " ") != std::string::npos) hit = true;
+        best_em = std::max(best_em, norm == ng ? 1.0 : 0.0);
+        best_f1 = std::max(best_f1, SquadF1(a.text, g));
+      }
+      contains += hit;
+      em += best_em;
+      f1 += best_f1;
+    }
+    // Citation integrity, checked independently of the verifier.
+    std::map<std::string, const AnswerSource*> by_id;
+    for (const auto& s : a.sources) by_id[s.id] = &s;
+    for (const auto& c : a.claims) {
+      if (!c.kept) continue;
+      ++kept;
+      bool ok = !c.cites.empty();
+      for (const auto& cite : c.cites) {
+        auto it = by_id.find(cite.source);
+        if (it == by_id.end()) {
+          ++foreign;
+          ok = false;
+        } else if (cite.quote.empty() || it->second->text.find(cite.quote) == std::string::npos) {
+          ok = false;
+        }
+      }
+      integrity_ok += ok;
+    }
+    return hit;
+  }
+
+  void Finish(QaEvaluationReport* rep) const {
+    auto ratio = [](double x, size_t n) { return n ? x / n : 0.0; };
+    rep->with_gold_paragraph = gold;
+    rep->with_supporting = supporting;
+    rep->with_answers = answers;
+    rep->kept_claims = kept;
+    rep->foreign_citations = foreign;
+    rep->gold_in_top5 = ratio(top5, gold);
+    rep->supporting_recall = ratio(sup_recall, supporting);
+    rep->supporting_all = ratio(sup_all, supporting);
+    rep->answer_containment = ratio(contains, answers);
+    rep->em = ratio(em, answers);
+    rep->f1 = ratio(f1, answers);
+    rep->citation_integrity = kept ? double(integrity_ok) / kept : 1.0;
+  }
+};
+
 Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
   const std::filesystem::path dir(args.beir_dir);
   ATTEST_ASSIGN_OR_RETURN(BeirSplit split, LoadBeirSplit(dir, args.split));
@@ -147,8 +228,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     if (!per_question) return Status::IOError("cannot write " + args.per_question_path);
   }
   std::vector<double> latencies;
-  double top5 = 0, sup_recall = 0, sup_all = 0, contains = 0, em = 0, f1 = 0;
-  size_t integrity_ok = 0;
+  QaTally tally, cluster_tally;
   for (const BeirQuery& q : split.queries) {
     if (args.max_queries && rep.questions >= args.max_queries) break;
     ++rep.questions;
@@ -175,6 +255,7 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
       Result<AnswerResult> c = cluster->Ask(ao);
       cluster_latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
       const std::string diff = c.ok() ? AnswerDifference(a, *c) : "the cluster failed: " + c.status().ToString();
+      if (c.ok()) cluster_tally.Add(q, *c);
       ++rep.cluster->compared;
       if (diff.empty()) {
         ++rep.cluster->identical;
@@ -186,72 +267,22 @@ Result<QaEvaluationReport> RunQaEvaluation(const QaEvaluationArgs& args) {
     rep.multi_hop_questions += !a.hops.empty();
     ++rep.outcomes[a.outcome == AnswerOutcome::kFallback ? "fallback:" + a.fallback_reason
                                                          : std::string(AnswerOutcomeName(a.outcome))];
-    const std::vector<std::string> answers = JsonStrings(q.metadata, "answers");
-    const std::vector<std::string> gold = JsonStrings(q.metadata, "gold_paragraph");
-    const std::vector<std::string> supporting = JsonStrings(q.metadata, "supporting");
-    double hit = 0;
-    if (!gold.empty()) {
-      ++rep.with_gold_paragraph;
-      for (size_t i = 0; i < a.results.size() && i < 5; ++i) {
-        if (a.results[i].doc_id == gold.front()) {
-          top5 += 1;
-          break;
-        }
-      }
-    }
-    if (!supporting.empty()) {
-      ++rep.with_supporting;
-      std::set<std::string> evidence;
-      for (const auto& s : a.sources) evidence.insert(s.doc_id);
-      size_t found = 0;
-      for (const auto& s : supporting) found += evidence.count(s);
-      sup_recall += double(found) / supporting.size();
-      sup_all += found == supporting.size();
-    }
-    if (!answers.empty()) {
-      ++rep.with_answers;
-      const std::string norm = SquadNormalize(a.text);
-      double best_f1 = 0, best_em = 0;
-      for (const auto& g : answers) {
-        const std::string ng = SquadNormalize(g);
-        if (!ng.empty() && (" " + norm + " ").find(" " + ng + " ") != std::string::npos) hit = 1;
-        best_em = std::max(best_em, norm == ng ? 1.0 : 0.0);
-        best_f1 = std::max(best_f1, SquadF1(a.text, g));
-      }
-      contains += hit;
-      em += best_em;
-      f1 += best_f1;
-    }
-    // Citation integrity, checked independently of the verifier.
-    std::map<std::string, const AnswerSource*> by_id;
-    for (const auto& s : a.sources) by_id[s.id] = &s;
-    for (const auto& c : a.claims) {
-      if (!c.kept) continue;
-      ++rep.kept_claims;
-      bool ok = !c.cites.empty();
-      for (const auto& cite : c.cites) {
-        auto it = by_id.find(cite.source);
-        if (it == by_id.end()) {
-          ++rep.foreign_citations;
-          ok = false;
-        } else if (cite.quote.empty() || it->second->text.find(cite.quote) == std::string::npos) {
-          ok = false;
-        }
-      }
-      integrity_ok += ok;
-    }
-    if (per_question.is_open()) per_question << PerQuestionJson(q, a, !answers.empty(), hit > 0) << "\n";
+    const bool hit = tally.Add(q, a);
+    const bool with_answers = !JsonStrings(q.metadata, "answers").empty();
+    if (per_question.is_open()) per_question << PerQuestionJson(q, a, with_answers, hit) << "\n";
   }
-  auto ratio = [](double x, size_t n) { return n ? x / n : 0.0; };
-  rep.gold_in_top5 = ratio(top5, rep.with_gold_paragraph);
-  rep.supporting_recall = ratio(sup_recall, rep.with_supporting);
-  rep.supporting_all = ratio(sup_all, rep.with_supporting);
-  rep.answer_containment = ratio(contains, rep.with_answers);
-  rep.em = ratio(em, rep.with_answers);
-  rep.f1 = ratio(f1, rep.with_answers);
-  rep.citation_integrity = rep.kept_claims ? double(integrity_ok) / rep.kept_claims : 1.0;
+  tally.Finish(&rep);
   rep.latency = SummarizeLatencies(latencies);
-  if (rep.cluster) rep.cluster->latency = SummarizeLatencies(cluster_latencies);
+  if (rep.cluster) {
+    QaEvaluationReport figures;
+    cluster_tally.Finish(&figures);
+    rep.cluster->gold_in_top5 = figures.gold_in_top5;
+    rep.cluster->supporting_all = figures.supporting_all;
+    rep.cluster->answer_containment = figures.answer_containment;
+    rep.cluster->f1 = figures.f1;
+    rep.cluster->citation_integrity = figures.citation_integrity;
+    rep.cluster->latency = SummarizeLatencies(cluster_latencies);
+  }
   return rep;
 }
 
@@ -326,6 +357,11 @@ std::string QaReportToJson(const QaEvaluationReport& r, int indent) {
                     {"identical", c.identical},
                     {"different", c.different},
                     {"first_difference", c.first_difference},
+                    {"gold_in_top5", c.gold_in_top5},
+                    {"supporting_all", c.supporting_all},
+                    {"answer_containment", c.answer_containment},
+                    {"f1", c.f1},
+                    {"citation_integrity", c.citation_integrity},
                     {"latency_ms", {{"p50", c.latency.p50_ms}, {"p95", c.latency.p95_ms}, {"p99", c.latency.p99_ms}}}};
   }
   return j.dump(indent);
@@ -348,9 +384,11 @@ std::string FormatQaReport(const QaEvaluationReport& r) {
   if (r.cluster) {
     const QaClusterReport& c = *r.cluster;
     std::snprintf(buf, sizeof buf,
-                  "\ncluster of %u shards: %zu of %zu answers identical to one store's, %zu different; latency p50 "
-                  "%.2f ms, p95 %.2f ms",
-                  c.shards, c.identical, c.compared, c.different, c.latency.p50_ms, c.latency.p95_ms);
+                  "\ncluster of %u shards: %zu of %zu answers identical to one store's, %zu different; gold-in-top-5 "
+                  "%.4f | supporting both %.4f | answer containment %.4f | F1 %.4f | citation integrity %.4f; "
+                  "latency p50 %.2f ms, p95 %.2f ms",
+                  c.shards, c.identical, c.compared, c.different, c.gold_in_top5, c.supporting_all,
+                  c.answer_containment, c.f1, c.citation_integrity, c.latency.p50_ms, c.latency.p95_ms);
     out += buf;
     if (!c.first_difference.empty()) out += "\nfirst difference: " + c.first_difference;
   }

@@ -56,6 +56,8 @@ struct QaClusterReport {
   uint32_t shards = 0;
   size_t compared = 0, identical = 0, different = 0;
   std::string first_difference;  // "<question id>: <what differs>"
+  // The cluster's answers scored as the one store's are (QaEvaluationReport's fields).
+  double gold_in_top5 = 0, supporting_all = 0, answer_containment = 0, f1 = 0, citation_integrity = 1.0;
   LatencySummary latency;        // of the cluster's answers
 };
 

@@ -507,13 +507,16 @@ Result<SearchResult> RunSearch(const Snapshot& snapshot, const Analyzer& analyze
   ATTEST_RETURN_IF_ERROR(ranked.status());
   std::vector<RankedHit> fused = std::move(ranked).value();
   std::unordered_map<DocNum, DocumentRecord> docs;
-  if (!shard.raw_ranking) {  // equal scores in document id order, as a cluster's merge orders them
+  // Equal scores among the first k in document id order, as a cluster's merge orders them; which
+  // hits make the first k stays the legs' choice.
+  if (!shard.raw_ranking) {
+    const size_t top = std::min(fused.size(), options.k);
     std::vector<RankedHit> tied;  // only their documents are read for it
-    for (size_t i = 1; i < fused.size(); ++i) {
+    for (size_t i = 1; i < top; ++i) {
       if (fused[i].fused == fused[i - 1].fused) tied.insert(tied.end(), {fused[i - 1], fused[i]});
     }
     ATTEST_RETURN_IF_ERROR(ReadDocuments(snapshot, tied, &docs));
-    std::stable_sort(fused.begin(), fused.end(), [&docs](const RankedHit& a, const RankedHit& b) {
+    std::stable_sort(fused.begin(), fused.begin() + top, [&docs](const RankedHit& a, const RankedHit& b) {
       return a.fused != b.fused ? a.fused > b.fused : docs.at(a.doc).id < docs.at(b.doc).id;
     });
   }
