@@ -66,6 +66,7 @@ http::Router BuildShardRoutes(const ShardRouteContext* ctx) {
              Route(ctx, &ShardService::TermStatistics));
   router.Add("POST", "/internal/v1/chunks", http::Pool::kInteractive, Route(ctx, &ShardService::Chunks));
   router.Add("POST", "/internal/v1/citations", http::Pool::kInteractive, Route(ctx, &ShardService::Citations));
+  router.Add("POST", "/internal/v1/sources", http::Pool::kInteractive, Route(ctx, &ShardService::Sources));
   // On a worker, not the I/O thread: whatever the health figures cost never holds up the other
   // connections that thread serves.
   router.Add("GET", "/internal/v1/health", http::Pool::kInteractive, [ctx](std::shared_ptr<http::Exchange> ex) {

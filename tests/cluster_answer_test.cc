@@ -36,7 +36,7 @@ DocumentSpec Doc(const std::string& tenant, const std::string& id, const std::st
 }
 
 std::vector<DocumentSpec> Corpus() {
-  return {
+  std::vector<DocumentSpec> docs = {
       Doc("", "replication.md", "Logical replication",
           "# Logical replication\n\nSubscribers apply large transactions in parallel when the subscription sets "
           "streaming to parallel. The default number of parallel apply workers per subscription is 2.\n\n"
@@ -66,6 +66,9 @@ std::vector<DocumentSpec> Corpus() {
       Doc("acme", "acme-vacuum.md", "Acme vacuum",
           "# Acme vacuum\n\nAcme runs vacuum manually every night at midnight."),
   };
+  docs[1].license = "CC-BY-4.0";  // backups.md: shown on its source card
+  docs[1].published = "2026-10-02";
+  return docs;
 }
 
 class ClusterAnswerTest : public testing::Test {
@@ -127,6 +130,13 @@ TEST_F(ClusterAnswerTest, EveryQuestionGetsOneStoresAnswer) {
     ASSERT_TRUE(one.ok()) << q.question << ": " << one.status().ToString();
     ASSERT_TRUE(many.ok()) << q.question << ": " << many.status().ToString();
     EXPECT_EQ(AnswerDifference(*one, *many), "") << q.question;
+    // The source cards: the licence and dates from the shard that holds each document, and a
+    // fetched-at time (each store's own commit time, so not compared).
+    for (size_t i = 0; i < many->sources.size() && i < one->sources.size(); ++i) {
+      EXPECT_EQ(many->sources[i].license, one->sources[i].license) << many->sources[i].doc_id;
+      EXPECT_FALSE(many->sources[i].fetched_at.empty()) << many->sources[i].doc_id;
+    }
+    EXPECT_EQ(many->freshness.newest_source_date, one->freshness.newest_source_date) << q.question;
     EXPECT_TRUE(many->degraded.empty()) << q.question << ": " << many->degraded.front();
     answered += many->outcome == AnswerOutcome::kAnswer;
     // Nothing from another tenant or a document the caller's groups do not admit.

@@ -144,6 +144,16 @@ class StubShard final : public ShardClient {
     }
     return out;
   }
+  // Holds `<name>.md` and the ids given to hold(), as Document does.
+  Result<std::vector<SourceInfo>> Sources(const ShardCall&, const SearchFilter&,
+                                          const std::vector<std::string>& ids) const override {
+    if (!failure_.ok()) return failure_;
+    std::vector<SourceInfo> out;
+    for (const std::string& id : ids) {
+      if (id == name_ + ".md" || held_.count(id)) out.push_back(SourceInfo{.id = id, .url = "https://" + name_ + "/" + id});
+    }
+    return out;
+  }
   void forget(uint64_t local) { forgotten_.insert(local); }
   void hold(const std::string& id) { held_.insert(id); }
   void set_local_chunk(uint64_t id) { local_chunk_ = id; }

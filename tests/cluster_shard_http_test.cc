@@ -244,6 +244,23 @@ TEST_F(ShardHttpTest, AnswersReadTheShardsOverHttpAsOneStore) {
     EXPECT_EQ((*y)[i].text, (*x)[i].text);
     EXPECT_EQ((*y)[i].spans.size(), (*x)[i].spans.size());
   }
+  // Source rows: those the shard holds and the caller reads, in the order asked, as in process.
+  std::vector<std::string> source_ids = {"no-such-doc"};
+  for (const SearchHit& h : hits->hits) source_ids.push_back(h.doc_id);
+  auto local_rows = local.Sources(ShardCall{}, ops, source_ids);
+  auto remote_rows = remote->Sources(ShardCall{}, ops, source_ids);
+  ASSERT_TRUE(local_rows.ok() && remote_rows.ok()) << remote_rows.status().ToString();
+  ASSERT_EQ(remote_rows->size(), hits->hits.size());
+  for (size_t i = 0; i < remote_rows->size(); ++i) {
+    EXPECT_EQ((*remote_rows)[i].id, hits->hits[i].doc_id);
+    EXPECT_EQ((*remote_rows)[i].fetched_at_ms, (*local_rows)[i].fetched_at_ms);
+    EXPECT_GT((*remote_rows)[i].fetched_at_ms, 0);
+  }
+  SearchFilter none;
+  none.groups = std::vector<std::string>{};
+  auto visible = remote->Sources(ShardCall{}, none, source_ids);
+  ASSERT_TRUE(visible.ok());
+  EXPECT_LT(visible->size(), remote_rows->size());  // the ops group's documents are not the caller's
   auto states = remote->Citations(ShardCall{}, ops, cited);
   ASSERT_TRUE(states.ok()) << states.status().ToString();
   ASSERT_EQ(states->size(), cited.size());
@@ -282,6 +299,18 @@ TEST(AnswerContractTest, BodiesRoundTripAndBadOnesAreRefusedByName) {
   auto states = DecodeCitationsReply(EncodeCitationsReply({CitationState::kChanged, CitationState::kForbidden}));
   ASSERT_TRUE(states.ok());
   EXPECT_EQ(*states, (std::vector<CitationState>{CitationState::kChanged, CitationState::kForbidden}));
+  auto rows = DecodeSourcesReply(EncodeSourcesReply({SourceInfo{"a.md", "https://x/a", "MIT", "", "2026-01-02", "", 1700000000000}}));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->front().license, "MIT");
+  EXPECT_EQ(rows->front().fetched_at_ms, 1700000000000);
+  auto asked = DecodeSourcesRequest(EncodeSourcesRequest(f, {"a.md", "b.md"}));
+  ASSERT_TRUE(asked.ok());
+  EXPECT_EQ(asked->ids.size(), 2u);
+  EXPECT_NE(DecodeSourcesReply(R"({"contract":"attest.shard/1","sources":{"items":[{"id":"a","url":"","license":"","feed":"","published":"","updated":"","fetched_at_ms":-1}]}})")
+                .status()
+                .message()
+                .find("fetched_at_ms has the wrong type"),
+            std::string::npos);
   auto cited = DecodeCitationsRequest(EncodeCitationsRequest(f, {CitedChunk{"a.md", ChunkId(7)}}));
   ASSERT_TRUE(cited.ok());
   EXPECT_EQ(cited->cited.front().doc_id, "a.md");

@@ -518,6 +518,14 @@ struct ChunkContent {
   std::vector<Span> spans;
 };
 
+// What an answer shows of a source's document (the source cards, freshness), as a shard node gives
+// it to a coordinator's answer.
+struct SourceInfo {
+  std::string id, url, license, feed;
+  std::string published, updated;  // YYYY-MM-DD or ""
+  int64_t fetched_at_ms = 0;       // when its text was fetched (else its version's commit), Unix ms
+};
+
 struct ReembedReport {
   std::string embedder;            // identity of the new embedder (a count when tenants got different models)
   std::vector<std::string> tenants;          // tenants re-embedded (each with a model of its own text)
@@ -601,6 +609,8 @@ class Engine {
   // may read among `ids`, in the order asked (others skipped).
   virtual Result<ShardStatistics> TermStatistics(const SearchFilter& who, const std::vector<std::string>& terms) const = 0;
   virtual Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter& who, const std::vector<ChunkId>& ids) const = 0;
+  // The live documents among `ids` (of who.tenant) that `who` may read, in the order asked.
+  virtual Result<std::vector<SourceInfo>> ReadSources(const SearchFilter& who, const std::vector<std::string>& ids) const = 0;
 };
 
 const char* SearchModeName(SearchMode mode);

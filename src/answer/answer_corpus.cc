@@ -101,6 +101,39 @@ Result<ChunkRecord> ChunkFromContent(const ChunkContent& content) {
   return r;
 }
 
+std::vector<std::pair<std::string, SourceRow>> ReadableSources(const Snapshot& snapshot, const SearchFilter& who,
+                                                               std::span<const std::string> ids) {
+  std::vector<std::pair<std::string, SourceRow>> out;
+  for (const std::string& id : ids) {
+    auto record = snapshot.FindDocument(DocumentKey{who.tenant, id});
+    if (record.ok() && Admits(who, *record)) out.emplace_back(id, SourceRowOf(snapshot, *record));
+  }
+  return out;
+}
+
+SourceInfo InfoOfSource(const std::string& id, const SourceRow& row) {
+  SourceInfo info;
+  info.id = id;
+  info.url = row.url;
+  info.license = row.license;
+  info.feed = row.feed;
+  if (row.published) info.published = FormatDate(*row.published);
+  if (row.updated) info.updated = FormatDate(*row.updated);
+  info.fetched_at_ms = row.fetched_at_ms;
+  return info;
+}
+
+SourceRow SourceFromInfo(const SourceInfo& info) {
+  SourceRow row;
+  row.url = info.url;
+  row.license = info.license;
+  row.feed = info.feed;
+  row.published = ParseDate(info.published);
+  row.updated = ParseDate(info.updated);
+  row.fetched_at_ms = info.fetched_at_ms;
+  return row;
+}
+
 Result<std::vector<ChunkRecord>> SnapshotAnswerCorpus::GetChunks(const SearchFilter& who,
                                                            std::span<const ChunkId> ids) const {
   // The ids come from this caller's filtered searches: the snapshot's records are theirs to read.

@@ -71,6 +71,11 @@ class AnswerCorpus {
   virtual std::shared_ptr<const CorpusTermStats> TermStats(const SearchFilter& who) const = 0;
   // The live document `id` of `who.tenant` if `who` may read it; kNotFound otherwise.
   virtual Result<SourceRow> Source(const SearchFilter& who, const std::string& id) const = 0;
+  // Warns that Source will be asked for these ids (a cluster reads them in one call per shard).
+  virtual void PrefetchSources(const SearchFilter& who, std::span<const std::string> ids) const {
+    (void)who;
+    (void)ids;
+  }
 };
 
 // An answer over one pinned snapshot (a single process; a shard node's own reads).
@@ -117,6 +122,12 @@ Result<std::vector<ChunkRecord>> ReadableChunks(const Snapshot& snapshot, const 
 // kInvalidArgument for an unknown span role or a span outside the text (untrusted input).
 ChunkContent ContentOfChunk(const ChunkRecord& record);
 Result<ChunkRecord> ChunkFromContent(const ChunkContent& content);
+// The source rows among `ids` that `who` may read, in the order asked (Engine::ReadSources), and
+// the two forms of a row. SourceFromInfo ignores dates it cannot read (untrusted input).
+std::vector<std::pair<std::string, SourceRow>> ReadableSources(const Snapshot& snapshot, const SearchFilter& who,
+                                                               std::span<const std::string> ids);
+SourceInfo InfoOfSource(const std::string& id, const SourceRow& row);
+SourceRow SourceFromInfo(const SourceInfo& info);
 
 // A source's row from a snapshot's document record: fetched_at_ms is the crawler's fetch, else the
 // commit time of the version.

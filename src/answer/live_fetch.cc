@@ -335,6 +335,11 @@ void StampFetchedAt(const AnswerCorpus& corpus, const SearchFilter& who, const L
                     std::vector<AnswerSource>* sources) {
   // doc id -> (fetched_at, license): passages share documents
   std::map<std::string, std::pair<std::string, std::string>> fetched;
+  std::vector<std::string> ids;
+  for (const AnswerSource& s : *sources) {
+    if (std::find(ids.begin(), ids.end(), s.doc_id) == ids.end()) ids.push_back(s.doc_id);
+  }
+  corpus.PrefetchSources(who, ids);
   for (AnswerSource& s : *sources) {
     auto it = fetched.find(s.doc_id);
     if (it == fetched.end()) {

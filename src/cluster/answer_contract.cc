@@ -108,6 +108,60 @@ Result<std::vector<ChunkContent>> DecodeChunksReply(std::string_view body) {
   });
 }
 
+std::string EncodeSourcesRequest(const SearchFilter& filter, const std::vector<std::string>& ids) {
+  return Dump({{"contract", kShardContract}, {"filter", FilterJson(filter)}, {"ids", ids}});
+}
+
+Result<SourcesRequest> DecodeSourcesRequest(std::string_view body) {
+  ATTEST_ASSIGN_OR_RETURN(json j, ParseBody(body, "filter"));
+  return Guarded<SourcesRequest>([&] {
+    SourcesRequest r;
+    r.filter = FilterFrom(j["filter"], "filter.");
+    for (const json& id : Items(j, "ids")) {
+      if (!id.is_string()) throw Reader::Bad{"ids must hold document ids"};
+      r.ids.push_back(id.get<std::string>());
+    }
+    return r;
+  });
+}
+
+std::string EncodeSourcesReply(const std::vector<SourceInfo>& sources) {
+  json items = json::array();
+  for (const SourceInfo& s : sources) {
+    items.push_back({{"id", s.id},
+                     {"url", s.url},
+                     {"license", s.license},
+                     {"feed", s.feed},
+                     {"published", s.published},
+                     {"updated", s.updated},
+                     {"fetched_at_ms", s.fetched_at_ms}});
+  }
+  return Dump({{"contract", kShardContract}, {"sources", {{"items", items}}}});
+}
+
+Result<std::vector<SourceInfo>> DecodeSourcesReply(std::string_view body) {
+  ATTEST_ASSIGN_OR_RETURN(json j, ParseBody(body, "sources"));
+  return Guarded<std::vector<SourceInfo>>([&] {
+    std::vector<SourceInfo> out;
+    for (const json& item : Items(j["sources"], "items")) {
+      if (!item.is_object()) throw Reader::Bad{"sources.items must hold objects"};
+      Reader r(item, "sources.items[].");
+      SourceInfo s;
+      s.id = r.Str("id");
+      s.url = r.Str("url");
+      s.license = r.Str("license");
+      s.feed = r.Str("feed");
+      s.published = r.Str("published");
+      s.updated = r.Str("updated");
+      const uint64_t at = r.U64("fetched_at_ms");
+      if (at > uint64_t(INT64_MAX)) throw Reader::Bad{"sources.items[].fetched_at_ms is out of range"};
+      s.fetched_at_ms = int64_t(at);
+      out.push_back(std::move(s));
+    }
+    return out;
+  });
+}
+
 std::string EncodeCitationsRequest(const SearchFilter& filter, const std::vector<CitedChunk>& cited) {
   json items = json::array();
   for (const CitedChunk& c : cited) items.push_back({{"doc_id", c.doc_id}, {"chunk_id", c.chunk_id.get()}});

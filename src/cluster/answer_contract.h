@@ -6,6 +6,8 @@
 //        -> the statistics reply of shard_contract.h (num_docs and doc_freq of those analyzed terms)
 //   POST /internal/v1/chunks          {"contract":"attest.shard/1","filter":{...},"ids":[17,..]}
 //        -> {"contract":"attest.shard/1","chunks":{"items":[{"id","ordinal","section_path","text","spans"}..]}}
+//   POST /internal/v1/sources         {"contract":"attest.shard/1","filter":{...},"ids":["a.md",..]}
+//        -> {"contract":"attest.shard/1","sources":{"items":[{"id","url","license","feed","published","updated","fetched_at_ms"}..]}}
 //   POST /internal/v1/citations       {"contract":"attest.shard/1","filter":{...},"cited":[{"doc_id","chunk_id"}..]}
 //        -> {"contract":"attest.shard/1","citations":{"states":["current"|"changed"|"deleted"|"forbidden",..]}}
 //
@@ -39,6 +41,15 @@ std::string EncodeChunksRequest(const SearchFilter& filter, const std::vector<Ch
 Result<ChunksRequest> DecodeChunksRequest(std::string_view body);
 std::string EncodeChunksReply(const std::vector<ChunkContent>& chunks);
 Result<std::vector<ChunkContent>> DecodeChunksReply(std::string_view body);
+
+struct SourcesRequest {
+  SearchFilter filter;
+  std::vector<std::string> ids;
+};
+std::string EncodeSourcesRequest(const SearchFilter& filter, const std::vector<std::string>& ids);
+Result<SourcesRequest> DecodeSourcesRequest(std::string_view body);
+std::string EncodeSourcesReply(const std::vector<SourceInfo>& sources);
+Result<std::vector<SourceInfo>> DecodeSourcesReply(std::string_view body);
 
 struct CitationsRequest {
   SearchFilter filter;

@@ -189,11 +189,38 @@ Result<std::vector<ChunkRecord>> ClusterCorpus::GetChunks(const SearchFilter& wh
   return out;
 }
 
+void ClusterCorpus::PrefetchSources(const SearchFilter& who, std::span<const std::string> ids) const {
+  std::vector<std::string> missing;
+  {
+    MutexLock lock(mu_);
+    for (const std::string& id : ids) {
+      if (!sources_.count({who.tenant, id})) missing.push_back(id);
+    }
+  }
+  if (missing.empty()) return;
+  const ShardCall call = Call();
+  std::vector<Result<std::vector<SourceInfo>>> replies = ForEachShard<std::vector<SourceInfo>>(
+      args_.shards.size(), [&](size_t i) { return args_.shards[i]->Sources(call, who, missing); });
+  MutexLock lock(mu_);
+  for (size_t i = 0; i < replies.size(); ++i) {  // shard order: the first that has a document answers for it
+    if (!replies[i].ok()) continue;  // its documents are read one by one in Source, which names a failure
+    for (const SourceInfo& s : *replies[i]) {
+      if (std::find(missing.begin(), missing.end(), s.id) == missing.end()) continue;  // not asked for
+      sources_.emplace(std::make_pair(who.tenant, s.id), SourceFromInfo(s));
+    }
+  }
+}
+
 std::shared_ptr<const CorpusTermStats> ClusterCorpus::TermStats(const SearchFilter& who) const {
   return std::make_shared<ClusterTermStats>(this, who);
 }
 
 Result<SourceRow> ClusterCorpus::Source(const SearchFilter& who, const std::string& id) const {
+  {
+    MutexLock lock(mu_);
+    auto it = sources_.find({who.tenant, id});
+    if (it != sources_.end()) return it->second;
+  }
   DocumentScatterArgs args;
   args.shards = args_.shards;
   args.call = Call();
@@ -205,6 +232,8 @@ Result<SourceRow> ClusterCorpus::Source(const SearchFilter& who, const std::stri
   row.published = ParseDate(doc.published);
   row.updated = ParseDate(doc.updated);
   row.fetched_at_ms = ParseUtcTimestamp(doc.fetched_at).value_or(0);
+  MutexLock lock(mu_);
+  sources_.emplace(std::make_pair(who.tenant, id), row);
   return row;
 }
 

@@ -6,7 +6,9 @@
 //   all the chunks of a round, and come back under their cluster ids;
 // - term statistics are summed over every shard for analyzed terms, one call per shard for the
 //   terms the pack names at once (Prefetch), remembered for the answer;
-// - a source's row is read as documents are (scatter_documents.h);
+// - source rows are read once per answer: the pack's sources in one /internal/v1/sources call per
+//   shard (PrefetchSources; the first shard in order that has a document answers for it, as
+//   scatter_documents.h reads documents), any other as a document is read;
 // - "as of" is the newest commit among the shards (one store's latest commit is its latest write).
 // A shard that fails a chunk or statistics call is left out and named in degraded(); its chunks
 // are then missing, as a chunk that is no longer visible is.
@@ -43,6 +45,7 @@ class ClusterCorpus final : public AnswerCorpus {
   Result<std::vector<ChunkRecord>> GetChunks(const SearchFilter& who, std::span<const ChunkId> ids) const override;
   std::shared_ptr<const CorpusTermStats> TermStats(const SearchFilter& who) const override;
   Result<SourceRow> Source(const SearchFilter& who, const std::string& id) const override;
+  void PrefetchSources(const SearchFilter& who, std::span<const std::string> ids) const override;
 
   // "shard_unavailable: <shard>: <why>" for each shard a chunk or statistics call left out.
   std::vector<std::string> degraded() const;
@@ -59,6 +62,8 @@ class ClusterCorpus final : public AnswerCorpus {
   mutable std::optional<int64_t> committed_ GUARDED_BY(mu_);
   mutable std::map<std::string, std::string> degraded_ GUARDED_BY(mu_);  // shard -> why
   mutable std::string cluster_snapshot_ GUARDED_BY(mu_);
+  // Source rows read, by (tenant, id): the source cards and the freshness report ask for the same.
+  mutable std::map<std::pair<std::string, std::string>, SourceRow> sources_ GUARDED_BY(mu_);
 };
 
 }  // namespace attest

@@ -199,6 +199,9 @@ class ClusterEngine final : public Engine {
   Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter&, const std::vector<ChunkId>&) const override {
     return NotOnACoordinator("reading a shard's chunks");
   }
+  Result<std::vector<SourceInfo>> ReadSources(const SearchFilter&, const std::vector<std::string>&) const override {
+    return NotOnACoordinator("reading a shard's source rows");
+  }
 
  private:
   // Shards that did not answer make the index unavailable (503 "unavailable"), not a model

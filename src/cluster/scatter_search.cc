@@ -123,6 +123,11 @@ Result<std::vector<CitationState>> EngineShard::Citations(const ShardCall&, cons
   return engine_->CheckCitations(filter, cited);
 }
 
+Result<std::vector<SourceInfo>> EngineShard::Sources(const ShardCall&, const SearchFilter& filter,
+                                                     const std::vector<std::string>& ids) const {
+  return engine_->ReadSources(filter, ids);
+}
+
 uint16_t ShardTag(std::string_view shard) {
   uint32_t h = 2166136261u;  // FNV-1a, 32 bits
   for (unsigned char c : shard) {

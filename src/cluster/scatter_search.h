@@ -58,6 +58,9 @@ class ShardClient {
                                                    const std::vector<ChunkId>& ids) const = 0;
   virtual Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
                                                        const std::vector<CitedChunk>& cited) const = 0;
+  // The source rows among `ids` the shard holds and `filter` admits, in the order asked.
+  virtual Result<std::vector<SourceInfo>> Sources(const ShardCall& call, const SearchFilter& filter,
+                                                  const std::vector<std::string>& ids) const = 0;
 };
 
 // A shard that is an Engine of this process (tests, equivalence measurements).
@@ -78,6 +81,8 @@ class EngineShard final : public ShardClient {
                                            const std::vector<ChunkId>& ids) const override;
   Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
                                                const std::vector<CitedChunk>& cited) const override;
+  Result<std::vector<SourceInfo>> Sources(const ShardCall& call, const SearchFilter& filter,
+                                          const std::vector<std::string>& ids) const override;
 
  private:
   std::string name_;

@@ -107,6 +107,14 @@ Result<std::vector<CitationState>> HttpShard::Citations(const ShardCall& call, c
   return s;
 }
 
+Result<std::vector<SourceInfo>> HttpShard::Sources(const ShardCall& call, const SearchFilter& filter,
+                                                   const std::vector<std::string>& ids) const {
+  ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/sources", EncodeSourcesRequest(filter, ids)));
+  Result<std::vector<SourceInfo>> s = DecodeSourcesReply(body);
+  if (!s.ok()) return Status::Unavailable("malformed sources reply: " + s.status().message());
+  return s;
+}
+
 Result<DocumentListing> HttpShard::Documents(const ShardCall& call, const ListDocumentsOptions& options) const {
   ATTEST_ASSIGN_OR_RETURN(std::string body, Call(call, "/internal/v1/documents", EncodeListingRequest(options)));
   Result<DocumentListing> l = DecodeListingReply(body);

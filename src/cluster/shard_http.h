@@ -41,6 +41,8 @@ class HttpShard final : public ShardClient {
                                            const std::vector<ChunkId>& ids) const override;
   Result<std::vector<CitationState>> Citations(const ShardCall& call, const SearchFilter& filter,
                                                const std::vector<CitedChunk>& cited) const override;
+  Result<std::vector<SourceInfo>> Sources(const ShardCall& call, const SearchFilter& filter,
+                                          const std::vector<std::string>& ids) const override;
 
  private:
   // POST with a body; GET without one.

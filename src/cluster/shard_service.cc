@@ -69,4 +69,10 @@ Result<std::string> ShardService::Citations(std::string_view body) const {
   return EncodeCitationsReply(states);
 }
 
+Result<std::string> ShardService::Sources(std::string_view body) const {
+  ATTEST_ASSIGN_OR_RETURN(SourcesRequest r, DecodeSourcesRequest(body));
+  ATTEST_ASSIGN_OR_RETURN(std::vector<SourceInfo> sources, options_.engine->ReadSources(r.filter, r.ids));
+  return EncodeSourcesReply(sources);
+}
+
 }  // namespace attest

@@ -38,6 +38,7 @@ class ShardService {
   Result<std::string> TermStatistics(std::string_view body) const;
   Result<std::string> Chunks(std::string_view body) const;
   Result<std::string> Citations(std::string_view body) const;
+  Result<std::string> Sources(std::string_view body) const;  // POST /internal/v1/sources
 
  private:
   explicit ShardService(ShardServiceOptions options) : options_(std::move(options)) {}

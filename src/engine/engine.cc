@@ -250,18 +250,28 @@ class EngineImpl final : public Engine {
     return RunSearch(*snap, analyzer_, options, VectorLegInput{}, ShardScoring{.global = &counts, .raw_ranking = true});
   }
 
-  Result<ShardStatistics> TermStatistics(const SearchFilter& given, const std::vector<std::string>& terms) const override {
-    SearchFilter who = given;
+  SearchFilter Resolved(SearchFilter who) const {  // the clearance resolved into labels
     ResolveClearance(options_.access_levels, &who);
-    return TermStatisticsOf(*store_->Pin(), who, terms);
+    return who;
   }
 
-  Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter& given, const std::vector<ChunkId>& ids) const override {
-    SearchFilter who = given;
-    ResolveClearance(options_.access_levels, &who);
-    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ReadableChunks(*store_->Pin(), who, ids));
+  Result<ShardStatistics> TermStatistics(const SearchFilter& who, const std::vector<std::string>& terms) const override {
+    return TermStatisticsOf(*store_->Pin(), Resolved(who), terms);
+  }
+
+  Result<std::vector<ChunkContent>> ReadChunks(const SearchFilter& who, const std::vector<ChunkId>& ids) const override {
+    ATTEST_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, ReadableChunks(*store_->Pin(), Resolved(who), ids));
     std::vector<ChunkContent> out;
     for (const ChunkRecord& c : chunks) out.push_back(ContentOfChunk(c));
+    return out;
+  }
+
+  Result<std::vector<SourceInfo>> ReadSources(const SearchFilter& who, const std::vector<std::string>& ids) const override {
+    std::vector<SourceInfo> out;
+    for (auto& [id, row] : ReadableSources(*store_->Pin(), Resolved(who), ids)) {
+      row.fetched_at_ms = FetchedAtMs(row, who.tenant, id, live_.get());  // a live fetch's confirmation moves it
+      out.push_back(InfoOfSource(id, row));
+    }
     return out;
   }
 
@@ -449,11 +459,9 @@ class EngineImpl final : public Engine {
 
   std::map<uint32_t, uint64_t> LogPositions() const override { return store_->Pin()->log_positions(); }
 
-  Result<DocumentInfo> GetDocument(const SearchFilter& given, const std::string& id) const override {
-    SearchFilter who = given;
-    ResolveClearance(options_.access_levels, &who);
+  Result<DocumentInfo> GetDocument(const SearchFilter& who, const std::string& id) const override {
     std::shared_ptr<const Snapshot> snap = store_->Pin();
-    ATTEST_ASSIGN_OR_RETURN(DocumentInfo info, ReadDocument(*snap, who, id));
+    ATTEST_ASSIGN_OR_RETURN(DocumentInfo info, ReadDocument(*snap, Resolved(who), id));
     if (live_ != nullptr) {
       // A live fetch that found the page unchanged moved its fetched_at (answer/live_fetch.h).
       if (auto rec = snap->FindDocument(DocumentKey{info.tenant, info.id}); rec.ok()) {
@@ -467,11 +475,9 @@ class EngineImpl final : public Engine {
     return attest::ListDocuments(*store_->Pin(), options);
   }
 
-  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& given,
+  Result<std::vector<CitationState>> CheckCitations(const SearchFilter& who,
                                                     const std::vector<CitedChunk>& cited) const override {
-    SearchFilter who = given;
-    ResolveClearance(options_.access_levels, &who);
-    return CitationStates(*store_->Pin(), who, cited);
+    return CitationStates(*store_->Pin(), Resolved(who), cited);
   }
 
   uint64_t CurrentSnapshot() const override { return store_->Pin()->version().get(); }

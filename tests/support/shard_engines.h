@@ -53,6 +53,10 @@ class ForwardingShard : public ShardClient {
                                                const std::vector<CitedChunk>& cited) const override {
     return inner_->Citations(c, f, cited);
   }
+  Result<std::vector<SourceInfo>> Sources(const ShardCall& c, const SearchFilter& f,
+                                          const std::vector<std::string>& ids) const override {
+    return inner_->Sources(c, f, ids);
+  }
 
  protected:
   const ShardClient* inner_;
