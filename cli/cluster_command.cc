@@ -351,11 +351,13 @@ Result<std::unique_ptr<ChangeLog>> OpenClusterLog(const std::string& servers_csv
 
 }  // namespace
 
-Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket) {
+Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket,
+                                                  const std::vector<std::string>& access_levels) {
   ATTEST_ASSIGN_OR_RETURN(std::unique_ptr<ChangeLog> log, OpenClusterLog(servers_csv, bucket));
   ClusterEngineOptions o;
   o.log = std::move(log);
   o.write_only = true;
+  o.access_levels = access_levels;
   return OpenClusterEngine(std::move(o));
 }
 

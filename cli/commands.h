@@ -112,6 +112,8 @@ struct WatchArgs {
   uint32_t debounce_ms = 50;     // quiet time after a file's last event
   uint32_t max_delay_ms = 500;   // a file that keeps changing is applied at least this often
   bool json = false;             // one JSON object per change
+  std::string cluster;                   // NATS servers: write through the cluster's change log
+  std::string bucket = "ATTEST_SHARDS";  // the cluster's shard map
 };
 
 struct SearchArgs {
@@ -155,8 +157,10 @@ int RunIngest(const GlobalArgs& g, const IngestArgs& a);
 // `ingest --cluster` (cli/cluster_command.cc): appends the files to the change log.
 int RunClusterIngest(const GlobalArgs& g, const IngestArgs& a);
 // An engine that appends every write to the cluster's change log (NATS servers `servers_csv`, the
-// stream the shard map `bucket` names) and reads nothing (`crawl --cluster`; cli/cluster_command.cc).
-Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket);
+// stream the shard map `bucket` names) and reads nothing (`crawl --cluster`, `watch --cluster`;
+// cli/cluster_command.cc). Labels are checked against `access_levels`.
+Result<std::unique_ptr<Engine>> OpenClusterWriter(const std::string& servers_csv, const std::string& bucket,
+                                                  const std::vector<std::string>& access_levels);
 int RunWatch(const GlobalArgs& g, const WatchArgs& a);
 // Registers the document flags of `watch` (--tenant, --acl ...); `prefix` "watch-" names them for
 // `serve --watch` (--watch-tenant, --watch-acl ...).

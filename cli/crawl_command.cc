@@ -209,7 +209,7 @@ int CrawlCommandImpl::Run(const GlobalArgs& g) {
   {
     EngineOptions crawl_eo = *eo;
     crawl_eo.embedder.kind = EmbedderKind::kNone;
-    auto engine = a.cluster.empty() ? Engine::Open(crawl_eo) : OpenClusterWriter(a.cluster, a.bucket);
+    auto engine = a.cluster.empty() ? Engine::Open(crawl_eo) : OpenClusterWriter(a.cluster, a.bucket, eo->access_levels);
     if (!engine.ok()) {
       std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
                    FailureText(engine.status(), g.data_dir).c_str());

@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
   watch->add_option("dirs", wa.dirs, "directories to watch")->required();
   AddWatchFlags(watch, &wa, "");
   watch->add_flag("--json", wa.json, "print each change as a JSON object");
+  watch->add_option("--cluster", wa.cluster,
+                    "NATS servers (nats://host:port, comma-separated): append the files to the cluster's change log "
+                    "instead of indexing them in --data, which keeps the file-to-ids map (docs/cluster.md)");
+  watch->add_option("--cluster-bucket", wa.bucket, "the cluster's shard map bucket")->capture_default_str();
 
   SearchArgs sa;
   auto* search = app.add_subcommand("search", "search: BM25, vector or hybrid, with filters");

@@ -81,7 +81,8 @@ int RunWatch(const GlobalArgs& g, const WatchArgs& a) {
     return kExitUsage;
   }
   eo->background_vectors = true;  // training never delays the next change's searchability
-  auto engine = Engine::Open(*eo);
+  // With --cluster the documents go to the change log; --data keeps the watcher's file-to-ids map.
+  auto engine = a.cluster.empty() ? Engine::Open(*eo) : OpenClusterWriter(a.cluster, a.bucket, eo->access_levels);
   if (!engine.ok()) {
     std::fprintf(stderr, "attest: cannot open %s: %s\n", g.data_dir.c_str(),
                  FailureText(engine.status(), g.data_dir).c_str());

@@ -15,6 +15,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 #include "attest/answer.h"
@@ -129,10 +130,14 @@ class ClusterServeTest : public ::testing::Test {
     ASSERT_TRUE(WaitForHits(AllWords().query, *total)) << "the nodes did not apply the writes";
   }
 
-  // Waits until a search for `q` through the cluster finds `want` documents.
+  // Waits until a search for `q` through the cluster finds `want` documents (a node still
+  // starting answers 503 meanwhile: tried again, not a failure).
   bool WaitForHits(const std::string& q, size_t want) {
     return RetryFor(30, [&] {
-      json j = Search(q, 100);
+      auto r = ops_test::Call(serve_->port(), "POST", "/v1/search", key_,
+                              json{{"query", q}, {"top_k", 100}, {"mode", "bm25"}}.dump());
+      if (r.status != 200) return false;
+      json j = ops_test::Body(r);
       return j.contains("hits") && j["hits"].size() == want && j["degraded"].empty();
     });
   }
@@ -372,6 +377,34 @@ TEST_F(ClusterServeTest, ACrawlWritesThroughTheChangeLog) {
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(json::parse(second.out)["deleted"], 1) << second.out;
   EXPECT_TRUE(WaitForHits(q.query, 2)) << "the deleted page is still found";
+}
+
+// `attest watch --cluster` appends the files of a watched folder to the change log (its data
+// directory keeps the file-to-ids map): files written, changed and removed while it runs reach the
+// cluster's searches.
+TEST_F(ClusterServeTest, AWatchedFolderWritesThroughTheChangeLog) {
+  const std::filesystem::path folder = dir_.path() / "watched";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "alpha.md") << "# Alpha\n\nThe watched quorum elects a leader.\n";
+  std::ofstream(folder / "beta.md") << "# Beta\n\nA watched replica follows the leader.\n";
+  ChildProcess watcher({ATTEST_BINARY, "--data", dir_.str("watcher"), "--embedder", "none", "watch", folder.string(),
+                        "--tenant", "acme", "--cluster", nats_->urls_csv()});
+  ASSERT_TRUE(WaitForHits("watched leader", 2)) << "the watched files did not reach the cluster";
+  json hits = Search("watched leader");
+  std::set<std::string> ids;
+  for (const json& h : hits["hits"]) ids.insert(h["doc_id"].get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"alpha.md", "beta.md"}));
+
+  std::ofstream(folder / "alpha.md") << "# Alpha\n\nThe watched quorum elects a leader by zanzibar vote.\n";
+  EXPECT_TRUE(WaitForHits("zanzibar", 1)) << "a changed file did not reach the cluster";
+  auto doc = ops_test::Call(serve_->port(), "GET", "/v1/documents/alpha.md", key_, "");
+  ASSERT_EQ(doc.status, 200) << doc.body;
+  EXPECT_NE(ops_test::Body(doc)["text"].get<std::string>().find("zanzibar"), std::string::npos);
+
+  std::filesystem::remove(folder / "beta.md");
+  EXPECT_TRUE(WaitForHits("watched leader", 1)) << "a removed file is still found";
+  watcher.Kill(SIGTERM);
+  EXPECT_EQ(watcher.Wait(), 0) << watcher.out();
 }
 
 TEST_F(ClusterServeTest, ANodeRefusesCallsWithoutTheServiceCredential) {

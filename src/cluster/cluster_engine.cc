@@ -10,6 +10,7 @@
 #include "answer/live_fetch.h"
 #include "attest/answer.h"
 #include "cluster/cluster_corpus.h"
+#include "cluster/cluster_ingest.h"
 #include "cluster/change_codec.h"
 #include "cluster/scatter_documents.h"
 #include "common/checksum.h"
@@ -27,8 +28,38 @@ class ClusterEngine final : public Engine {
   ClusterEngine(ClusterEngineOptions options, std::shared_ptr<const ShardSet> set)
       : options_(std::move(options)), clock_(options_.clock ? options_.clock : RealClock()), set_(std::move(set)) {}
 
-  Result<IngestReport> Ingest(const IngestOptions&) override {
-    return NotOnACoordinator("ingesting files (use `attest ingest --cluster`)");
+  // Files are appended to the change log as `attest ingest --cluster` appends them (cluster_ingest.h;
+  // HTML, Markdown and text), with the watcher's callbacks; the report counts appends as added and
+  // acknowledged duplicates as unchanged, and its snapshot_version is the log's last sequence.
+  Result<IngestReport> Ingest(const IngestOptions& io) override {
+    if (!options_.log) return NotOnACoordinator("ingesting files (no change log is configured)");
+    const auto t0 = std::chrono::steady_clock::now();
+    ClusterIngestOptions co;
+    co.paths = io.paths;
+    co.root = io.root;
+    co.files = io.files;
+    co.defaults.tenant = io.tenant;
+    co.defaults.acl_groups = io.acl_groups;
+    co.defaults.access_label = io.access_label;
+    co.defaults.source_type = io.source_type;
+    co.defaults.version = io.version;
+    co.defaults.site = io.site;
+    co.defaults.license = io.license;
+    co.access_levels = options_.access_levels;
+    co.before_append = io.before_commit;
+    co.on_document = io.on_document;
+    if (io.on_commit) co.on_ack = [&io](const std::string& id, uint64_t, bool) { io.on_commit({id}); };
+    ATTEST_ASSIGN_OR_RETURN(ClusterIngestReport r, AppendSources(*options_.log, co));
+    IngestReport report;
+    report.files = r.files;
+    report.documents_seen = r.appended + r.duplicates + r.stale;
+    report.added = r.appended;
+    report.unchanged = r.duplicates;
+    report.snapshot_version = r.last_sequence;
+    report.issues = std::move(r.issues);
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    last_sequence_.store(std::max(last_sequence_.load(), r.last_sequence));
+    return report;
   }
 
   Result<SearchResult> Search(const SearchOptions& given) const override {

@@ -36,6 +36,8 @@ struct ClusterEngineOptions {
   // No shards: an engine that only appends writes to `log` (`attest crawl --cluster`); every read
   // is kUnavailable naming that.
   bool write_only = false;
+  // The configured access levels (EngineOptions::access_levels): Ingest checks a label against them.
+  std::vector<std::string> access_levels = EngineOptions{}.access_levels;
 };
 
 Result<std::unique_ptr<Engine>> OpenClusterEngine(ClusterEngineOptions options);

@@ -24,10 +24,15 @@ uint64_t ModifiedMs(const std::filesystem::path& p) {
 
 Result<ClusterIngestReport> AppendSources(ChangeLog& log, const ClusterIngestOptions& options) {
   ATTEST_RETURN_IF_ERROR(CheckAccessLabel(options.access_levels, options.defaults.access_label));
-  std::vector<std::filesystem::path> roots(options.paths.begin(), options.paths.end());
   std::vector<SourceFile> files;
   std::vector<SourceError> errors;
-  ListSources(roots, &files, &errors);
+  if (!options.root.empty()) {
+    if (!options.paths.empty()) return Status::InvalidArgument("ingest: give either paths or root and files, not both");
+    ListSourcesUnder(options.root, options.files, &files, &errors);
+  } else {
+    std::vector<std::filesystem::path> roots(options.paths.begin(), options.paths.end());
+    ListSources(roots, &files, &errors);
+  }
   ClusterIngestReport report;
   for (const SourceError& e : errors) report.issues.push_back({e.file, e.line, e.message});
   for (const SourceFile& f : files) {
@@ -65,6 +70,9 @@ Result<ClusterIngestReport> AppendSources(ChangeLog& log, const ClusterIngestOpt
     change.source_version = ModifiedMs(f.path);
     change.payload = EncodeUpsert(spec);
     change.idempotency_key = Sha256Hex(spec.tenant + '\0' + spec.id + '\0' + change.payload);
+    if (options.before_append) {
+      ATTEST_RETURN_IF_ERROR(options.before_append({IngestedDocument{f.relative, spec.id}}));
+    }
     auto ack = log.Append(change);
     if (!ack.ok() && ack.status().code() == StatusCode::kAlreadyExists) {
       ++report.stale;
@@ -75,6 +83,11 @@ Result<ClusterIngestReport> AppendSources(ChangeLog& log, const ClusterIngestOpt
     (ack->duplicate ? report.duplicates : report.appended) += 1;
     report.last_sequence = std::max(report.last_sequence, ack->sequence);
     if (options.on_ack) options.on_ack(spec.id, ack->sequence, ack->duplicate);
+    if (options.on_document) {
+      IngestedDocument d{f.relative, spec.id};
+      d.outcome = ack->duplicate ? IngestedDocument::Outcome::kUnchanged : IngestedDocument::Outcome::kAdded;
+      options.on_document(d);
+    }
   }
   return report;
 }

@@ -20,10 +20,20 @@ namespace attest {
 
 struct ClusterIngestOptions {
   std::vector<std::string> paths;        // files or directories (walked as `attest ingest` walks them)
+  // Instead of `paths`: exactly these files under `root`, listed and identified as IngestOptions'
+  // root and files are (`attest watch --cluster`).
+  std::string root;
+  std::vector<std::string> files;
   DocumentSpec defaults;                 // tenant, acl_groups, access_label, source_type, version, site, license
   std::vector<std::string> access_levels;  // the configured levels, to check defaults.access_label
   // Called after each acknowledged append (id, stream sequence, duplicate).
   std::function<void(const std::string& id, uint64_t sequence, bool duplicate)> on_ack;
+  // As IngestOptions' (the watcher's file-to-ids map): before_append names each document before it
+  // is appended (a non-OK Status ends the run there, nothing of that file appended); on_document
+  // reports it once acknowledged, kUnchanged for a duplicate, else kAdded (the log does not say
+  // whether the document existed, so a replacement is reported as added, without superseded chunks).
+  std::function<Status(const std::vector<IngestedDocument>& docs)> before_append;
+  std::function<void(const IngestedDocument& doc)> on_document;
 };
 
 struct ClusterIngestReport {
