@@ -5,6 +5,8 @@
 // 409 through the service's one mapping), and how a search fares when shards fail.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <mutex>
 #include <set>
 
@@ -14,6 +16,7 @@
 #include "common/checksum.h"
 #include "service/service_internal.h"
 #include "support/fake_clock.h"
+#include "support/process.h"
 
 namespace attest {
 namespace {
@@ -424,13 +427,68 @@ TEST(ShardSet, AListWithATwiceNamedShardIsRefusedAndTheCurrentOneStays) {
 
 TEST(ClusterEngine, WhatACoordinatorCannotDoYetIsUnsupportedAndNamed) {
   Coordinator c;
+  EXPECT_EQ(c.engine->Reembed().status().code(), StatusCode::kUnsupported);
+  ClusterEngineOptions no_log;
+  no_log.shards.push_back(std::make_shared<StubShard>("s0", Status::Ok()));
+  auto reader = OpenClusterEngine(no_log).value();
   IngestOptions io;
   io.paths = {"/tmp/x.md"};
-  auto ingest = c.engine->Ingest(io);
+  auto ingest = reader->Ingest(io);
   ASSERT_FALSE(ingest.ok());
   EXPECT_EQ(ingest.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(ingest.status().message().find("ingest --cluster"), std::string::npos);
-  EXPECT_EQ(c.engine->Reembed().status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(ingest.status().message().find("no change log"), std::string::npos);
+  // A write-only engine reads nothing, and says so.
+  ClusterEngineOptions writer;
+  writer.log = std::make_shared<RecordingLog>();
+  writer.write_only = true;
+  auto w = OpenClusterEngine(writer).value();
+  SearchOptions so;
+  so.query = "alpha";
+  EXPECT_EQ(w->Search(so).status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(OpenClusterEngine(ClusterEngineOptions{.write_only = true}).ok());  // no log
+}
+
+// Files ingested through a coordinator's engine are appended as `ingest --cluster` appends them,
+// with the watcher's callbacks: every document named before its append, each reported after it
+// (a duplicate as unchanged); a format the log cannot carry is an issue naming the file.
+TEST(ClusterEngine, IngestedFilesAreAppendedWithTheWatchersCallbacks) {
+  testing_support::TempDir dir;
+  std::ofstream(dir.path() / "a.md") << "# Alpha\n\nAlpha text.\n";
+  std::ofstream(dir.path() / "b.txt") << "Beta text.\n";
+  std::ofstream(dir.path() / "c.jsonl") << "{\"_id\":\"x\",\"text\":\"y\"}\n";
+  Coordinator c;
+  std::vector<std::string> named, reported;
+  IngestOptions io;
+  io.root = dir.path().string();
+  io.files = {"a.md", "b.txt", "c.jsonl", "missing.md"};
+  io.tenant = "acme";
+  io.before_commit = [&](const std::vector<IngestedDocument>& docs) {
+    for (const auto& d : docs) named.push_back(d.file + ":" + d.id);
+    return Status::Ok();
+  };
+  io.on_document = [&](const IngestedDocument& d) {
+    reported.push_back(d.id + (d.outcome == IngestedDocument::Outcome::kUnchanged ? " unchanged" : " added"));
+  };
+  auto r = c.engine->Ingest(io);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->added, 2u);
+  EXPECT_EQ(r->snapshot_version, 2u);
+  EXPECT_EQ(named, (std::vector<std::string>{"a.md:a.md", "b.txt:b.txt"}));
+  EXPECT_EQ(reported, (std::vector<std::string>{"a.md added", "b.txt added"}));
+  ASSERT_EQ(r->issues.size(), 2u);  // the JSONL file, the missing one
+  const auto appended = c.log->appended();
+  ASSERT_EQ(appended.size(), 2u);
+  EXPECT_EQ(appended[0].tenant, "acme");
+  reported.clear();
+  auto again = c.engine->Ingest(io);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->unchanged, 2u);
+  EXPECT_EQ(reported, (std::vector<std::string>{"a.md unchanged", "b.txt unchanged"}));
+  // A callback that fails stops the run before that file is appended.
+  io.before_commit = [](const std::vector<IngestedDocument>&) { return Status::IOError("map not saved"); };
+  std::ofstream(dir.path() / "a.md") << "# Alpha\n\nAlpha changed.\n";
+  EXPECT_FALSE(c.engine->Ingest(io).ok());
+  EXPECT_EQ(c.log->appended().size(), 2u);
 }
 
 // Cited chunks are asked of the shard their id's tag names, with the node's own ids; the answers
